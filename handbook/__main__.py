@@ -1,0 +1,5 @@
+import sys
+
+from handbook.cli import main
+
+sys.exit(main())

@@ -1,0 +1,39 @@
+"""``python -m handbook <subcommand>``: the project's command line."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from handbook.kb.loader import KB_ROOT, KBInvalid, load_kb
+
+
+def _validate(args: argparse.Namespace) -> int:
+    try:
+        kb = load_kb(Path(args.kb))
+    except KBInvalid as exc:
+        for problem in exc.problems:
+            print(problem, file=sys.stderr)
+        print(f"✖ {len(exc.problems)} problem(s) in the knowledge base; nothing was built.", file=sys.stderr)
+        return 1
+    print(
+        f"✔ knowledge base valid: {len(kb.models)} models, {len(kb.hardware)} accelerators, "
+        f"{len(kb.parameters)} parameters, {len(kb.recipes)} recipes, {len(kb.pitfalls)} pitfalls, "
+        f"{len(kb.env_vars)} environment variables, {len(kb.sources)} sources"
+    )
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m handbook", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True, metavar="<subcommand>")
+    validate = sub.add_parser("validate", help="load the whole KB and report every problem at once")
+    validate.add_argument("--kb", default=str(KB_ROOT), help="the KB folder (default: %(default)s)")
+    validate.set_defaults(run=_validate)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return args.run(args)

@@ -1,0 +1,640 @@
+"""The knowledge base's schema: one closed pydantic model per kind of fact.
+
+Raw facts only: what a config.json, a document or the handbook states. Everything derived (KV bytes per
+token, TP needed, ratios) is computed by ``handbook.calc`` and never stored here, so it cannot drift.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field, PositiveFloat, PositiveInt, StringConstraints, model_validator
+
+from handbook.kb.common import (
+    Closed,
+    Day,
+    FlagLine,
+    FlagLineText,
+    Id,
+    Label,
+    Neutral,
+    NonEmpty,
+    SourceId,
+    Text,
+    flags_in,
+    rule_error,
+)
+
+Stage = Annotated[int, Field(ge=1, le=7)]
+FlagRef = Annotated[str, StringConstraints(pattern=r"^--[a-z0-9][a-z0-9_-]*$")]
+EnvName = Annotated[str, StringConstraints(pattern=r"^[A-Z][A-Z0-9_]*$")]
+Program = Literal["launch_server", "launch_router", "bench_serving"]
+
+
+# --------------------------------------------------------------------------------------------- sources
+class Source(Closed):
+    """Where facts come from. File: ``kb/sources/<id>.yaml``."""
+
+    id: Id
+    kind: Literal["handbook", "docs", "cookbook", "model-config", "wheel", "spec", "vendor", "registry"]
+    title: Text
+    url: Annotated[str, StringConstraints(pattern=r"^https://\S+$")] | None = None
+    backs: Text
+    checked: Day
+    note: Text | None = None
+
+
+# ---------------------------------------------------------------------------------------------- dtypes
+class Dtype(Closed):
+    id: Id
+    name: NonEmpty
+    # Storage per element including block scales (e.g. MXFP4: 4-bit elements + one 8-bit scale per 32).
+    bits: PositiveFloat
+    use: list[Literal["weights", "kv"]] = Field(min_length=1)
+    engine_kv_value: str | None = None  # the --kv-cache-dtype spelling, for KV dtypes
+    note: Text | None = None
+    source: SourceId
+
+
+class DtypesFile(Closed):
+    dtypes: list[Dtype] = Field(min_length=1)
+
+
+# ---------------------------------------------------------------------------------------------- hardware
+class Hardware(Closed):
+    """An accelerator. File: ``kb/hardware/<id>.yaml``."""
+
+    id: Id
+    name: NonEmpty
+    vendor: Literal["nvidia", "amd", "huawei", "intel"]
+    form: Literal["gpu", "superchip", "npu"]
+    architecture: NonEmpty | None
+    # Memory per device as the source states it (the vendor's nominal GB); null when no source gives it.
+    memory_gb: PositiveFloat | None
+    gpus_per_device: PositiveInt = 1
+    unknown: dict[str, Text] = {}
+    notes: Text | None = None
+    source: SourceId
+
+    @model_validator(mode="after")
+    def _unknown_explained(self) -> Hardware:
+        _check_unknowns(self, ("architecture", "memory_gb"))
+        return self
+
+
+def _check_unknowns(model: Closed, fields: tuple[str, ...]) -> None:
+    """A null field must carry a reason in ``unknown``; a reason must belong to a null field."""
+    unknown = model.unknown
+    for name in fields:
+        value = getattr(model, name)
+        if value is None and name not in unknown:
+            raise rule_error(name, f"got null, expected a value or a reason under unknown.{name}")
+    for name in unknown:
+        if name not in fields:
+            raise rule_error(f"unknown.{name}", f"got a reason for '{name}', expected one of: {', '.join(fields)}")
+        if getattr(model, name) is not None:
+            raise rule_error(f"unknown.{name}", f"got a reason for '{name}', which has a value; drop one of them")
+
+
+# ---------------------------------------------------------------------------------------------- models
+class ModelConfig(Closed):
+    """Architecture fields, named as in the checkpoint's config.json."""
+
+    source: SourceId
+    num_hidden_layers: PositiveInt | None = None
+    num_attention_heads: PositiveInt | None = None
+    num_key_value_heads: PositiveInt | None = None
+    head_dim: PositiveInt | None = None
+    v_head_dim: PositiveInt | None = None
+    hidden_size: PositiveInt | None = None
+    kv_lora_rank: PositiveInt | None = None
+    qk_rope_head_dim: PositiveInt | None = None
+    qk_nope_head_dim: PositiveInt | None = None
+    sliding_window: PositiveInt | None = None
+    full_attention_interval: PositiveInt | None = None
+    index_topk: PositiveInt | None = None
+    # How many layers of each kind, keyed like the values of config.json's ``layer_types``.
+    layer_types_count: dict[Literal["full_attention", "sliding_attention", "linear_attention"], PositiveInt] = {}
+    field_sources: dict[str, SourceId] = {}  # per-field source where it differs from ``source``
+
+    @model_validator(mode="after")
+    def _field_sources_name_fields(self) -> ModelConfig:
+        for name in self.field_sources:
+            if name not in type(self).model_fields or name in ("source", "field_sources"):
+                raise rule_error(f"field_sources.{name}", f"got '{name}', expected a config field name")
+            if getattr(self, name) in (None, {}):
+                raise rule_error(f"field_sources.{name}", f"got a source for '{name}', which has no value")
+        return self
+
+
+# The config fields each KV formula needs (SGLang's KV cell size; see handbook.calc.memory).
+KV_FIELDS: dict[str, tuple[str, ...]] = {
+    "gqa": ("num_hidden_layers", "num_key_value_heads", "head_dim"),
+    "mla": ("num_hidden_layers", "kv_lora_rank", "qk_rope_head_dim"),
+}
+
+
+class Params(Closed):
+    """Total and active parameters in billions, as stated; ``stated`` keeps odd wording verbatim."""
+
+    total_b: PositiveFloat | None
+    active_b: PositiveFloat | None
+    stated: Text | None = None
+    source: SourceId
+
+    @model_validator(mode="after")
+    def _active_le_total(self) -> Params:
+        if self.total_b and self.active_b and self.active_b > self.total_b:
+            raise rule_error("active_b", f"got {self.active_b}, expected at most total_b ({self.total_b})")
+        if (self.total_b is None or self.active_b is None) and self.stated is None:
+            raise rule_error("stated", "got nothing, expected the source's wording when a count is null")
+        return self
+
+
+class Experts(Closed):
+    routed: PositiveInt | None
+    per_token: PositiveInt | None
+    shared: int | None = None
+    source: SourceId
+
+    @model_validator(mode="after")
+    def _per_token_le_routed(self) -> Experts:
+        if self.routed and self.per_token and self.per_token > self.routed:
+            raise rule_error("per_token", f"got {self.per_token}, expected at most routed ({self.routed})")
+        return self
+
+
+class Context(Closed):
+    native: PositiveInt
+    extended: PositiveInt | None = None
+    extended_method: Literal["yarn"] | None = None
+    source: SourceId
+
+    @model_validator(mode="after")
+    def _extended(self) -> Context:
+        if (self.extended is None) != (self.extended_method is None):
+            raise rule_error("extended_method", "expected extended and extended_method together")
+        if self.extended is not None and self.extended <= self.native:
+            raise rule_error("extended", f"got {self.extended}, expected more than native ({self.native})")
+        return self
+
+
+class Attention(Closed):
+    # What the KV pool holds per token, which decides SGLang's cell-size formula.
+    kv_formula: Literal["gqa", "mla"]
+    # The handbook's own name for the attention design, e.g. "CSA + HCA".
+    stated: Text
+    families: list[Id] = Field(min_length=1)  # ids in kb/attention.yaml
+    source: SourceId
+
+
+class Precision(Closed):
+    dtype: Id
+    checkpoint: NonEmpty | None
+    min_memory_gb: PositiveFloat | None = None  # as the source states it
+    recommended_hardware: Text | None = None
+    hardware: list[Id] = []
+    source: SourceId
+
+
+class Parsers(Closed):
+    tool_call: NonEmpty | None = None
+    reasoning: NonEmpty | None = None
+    source: SourceId
+
+
+class Image(Closed):
+    tag: NonEmpty | None  # a docker image reference, when the source names one
+    stated: Text | None = None
+    branch: NonEmpty | None = None
+    source: SourceId
+
+    @model_validator(mode="after")
+    def _something(self) -> Image:
+        if self.tag is None and self.stated is None and self.branch is None:
+            raise rule_error("tag", "got nothing, expected a tag, a branch or the source's wording in `stated`")
+        return self
+
+
+class Recommended(Closed):
+    """A row of chapter 06's quick-reference table."""
+
+    layout: Text
+    key_flags: list[FlagLineText] = Field(min_length=1)
+    key_flags_note: Text | None = None
+    source: SourceId
+
+
+class Model(Closed):
+    """A model. File: ``kb/models/<id>.yaml``."""
+
+    id: Id
+    name: NonEmpty
+    vendor: NonEmpty
+    role: Literal["frontier", "reference"]
+    summary: Text | None = None
+    params: Params
+    experts: Experts | None  # null for dense models
+    context: Context | None
+    attention: Attention
+    config: ModelConfig
+    unknown: dict[str, Text] = {}
+    precisions: list[Precision] = []
+    parsers: Parsers | None = None
+    image: Image | None = None
+    recommended: Recommended | None = None
+    notes: list[Text] = []
+
+    @model_validator(mode="after")
+    def _kv_fields_known_or_explained(self) -> Model:
+        needed = KV_FIELDS[self.attention.kv_formula]
+        for name in needed:
+            if getattr(self.config, name) is None and name not in self.unknown:
+                raise rule_error(
+                    f"config.{name}",
+                    f"got nothing, expected a value (the {self.attention.kv_formula} KV formula needs it) "
+                    f"or a reason under unknown.{name}",
+                )
+        for name in self.unknown:
+            if name not in ModelConfig.model_fields:
+                raise rule_error(f"unknown.{name}", f"got '{name}', expected a config field name")
+            if getattr(self.config, name) not in (None, {}):
+                raise rule_error(f"unknown.{name}", f"got a reason for config.{name}, which has a value")
+        seen: set[str] = set()
+        for i, precision in enumerate(self.precisions):
+            if precision.dtype in seen:
+                raise rule_error(f"precisions[{i}].dtype", f"got '{precision.dtype}' again, expected each dtype once")
+            seen.add(precision.dtype)
+        return self
+
+
+# ---------------------------------------------------------------------------------------------- parameters
+class Default(Closed):
+    """The default *as the handbook states it*; the drift page sets it beside the engine's parser default."""
+
+    kind: Literal["value", "auto", "required", "from-config", "off", "on", "unstated"]
+    value: str | int | float | bool | None = None
+    stated: Text | None = None  # the handbook's words, when they say more than the kind
+
+    @model_validator(mode="after")
+    def _value_iff_kind_value(self) -> Default:
+        if (self.kind == "value") != (self.value is not None):
+            raise rule_error("value", f"expected a value exactly when kind is 'value' (kind is '{self.kind}')")
+        return self
+
+
+class Choice(Closed):
+    values: list[NonEmpty] = Field(min_length=1)
+    use_when: Text
+    default: bool = False  # the handbook marks this choice as the default
+
+
+class Parameter(Closed):
+    flag: FlagRef
+    aliases: list[FlagRef] = []
+    program: Program = "launch_server"
+    summary: Text
+    meaning: Text
+    tradeoff: Text | None = None
+    default: Default
+    stages: list[Stage] = []
+    choices: list[Choice] = []
+    choices_note: Text | None = None
+    related: list[FlagRef] = []
+    source: SourceId
+
+    @model_validator(mode="after")
+    def _one_default_choice(self) -> Parameter:
+        if sum(c.default for c in self.choices) > 1:
+            raise rule_error("choices", "got several choices marked default, expected at most one")
+        if self.flag in self.aliases:
+            raise rule_error("aliases", f"got {self.flag}, the parameter's own flag, expected other spellings")
+        return self
+
+
+class ParameterGroup(Closed):
+    """A group of parameters. File: ``kb/parameters/<group>.yaml``; the group id is the file name."""
+
+    title: Text
+    order: PositiveInt
+    intro: Text | None = None
+    parameters: list[Parameter] = Field(min_length=1)
+
+
+# ---------------------------------------------------------------------------------------------- recipes
+class EnvSetting(Closed):
+    name: EnvName
+    value: NonEmpty
+    note: Text | None = None
+
+
+class DockerSpec(Closed):
+    options: list[NonEmpty] = Field(min_length=1)  # lines of `docker run` options, as typed
+    image: NonEmpty
+
+
+Strategy = Literal[
+    "baseline", "multi-gpu", "tool-calling", "latency", "balanced", "throughput", "concurrency",
+    "long-context", "reference",
+]
+Role = Literal["standalone", "prefill", "decode", "router", "client", "install", "monitoring"]
+
+
+class Correction(Closed):
+    """Where the published command differs from the source's: what it said, what we publish, and why."""
+
+    stated: NonEmpty
+    published: NonEmpty
+    why: Text
+    source: SourceId
+
+
+class Recipe(Closed):
+    """A command of the handbook as structured data. File: ``kb/recipes/<id>.yaml``."""
+
+    id: Id
+    title: Text
+    kind: Literal["launch", "fragment", "router", "benchmark", "docker", "shell"]
+    program: Program | None
+    # The python -m module the command runs; defaults to the program's canonical module.
+    module: NonEmpty | None = None
+    model: Id | None = None
+    hardware: list[Id] = []
+    gpus: PositiveInt | None = None
+    nodes: PositiveInt = 1
+    precision: Id | None = None
+    strategy: Strategy | None = None
+    role: Role = "standalone"
+    deployment: Id | None = None  # recipes that run together (prefill + decode + router) share this
+    env: list[EnvSetting] = []
+    env_style: Literal["export", "inline"] = "export"
+    docker: DockerSpec | None = None
+    flags: list[FlagLineText | FlagLine] = []
+    shell: list[NonEmpty] = []  # for kind 'shell': the lines, verbatim
+    notes: list[Text] = []
+    corrections: list[Correction] = []
+    source: SourceId
+
+    @model_validator(mode="after")
+    def _shape_matches_kind(self) -> Recipe:
+        kind = self.kind
+        if kind == "shell":
+            if not self.shell or self.flags or self.program:
+                raise rule_error("shell", "expected `shell` lines and no program or flags for kind 'shell'")
+            return self
+        if self.shell:
+            raise rule_error("shell", f"got `shell` lines, expected them only for kind 'shell' (kind is '{kind}')")
+        expected = {"launch": "launch_server", "fragment": "launch_server", "docker": "launch_server",
+                    "router": "launch_router", "benchmark": "bench_serving"}[kind]
+        if self.program != expected:
+            raise rule_error("program", f"got '{self.program}', expected '{expected}' for kind '{kind}'")
+        if (kind == "docker") != (self.docker is not None):
+            raise rule_error("docker", f"expected `docker` exactly for kind 'docker' (kind is '{kind}')")
+        if not self.flags:
+            raise rule_error("flags", f"got no flags, expected at least one for kind '{kind}'")
+        return self
+
+    def flag_names(self) -> list[str]:
+        return [name for name, _ in flags_in(self.flags)]
+
+
+# ---------------------------------------------------------------------------------------------- pitfalls etc.
+class Scope(Closed):
+    models: list[Id] = []
+    hardware: list[Id] = []
+    topics: list[Literal["memory", "scheduling", "mamba", "pd", "parsers", "multimodal", "loading", "cache"]] = []
+
+
+class Pitfall(Closed):
+    id: Id
+    symptom: Text | None = None
+    log: NonEmpty | None = None  # the log line, verbatim, when the symptom is one
+    cause: Text
+    fix: Text
+    flags: list[FlagRef] = []
+    env: list[EnvName] = []
+    scope: Scope = Scope()
+    troubleshooting: bool = True  # listed in chapter 08's troubleshooting table
+    source: SourceId
+
+    @model_validator(mode="after")
+    def _symptom_or_log(self) -> Pitfall:
+        if self.symptom is None and self.log is None:
+            raise rule_error("symptom", "got nothing, expected a symptom, a log line, or both")
+        return self
+
+
+class PitfallsFile(Closed):
+    pitfalls: list[Pitfall] = Field(min_length=1)
+
+
+class EnvVar(Closed):
+    name: EnvName
+    purpose: Text
+    read_by: Literal["sglang", "aiter", "rocm", "vllm-compat", "huggingface"]
+    example: NonEmpty | None = None
+    in_appendix: bool = True
+    source: SourceId
+
+
+class EnvVarsFile(Closed):
+    env_vars: list[EnvVar] = Field(min_length=1)
+
+
+class PromMetric(Closed):
+    name: Annotated[str, StringConstraints(pattern=r"^[a-z_:][a-z0-9_:]*$")]
+    meaning: Text
+    source: SourceId
+
+
+class LogField(Closed):
+    name: NonEmpty
+    meaning: Text
+    healthy: Text | None = None
+
+
+class LogLine(Closed):
+    id: Id
+    title: Text
+    example: NonEmpty
+    fields: list[LogField] = []
+    source: SourceId
+
+
+class Band(Closed):
+    """A range of a log value with its verdict, e.g. available_gpu_mem 5–8 GB → fine."""
+
+    low: float | None
+    high: float | None
+    unit: NonEmpty
+    verdict: Text
+    action: Text
+    flags: list[FlagRef] = []
+
+    @model_validator(mode="after")
+    def _ordered(self) -> Band:
+        if self.low is None and self.high is None:
+            raise rule_error("low", "got neither low nor high, expected one or both")
+        if self.low is not None and self.high is not None and self.low >= self.high:
+            raise rule_error("high", f"got {self.high}, expected more than low ({self.low})")
+        return self
+
+
+class Signal(Closed):
+    condition: Text
+    action: Text
+    flags: list[FlagRef] = []
+
+
+class ObservabilityFile(Closed):
+    log_lines: list[LogLine] = Field(min_length=1)
+    available_gpu_mem_bands: list[Band] = Field(min_length=1)
+    signals: list[Signal] = []
+    metrics: list[PromMetric] = Field(min_length=1)
+    source: SourceId
+
+    @model_validator(mode="after")
+    def _bands_do_not_overlap(self) -> ObservabilityFile:
+        def span(band: Band) -> tuple[float, float]:
+            low = float("-inf") if band.low is None else band.low
+            return low, float("inf") if band.high is None else band.high
+
+        spans = sorted((span(b), i) for i, b in enumerate(self.available_gpu_mem_bands))
+        for ((_, high), _), ((low, _), i) in zip(spans, spans[1:], strict=False):
+            if low < high:
+                raise rule_error(f"available_gpu_mem_bands[{i}].low", f"got {low}, expected no overlap (below {high})")
+        return self
+
+
+class TuningMetric(Closed):
+    name: NonEmpty
+    definition: Text
+    driven_by: Text
+
+
+class TuningStep(Closed):
+    title: Text
+    items: list[Text] = Field(min_length=1)
+    flags: list[FlagRef] = []
+
+
+class Scenario(Closed):
+    id: Id
+    name: Text
+    flags: list[FlagLineText] = []
+    extra: Text | None = None  # settings that are not a single flag, e.g. "EAGLE/MTP"
+    reason: Text
+
+
+class StartupTip(Closed):
+    flags: FlagLineText | None = None
+    action: Text | None = None
+    explanation: Text
+
+    @model_validator(mode="after")
+    def _flag_or_action(self) -> StartupTip:
+        if (self.flags is None) == (self.action is None):
+            raise rule_error("flags", "expected either a flag line or an action, not both or neither")
+        return self
+
+
+class TuningFile(Closed):
+    metrics: list[TuningMetric] = Field(min_length=1)
+    steps: list[TuningStep] = Field(min_length=1)
+    scenarios: list[Scenario] = Field(min_length=1)
+    startup: list[StartupTip] = Field(min_length=1)
+    source: SourceId
+
+
+# ---------------------------------------------------------------------------------------------- structure
+class AttentionFamily(Closed):
+    id: Id
+    name: NonEmpty
+    group: Text  # e.g. 线性注意力 / linear attention
+    representatives: Text
+    models: list[Id] = []
+    flags: list[FlagLineText] = []
+    flags_note: Text | None = None
+    source: SourceId
+
+
+class AttentionFile(Closed):
+    families: list[AttentionFamily] = Field(min_length=1)
+
+
+class PathStage(Closed):
+    number: Stage
+    name: Text
+    steps: Text
+    flags: list[FlagRef] = []
+
+
+class LatencyShare(Closed):
+    metric: NonEmpty
+    stages: list[Stage] = Field(min_length=1)
+    text: Text
+
+
+class Component(Closed):
+    id: Id
+    name: NonEmpty
+    replicas: NonEmpty | None = None
+    duties: list[Text] = Field(min_length=1)
+    link_to_next: NonEmpty | None = None
+
+
+class ArchitectureFile(Closed):
+    components: list[Component] = Field(min_length=2)
+    stages: list[PathStage] = Field(min_length=7, max_length=7)
+    latency: list[LatencyShare] = Field(min_length=1)
+    source: SourceId
+
+    @model_validator(mode="after")
+    def _stages_numbered(self) -> ArchitectureFile:
+        numbers = [s.number for s in self.stages]
+        if numbers != list(range(1, 8)):
+            raise rule_error("stages", f"got numbers {numbers}, expected 1..7 in order")
+        return self
+
+
+class GpuRole(Closed):
+    attention: Literal["tp", "dp"]
+    experts: Literal["tp", "ep"]
+
+
+class Topology(Closed):
+    id: Id
+    letter: Literal["A", "B", "C", "D"]
+    name: NonEmpty
+    flags: FlagLineText
+    gpus: PositiveInt
+    layout: GpuRole
+    communication: Text
+    source: SourceId
+
+
+class TopologiesFile(Closed):
+    intro: Text
+    caption: Text
+    # The worked example the pictures use (GQA): its KV heads are split by attention TP.
+    example_num_key_value_heads: PositiveInt
+    example_routed_experts: PositiveInt | None = None
+    shared_expert_premise: Text
+    topologies: list[Topology] = Field(min_length=1)
+    source: SourceId
+
+
+class BaselineRow(Closed):
+    component: Label
+    baseline: Neutral
+    note: Text
+
+
+class HandbookFile(Closed):
+    title: Text
+    engine: NonEmpty
+    engine_version: Annotated[str, StringConstraints(pattern=r"^\d+\.\d+\.\d+$")]
+    engine_released: Day
+    verified: Day
+    baseline: list[BaselineRow] = Field(min_length=1)
+    source: SourceId

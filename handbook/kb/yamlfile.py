@@ -1,0 +1,136 @@
+"""YAML loading that keeps line numbers, rejects duplicate keys and never raises for bad input.
+
+PyYAML's composer gives every node a start mark; we build plain Python data from the node tree and,
+beside it, a map from each value's path (``("flags", 3, 1)``) to its 1-based line, so that every later
+error can say ``file:line``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+Path_ = tuple[str | int, ...]
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with the knowledge base, located as precisely as the data allows."""
+
+    file: str
+    line: int
+    path: str
+    message: str
+
+    def __str__(self) -> str:
+        where = f"{self.file}:{self.line}"
+        return f"{where}: {self.path}: {self.message}" if self.path else f"{where}: {self.message}"
+
+
+@dataclass
+class YamlDoc:
+    """A parsed YAML file: its data and the line of every value in it."""
+
+    file: str  # as shown to people: relative to the repository root
+    data: Any
+    lines: dict[Path_, int] = field(default_factory=dict)
+
+    def line_of(self, path: Path_) -> int:
+        """Line of ``path``, or of its closest located ancestor (a missing key points at its parent)."""
+        path = tuple(path)
+        while path:
+            if path in self.lines:
+                return self.lines[path]
+            path = path[:-1]
+        return self.lines.get((), 1)
+
+
+def format_path(path: Path_) -> str:
+    out = ""
+    for part in path:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += ("." if out else "") + str(part)
+    return out
+
+
+class _Builder:
+    def __init__(self, file: str):
+        self.file = file
+        self.lines: dict[Path_, int] = {}
+        self.problems: list[Problem] = []
+        self._scalars = yaml.SafeLoader("")  # only its constructor is used, to resolve scalar tags
+
+    def build(self, node: yaml.Node, path: Path_) -> Any:
+        self.lines[path] = node.start_mark.line + 1
+        if isinstance(node, yaml.MappingNode):
+            out: dict[Any, Any] = {}
+            for key_node, value_node in node.value:
+                if key_node.tag == "tag:yaml.org,2002:merge":
+                    self.problems.append(
+                        Problem(self.file, key_node.start_mark.line + 1, format_path(path),
+                                "got a YAML merge key '<<', expected plain keys (write the values out)")
+                    )
+                    continue
+                key = self.build(key_node, path + ("<key>",))
+                if not isinstance(key, str | int | float | bool) or key is None:
+                    self.problems.append(
+                        Problem(self.file, key_node.start_mark.line + 1, format_path(path),
+                                f"got a key of type {type(key).__name__}, expected a text key")
+                    )
+                    continue
+                key = str(key) if not isinstance(key, str) else key
+                if key in out:
+                    self.problems.append(
+                        Problem(self.file, key_node.start_mark.line + 1, format_path(path + (key,)),
+                                f"got key '{key}' twice (first on line {self.lines[path + (key,)]}), "
+                                "expected each key once")
+                    )
+                    continue
+                out[key] = self.build(value_node, path + (key,))
+                # the key's line is where a reader looks for the value
+                self.lines[path + (key,)] = key_node.start_mark.line + 1
+            self.lines.pop(path + ("<key>",), None)
+            return out
+        if isinstance(node, yaml.SequenceNode):
+            return [self.build(item, path + (i,)) for i, item in enumerate(node.value)]
+        # Scalars: PyYAML's safe constructor resolves the tag (int, float, bool, null, str, date).
+        return self._scalars.construct_object(node, deep=True)
+
+
+def load_yaml(path: Path, shown_as: str) -> tuple[YamlDoc | None, list[Problem]]:
+    """Parse one YAML file. Returns the document, or None with problems; never raises on bad content."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        return None, [Problem(shown_as, 1, "", f"got bytes that are not UTF-8 ({exc.reason}), expected UTF-8 text")]
+    if not text.strip() or all(
+        not line.strip() or line.lstrip().startswith("#") for line in text.splitlines()
+    ):
+        return None, [Problem(shown_as, 1, "", "got an empty file, expected a YAML mapping")]
+    try:
+        nodes = list(yaml.compose_all(text, Loader=yaml.SafeLoader))
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark else 1
+        what = " ".join(filter(None, [exc.context, exc.problem]))
+        return None, [Problem(shown_as, line, "", f"got invalid YAML ({what}), expected well-formed YAML")]
+    except yaml.YAMLError as exc:
+        return None, [Problem(shown_as, 1, "", f"got invalid YAML ({exc}), expected well-formed YAML")]
+    if len(nodes) != 1:
+        line = nodes[1].start_mark.line + 1 if len(nodes) > 1 else 1
+        return None, [Problem(shown_as, line, "", f"got {len(nodes)} YAML documents, expected exactly one")]
+    builder = _Builder(shown_as)
+    try:
+        data = builder.build(nodes[0], ())
+    except yaml.YAMLError as exc:  # e.g. a malformed timestamp scalar
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 1 if mark else 1
+        return None, [Problem(shown_as, line, "", f"got an unreadable value ({exc}), expected a plain value")]
+    if builder.problems:
+        return None, builder.problems
+    return YamlDoc(shown_as, data, builder.lines), []

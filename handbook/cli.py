@@ -6,17 +6,25 @@ import argparse
 import sys
 from pathlib import Path
 
+from handbook.checks import run_checks
 from handbook.kb.loader import KB_ROOT, KBInvalid, load_kb
+
+
+def _report(problems: list) -> int:
+    for problem in problems:
+        print(problem, file=sys.stderr)
+    print(f"✖ {len(problems)} problem(s) in the knowledge base.", file=sys.stderr)
+    return 1
 
 
 def _validate(args: argparse.Namespace) -> int:
     try:
         kb = load_kb(Path(args.kb))
     except KBInvalid as exc:
-        for problem in exc.problems:
-            print(problem, file=sys.stderr)
-        print(f"✖ {len(exc.problems)} problem(s) in the knowledge base; nothing was built.", file=sys.stderr)
-        return 1
+        return _report(exc.problems)
+    problems = run_checks(kb)
+    if problems:
+        return _report(problems)
     print(
         f"✔ knowledge base valid: {len(kb.models)} models, {len(kb.hardware)} accelerators, "
         f"{len(kb.parameters)} parameters, {len(kb.recipes)} recipes, {len(kb.pitfalls)} pitfalls, "

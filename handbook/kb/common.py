@@ -82,7 +82,9 @@ def _flag_line(value: str) -> str:
     return value
 
 
-FlagLineText = Annotated[str, StringConstraints(strip_whitespace=True, min_length=3), AfterValidator(_flag_line)]
+FlagLineText = Annotated[
+    str, StringConstraints(strip_whitespace=True, min_length=3), AfterValidator(_flag_line)
+]
 
 
 class FlagLine(Closed):

@@ -45,6 +45,7 @@ SINGLE_FILES = [
     Kind("attention", "attention.yaml", s.AttentionFile),
     Kind("architecture", "architecture.yaml", s.ArchitectureFile),
     Kind("topologies", "topologies.yaml", s.TopologiesFile),
+    Kind("claims", "claims.yaml", s.ClaimsFile),
 ]
 ENTITY_DIRS = [
     Kind("sources", "sources/*.yaml", s.Source, per_file=True),
@@ -89,6 +90,7 @@ class KB:
     observability: s.ObservabilityFile
     tuning: s.TuningFile
     attention: dict[str, s.AttentionFamily]
+    claims: dict[str, s.Claim]
     architecture: s.ArchitectureFile
     topologies: s.TopologiesFile
     origins: dict[int, Origin] = field(default_factory=dict, repr=False)
@@ -125,7 +127,7 @@ def _expected(error: dict[str, Any]) -> str:
         return "a value (this field is required)"
     for prefix in ("Input should be ", "Value error, "):
         if msg.startswith(prefix):
-            msg = msg[len(prefix):]
+            msg = msg[len(prefix) :]
     if kind == "string_too_short":
         return "non-empty text"
     if kind == "string_pattern_mismatch":
@@ -148,13 +150,13 @@ def _data_path(loc: tuple[Any, ...], data: Any) -> Path_:
     out: list[str | int] = []
     node = data
     for part in loc:
-        if isinstance(node, dict) and part in node:
+        in_list = isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node)
+        if (isinstance(node, dict) and part in node) or in_list:
             out.append(part)
             node = node[part]
-        elif isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
-            out.append(part)
-            node = node[part]
-        elif isinstance(node, dict) and isinstance(part, str) and part.isidentifier() and not part[0].isupper():
+        elif (
+            isinstance(node, dict) and isinstance(part, str) and part.isidentifier() and not part[0].isupper()
+        ):
             out.append(part)  # a missing key: point at where it belongs
             node = None
     return tuple(out)
@@ -232,9 +234,11 @@ def _rel(path: Path, repo: Path) -> str:
 class _Loader:
     def __init__(self, root: Path):
         self.root = root
-        self.repo = root.parent
+        # files are shown relative to the repository when the KB is inside it (kb/…, tests/fixtures/…)
+        self.repo = REPO_ROOT if root.resolve().is_relative_to(REPO_ROOT) else root.parent
         self.problems: list[Problem] = []
         self.origins: dict[int, Origin] = {}
+        self.broken: set[str] = set()  # kinds with a file that failed: references into them are not judged
 
     def shown(self, path: Path) -> str:
         return _rel(path, self.repo)
@@ -266,12 +270,17 @@ class _Loader:
             path = self.root / kind.pattern
             known.add(path)
             if not path.is_file():
-                self.problems.append(Problem(self.shown(path), 1, "", "got no such file, expected it to exist"))
+                self.problems.append(
+                    Problem(self.shown(path), 1, "", "got no such file, expected it to exist")
+                )
+                self.broken.add(kind.name)
                 continue
             model, doc = self.parse(path, kind.schema)
             if model is not None and doc is not None:
                 self.note(model, doc)
                 singles[kind.name] = (model, doc)
+            else:
+                self.broken.add(kind.name)
         entities: dict[str, list[tuple[BaseModel, YamlDoc]]] = {}
         for kind in ENTITY_DIRS:
             entities[kind.name] = []
@@ -279,12 +288,18 @@ class _Loader:
                 known.add(path)
                 model, doc = self.parse(path, kind.schema)
                 if model is None or doc is None:
+                    self.broken.add(kind.name)
                     continue
                 if hasattr(model, "id") and model.id != path.stem:
                     self.problems.append(
-                        Problem(doc.file, doc.line_of(("id",)), "id",
-                                f"got '{model.id}', expected '{path.stem}' (the file name)")
+                        Problem(
+                            doc.file,
+                            doc.line_of(("id",)),
+                            "id",
+                            f"got '{model.id}', expected '{path.stem}' (the file name)",
+                        )
                     )
+                    self.broken.add(kind.name)
                     continue
                 self.note(model, doc)
                 entities[kind.name].append((model, doc))
@@ -301,8 +316,12 @@ class _Loader:
             if any(rel.match(pattern) for pattern in IGNORED):
                 continue
             self.problems.append(
-                Problem(self.shown(path), 1, "",
-                        f"got a file the KB does not read, expected one of: {', '.join(patterns)}")
+                Problem(
+                    self.shown(path),
+                    1,
+                    "",
+                    f"got a file the KB does not read, expected one of: {', '.join(patterns)}",
+                )
             )
 
     def unique(self, items: list[tuple[Any, Origin, Path_]], what: str) -> dict[Any, Any]:
@@ -312,15 +331,20 @@ class _Loader:
             if key in out:
                 prev = first[key]
                 self.problems.append(
-                    origin.at(sub, f"got {what} {key!r} again (first at {prev.doc.file}:"
-                              f"{prev.doc.line_of(prev.path + sub)}), expected each {what} once")
+                    origin.at(
+                        sub,
+                        f"got {what} {key!r} again (first at {prev.doc.file}:"
+                        f"{prev.doc.line_of(prev.path + sub)}), expected each {what} once",
+                    )
                 )
                 continue
             out[key] = origin
             first[key] = origin
         return out
 
-    def assemble(self, singles: dict[str, Any], entities: dict[str, list[tuple[BaseModel, YamlDoc]]]) -> KB | None:
+    def assemble(
+        self, singles: dict[str, Any], entities: dict[str, list[tuple[BaseModel, YamlDoc]]]
+    ) -> KB | None:
         def listed(kind: str, attr: str) -> list[tuple[BaseModel, Origin]]:
             if kind not in singles:
                 return []
@@ -336,10 +360,12 @@ class _Loader:
         pitfalls = listed("pitfalls", "pitfalls")
         env_vars = listed("env_vars", "env_vars")
         families = listed("attention", "families")
+        claims = listed("claims", "claims")
         self.unique([(d.id, o, ("id",)) for d, o in dtypes], "dtype id")
         self.unique([(p.id, o, ("id",)) for p, o in pitfalls], "pitfall id")
         self.unique([(e.name, o, ("name",)) for e, o in env_vars], "variable")
         self.unique([(f.id, o, ("id",)) for f, o in families], "attention family id")
+        self.unique([(c.id, o, ("id",)) for c, o in claims], "claim id")
 
         groups = sorted(entities["parameters"], key=lambda pair: (pair[0].order, pair[1].file))
         spellings: list[tuple[Any, Origin, Path_]] = []
@@ -371,11 +397,12 @@ class _Loader:
             observability=single("observability"),
             tuning=single("tuning"),
             attention={f.id: f for f, _ in families},
+            claims={c.id: c for c, _ in claims},
             architecture=single("architecture"),
             topologies=single("topologies"),
             origins=self.origins,
         )
-        self.problems += list(check_references(kb))
+        self.problems += check_references(kb, frozenset(self.broken))
         return None if self.problems else kb
 
 
@@ -396,8 +423,18 @@ def _walk(model: BaseModel, path: Path_ = ()) -> Iterator[tuple[Path_, str, Any]
 def _roots(kb: KB) -> Iterator[BaseModel]:
     singles = (kb.handbook, kb.observability, kb.tuning, kb.architecture, kb.topologies)
     yield from (single for single in singles if single is not None)  # None: its file failed to load
-    for pool in (kb.dtypes, kb.sources, kb.hardware, kb.models, kb.recipes, kb.groups, kb.pitfalls,
-                 kb.env_vars, kb.attention):
+    for pool in (
+        kb.dtypes,
+        kb.sources,
+        kb.hardware,
+        kb.models,
+        kb.recipes,
+        kb.groups,
+        kb.pitfalls,
+        kb.env_vars,
+        kb.attention,
+        kb.claims,
+    ):
         yield from pool.values()
 
 
@@ -408,117 +445,123 @@ def _did_you_mean(name: str, options: Any) -> str:
     return f" (did you mean '{close[0]}'?)" if close else ""
 
 
-def check_references(kb: KB) -> Iterator[Problem]:
-    def missing(origin: Origin, sub: Path_, value: str, what: str, pool: Any) -> Problem:
-        return origin.at(sub, f"got '{value}', expected one of the {what} ids in kb/{_where(what)}"
-                              f"{_did_you_mean(value, pool)}")
+class _References:
+    """Checks that ids and flags named by entities exist; silent about pools whose files failed to load."""
 
+    POOLS = {  # kind → (KB attribute, where authors find it, loader kind)
+        "source": ("sources", "kb/sources/", "sources"),
+        "model": ("models", "kb/models/", "models"),
+        "hardware": ("hardware", "kb/hardware/", "hardware"),
+        "dtype": ("dtypes", "kb/dtypes.yaml", "dtypes"),
+        "variable": ("env_vars", "kb/env_vars.yaml", "env_vars"),
+        "attention family": ("attention", "kb/attention.yaml", "attention"),
+    }
+
+    def __init__(self, kb: KB, broken: frozenset[str]):
+        self.kb = kb
+        self.broken = broken
+        self.problems: list[Problem] = []
+
+    def id(self, origin: Origin, sub: Path_, value: str | None, kind: str) -> None:
+        attr, where, loader_kind = self.POOLS[kind]
+        pool = getattr(self.kb, attr)
+        if value is None or value in pool or loader_kind in self.broken:
+            return
+        self.problems.append(
+            origin.at(
+                sub, f"got '{value}', expected one of the {kind} ids in {where}{_did_you_mean(value, pool)}"
+            )
+        )
+
+    def ids(self, origin: Origin, sub: Path_, values: list[str], kind: str) -> None:
+        for i, value in enumerate(values):
+            self.id(origin, sub + (i,), value, kind)
+
+    def flag(self, origin: Origin, sub: Path_, flag: str, program: str = "launch_server") -> None:
+        if "parameters" in self.broken or self.kb.parameter(flag, program) is not None:
+            return
+        known = [f for (prog, f) in self.kb._spellings() if prog == program]
+        self.problems.append(
+            origin.at(
+                sub,
+                f"got flag '{flag}', expected a {program} flag documented in kb/parameters/"
+                f"{_did_you_mean(flag, known)}",
+            )
+        )
+
+    def flags(self, origin: Origin, sub: Path_, flags: list[str], program: str = "launch_server") -> None:
+        for i, flag in enumerate(flags):
+            self.flag(origin, sub + (i,), flag, program)
+
+    def line(self, origin: Origin, sub: Path_, line: Any, program: str = "launch_server") -> None:
+        """A flag line (``--tp-size 8``): every flag in it must be documented."""
+        for flag, _ in flags_in([line]):
+            self.flag(origin, sub, flag, program)
+
+    def lines(self, origin: Origin, sub: Path_, lines: list, program: str = "launch_server") -> None:
+        for i, line in enumerate(lines):
+            self.line(origin, sub + (i,), line, program)
+
+
+def check_references(kb: KB, broken: frozenset[str] = frozenset()) -> list[Problem]:
+    refs = _References(kb, broken)
     for root in _roots(kb):
         origin = kb.origin(root)
         for sub, name, value in _walk(root):
-            if name == "source" and value not in kb.sources:
-                yield missing(origin, sub, value, "source", kb.sources)
+            if name == "source":
+                refs.id(origin, sub, value, "source")
             elif name == "field_sources":
                 for key, sid in value.items():
-                    if sid not in kb.sources:
-                        yield missing(origin, sub + (key,), sid, "source", kb.sources)
+                    refs.id(origin, sub + (key,), sid, "source")
 
     for model in kb.models.values():
         origin = kb.origin(model)
         for i, p in enumerate(model.precisions):
-            if p.dtype not in kb.dtypes:
-                yield missing(origin, ("precisions", i, "dtype"), p.dtype, "dtype", kb.dtypes)
-            for j, hw in enumerate(p.hardware):
-                if hw not in kb.hardware:
-                    yield missing(origin, ("precisions", i, "hardware", j), hw, "hardware", kb.hardware)
-        for i, fam in enumerate(model.attention.families):
-            if fam not in kb.attention:
-                yield missing(origin, ("attention", "families", i), fam, "attention family", kb.attention)
+            refs.id(origin, ("precisions", i, "dtype"), p.dtype, "dtype")
+            refs.ids(origin, ("precisions", i, "hardware"), p.hardware, "hardware")
+        refs.ids(origin, ("attention", "families"), model.attention.families, "attention family")
         if model.recommended:
-            yield from _flag_lines(kb, origin, ("recommended", "key_flags"), model.recommended.key_flags)
-
+            refs.lines(origin, ("recommended", "key_flags"), model.recommended.key_flags)
     for fam in kb.attention.values():
-        origin = kb.origin(fam)
-        for i, mid in enumerate(fam.models):
-            if mid not in kb.models:
-                yield missing(origin, ("models", i), mid, "model", kb.models)
-        yield from _flag_lines(kb, origin, ("flags",), fam.flags)
-
+        refs.ids(kb.origin(fam), ("models",), fam.models, "model")
+        refs.lines(kb.origin(fam), ("flags",), fam.flags)
     for recipe in kb.recipes.values():
         origin = kb.origin(recipe)
-        if recipe.model and recipe.model not in kb.models:
-            yield missing(origin, ("model",), recipe.model, "model", kb.models)
-        for i, hw in enumerate(recipe.hardware):
-            if hw not in kb.hardware:
-                yield missing(origin, ("hardware", i), hw, "hardware", kb.hardware)
-        if recipe.precision and recipe.precision not in kb.dtypes:
-            yield missing(origin, ("precision",), recipe.precision, "dtype", kb.dtypes)
-        for i, env in enumerate(recipe.env):
-            if env.name not in kb.env_vars:
-                yield missing(origin, ("env", i, "name"), env.name, "variable", kb.env_vars)
+        refs.id(origin, ("model",), recipe.model, "model")
+        refs.ids(origin, ("hardware",), recipe.hardware, "hardware")
+        refs.id(origin, ("precision",), recipe.precision, "dtype")
+        refs.ids(origin, ("env",), [env.name for env in recipe.env], "variable")
         if recipe.program:
-            yield from _flag_lines(kb, origin, ("flags",), recipe.flags, recipe.program)
-
+            refs.lines(origin, ("flags",), recipe.flags, recipe.program)
     for pitfall in kb.pitfalls.values():
         origin = kb.origin(pitfall)
-        yield from _flag_refs(kb, origin, ("flags",), pitfall.flags)
-        for i, name in enumerate(pitfall.env):
-            if name not in kb.env_vars:
-                yield missing(origin, ("env", i), name, "variable", kb.env_vars)
-        for i, mid in enumerate(pitfall.scope.models):
-            if mid not in kb.models:
-                yield missing(origin, ("scope", "models", i), mid, "model", kb.models)
-        for i, hw in enumerate(pitfall.scope.hardware):
-            if hw not in kb.hardware:
-                yield missing(origin, ("scope", "hardware", i), hw, "hardware", kb.hardware)
-
+        refs.flags(origin, ("flags",), pitfall.flags)
+        refs.ids(origin, ("env",), pitfall.env, "variable")
+        refs.ids(origin, ("scope", "models"), pitfall.scope.models, "model")
+        refs.ids(origin, ("scope", "hardware"), pitfall.scope.hardware, "hardware")
     for group in kb.groups.values():
         for p in group.parameters:
-            yield from _flag_refs(kb, kb.origin(p), ("related",), p.related, p.program)
-
+            refs.flags(kb.origin(p), ("related",), p.related, p.program)
     if obs := kb.observability:
         for i, band in enumerate(obs.available_gpu_mem_bands):
-            yield from _flag_refs(kb, kb.origin(obs), ("available_gpu_mem_bands", i, "flags"), band.flags)
+            refs.flags(kb.origin(obs), ("available_gpu_mem_bands", i, "flags"), band.flags)
         for i, signal in enumerate(obs.signals):
-            yield from _flag_refs(kb, kb.origin(obs), ("signals", i, "flags"), signal.flags)
+            refs.flags(kb.origin(obs), ("signals", i, "flags"), signal.flags)
     if tuning := kb.tuning:
         for i, step in enumerate(tuning.steps):
-            yield from _flag_refs(kb, kb.origin(tuning), ("steps", i, "flags"), step.flags)
+            refs.flags(kb.origin(tuning), ("steps", i, "flags"), step.flags)
         for i, scenario in enumerate(tuning.scenarios):
-            yield from _flag_lines(kb, kb.origin(tuning), ("scenarios", i, "flags"), scenario.flags)
+            refs.lines(kb.origin(tuning), ("scenarios", i, "flags"), scenario.flags)
         for i, tip in enumerate(tuning.startup):
             if tip.flags:
-                yield from _flag_lines(kb, kb.origin(tuning), ("startup", i), [tip.flags], at="flags")
+                refs.line(kb.origin(tuning), ("startup", i, "flags"), tip.flags)
     if arch := kb.architecture:
         for i, stage in enumerate(arch.stages):
-            yield from _flag_refs(kb, kb.origin(arch), ("stages", i, "flags"), stage.flags)
+            refs.flags(kb.origin(arch), ("stages", i, "flags"), stage.flags)
     if topologies := kb.topologies:
         for i, topo in enumerate(topologies.topologies):
-            yield from _flag_lines(kb, kb.origin(topologies), ("topologies", i), [topo.flags], at="flags")
-
-
-def _where(what: str) -> str:
-    return {"source": "sources/", "model": "models/", "hardware": "hardware/", "dtype": "dtypes.yaml",
-            "variable": "env_vars.yaml", "attention family": "attention.yaml"}[what]
-
-
-def _flag_refs(kb: KB, origin: Origin, sub: Path_, flags: list[str], program: str = "launch_server"):
-    for i, flag in enumerate(flags):
-        if kb.parameter(flag, program) is None:
-            yield _unknown_flag(kb, origin, sub + (i,), flag, program)
-
-
-def _flag_lines(kb: KB, origin: Origin, sub: Path_, lines: list, program: str = "launch_server", at: Any = None):
-    for i, line in enumerate(lines):
-        for flag, _ in flags_in([line]):
-            if kb.parameter(flag, program) is None:
-                yield _unknown_flag(kb, origin, sub + ((at,) if at is not None else (i,)), flag, program)
-
-
-def _unknown_flag(kb: KB, origin: Origin, sub: Path_, flag: str, program: str) -> Problem:
-    known = [f for (prog, f) in kb._spellings() if prog == program]
-    return origin.at(sub, f"got flag '{flag}', expected a {program} flag documented in kb/parameters/"
-                          f"{_did_you_mean(flag, known)}")
+            refs.line(kb.origin(topologies), ("topologies", i, "flags"), topo.flags)
+    return refs.problems
 
 
 def load_kb(root: Path = KB_ROOT) -> KB:

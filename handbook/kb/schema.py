@@ -6,6 +6,7 @@ token, TP needed, ratios) is computed by ``handbook.calc`` and never stored here
 
 from __future__ import annotations
 
+import itertools
 from typing import Annotated, Literal
 
 from pydantic import Field, PositiveFloat, PositiveInt, StringConstraints, model_validator
@@ -91,9 +92,13 @@ def _check_unknowns(model: Closed, fields: tuple[str, ...]) -> None:
             raise rule_error(name, f"got null, expected a value or a reason under unknown.{name}")
     for name in unknown:
         if name not in fields:
-            raise rule_error(f"unknown.{name}", f"got a reason for '{name}', expected one of: {', '.join(fields)}")
+            raise rule_error(
+                f"unknown.{name}", f"got a reason for '{name}', expected one of: {', '.join(fields)}"
+            )
         if getattr(model, name) is not None:
-            raise rule_error(f"unknown.{name}", f"got a reason for '{name}', which has a value; drop one of them")
+            raise rule_error(
+                f"unknown.{name}", f"got a reason for '{name}', which has a value; drop one of them"
+            )
 
 
 # ---------------------------------------------------------------------------------------------- models
@@ -114,7 +119,9 @@ class ModelConfig(Closed):
     full_attention_interval: PositiveInt | None = None
     index_topk: PositiveInt | None = None
     # How many layers of each kind, keyed like the values of config.json's ``layer_types``.
-    layer_types_count: dict[Literal["full_attention", "sliding_attention", "linear_attention"], PositiveInt] = {}
+    layer_types_count: dict[
+        Literal["full_attention", "sliding_attention", "linear_attention"], PositiveInt
+    ] = {}
     field_sources: dict[str, SourceId] = {}  # per-field source where it differs from ``source``
 
     @model_validator(mode="after")
@@ -212,7 +219,9 @@ class Image(Closed):
     @model_validator(mode="after")
     def _something(self) -> Image:
         if self.tag is None and self.stated is None and self.branch is None:
-            raise rule_error("tag", "got nothing, expected a tag, a branch or the source's wording in `stated`")
+            raise rule_error(
+                "tag", "got nothing, expected a tag, a branch or the source's wording in `stated`"
+            )
         return self
 
 
@@ -263,7 +272,9 @@ class Model(Closed):
         seen: set[str] = set()
         for i, precision in enumerate(self.precisions):
             if precision.dtype in seen:
-                raise rule_error(f"precisions[{i}].dtype", f"got '{precision.dtype}' again, expected each dtype once")
+                raise rule_error(
+                    f"precisions[{i}].dtype", f"got '{precision.dtype}' again, expected each dtype once"
+                )
             seen.add(precision.dtype)
         return self
 
@@ -272,14 +283,17 @@ class Model(Closed):
 class Default(Closed):
     """The default *as the handbook states it*; the drift page sets it beside the engine's parser default."""
 
-    kind: Literal["value", "auto", "required", "from-config", "off", "on", "unstated"]
+    # "disabled"/"enabled", not off/on: YAML reads a bare off/on as a boolean.
+    kind: Literal["value", "auto", "required", "from-config", "disabled", "enabled", "unstated"]
     value: str | int | float | bool | None = None
     stated: Text | None = None  # the handbook's words, when they say more than the kind
 
     @model_validator(mode="after")
     def _value_iff_kind_value(self) -> Default:
         if (self.kind == "value") != (self.value is not None):
-            raise rule_error("value", f"expected a value exactly when kind is 'value' (kind is '{self.kind}')")
+            raise rule_error(
+                "value", f"expected a value exactly when kind is 'value' (kind is '{self.kind}')"
+            )
         return self
 
 
@@ -308,7 +322,9 @@ class Parameter(Closed):
         if sum(c.default for c in self.choices) > 1:
             raise rule_error("choices", "got several choices marked default, expected at most one")
         if self.flag in self.aliases:
-            raise rule_error("aliases", f"got {self.flag}, the parameter's own flag, expected other spellings")
+            raise rule_error(
+                "aliases", f"got {self.flag}, the parameter's own flag, expected other spellings"
+            )
         return self
 
 
@@ -334,8 +350,15 @@ class DockerSpec(Closed):
 
 
 Strategy = Literal[
-    "baseline", "multi-gpu", "tool-calling", "latency", "balanced", "throughput", "concurrency",
-    "long-context", "reference",
+    "baseline",
+    "multi-gpu",
+    "tool-calling",
+    "latency",
+    "balanced",
+    "throughput",
+    "concurrency",
+    "long-context",
+    "reference",
 ]
 Role = Literal["standalone", "prefill", "decode", "router", "client", "install", "monitoring"]
 
@@ -383,9 +406,16 @@ class Recipe(Closed):
                 raise rule_error("shell", "expected `shell` lines and no program or flags for kind 'shell'")
             return self
         if self.shell:
-            raise rule_error("shell", f"got `shell` lines, expected them only for kind 'shell' (kind is '{kind}')")
-        expected = {"launch": "launch_server", "fragment": "launch_server", "docker": "launch_server",
-                    "router": "launch_router", "benchmark": "bench_serving"}[kind]
+            raise rule_error(
+                "shell", f"got `shell` lines, expected them only for kind 'shell' (kind is '{kind}')"
+            )
+        expected = {
+            "launch": "launch_server",
+            "fragment": "launch_server",
+            "docker": "launch_server",
+            "router": "launch_router",
+            "benchmark": "bench_serving",
+        }[kind]
         if self.program != expected:
             raise rule_error("program", f"got '{self.program}', expected '{expected}' for kind '{kind}'")
         if (kind == "docker") != (self.docker is not None):
@@ -402,7 +432,9 @@ class Recipe(Closed):
 class Scope(Closed):
     models: list[Id] = []
     hardware: list[Id] = []
-    topics: list[Literal["memory", "scheduling", "mamba", "pd", "parsers", "multimodal", "loading", "cache"]] = []
+    topics: list[
+        Literal["memory", "scheduling", "mamba", "pd", "parsers", "multimodal", "loading", "cache"]
+    ] = []
 
 
 class Pitfall(Closed):
@@ -500,9 +532,11 @@ class ObservabilityFile(Closed):
             return low, float("inf") if band.high is None else band.high
 
         spans = sorted((span(b), i) for i, b in enumerate(self.available_gpu_mem_bands))
-        for ((_, high), _), ((low, _), i) in zip(spans, spans[1:], strict=False):
+        for ((_, high), _), ((low, _), i) in itertools.pairwise(spans):
             if low < high:
-                raise rule_error(f"available_gpu_mem_bands[{i}].low", f"got {low}, expected no overlap (below {high})")
+                raise rule_error(
+                    f"available_gpu_mem_bands[{i}].low", f"got {low}, expected no overlap (below {high})"
+                )
         return self
 
 
@@ -638,3 +672,32 @@ class HandbookFile(Closed):
     verified: Day
     baseline: list[BaselineRow] = Field(min_length=1)
     source: SourceId
+
+
+# ---------------------------------------------------------------------------------------------- claims
+class Claim(Closed):
+    """A figure the handbook's prose states and the package can compute.
+
+    The page shows the computed figure (``<!-- kb:claim id=… -->``); where the two disagree, ``why``
+    must explain it, and the drift list on the appendix page sets them side by side. A ``why`` on a claim
+    that agrees is an error too, so the explanations cannot rot.
+    """
+
+    id: Id
+    quantity: Literal[
+        "kv-bytes-per-token", "kv-bytes", "kv-ratio", "kv-with-heads", "active-share-range", "weights-bytes"
+    ]
+    args: dict[str, str | int | float] = {}
+    section: Text  # where the handbook states it, e.g. "02 · MLA"
+    stated: Neutral  # the source's figure verbatim, e.g. "2.56 MiB/token"
+    # The stated number(s), as written (their decimals set the rounding tolerance), in ``unit``.
+    stated_values: list[Annotated[str, StringConstraints(pattern=r"^\d+(\.\d+)?$")]] = Field(
+        min_length=1, max_length=2
+    )
+    unit: Literal["B", "KiB", "MiB", "GiB", "GB", "x", "1/x", "%"]
+    why: Text | None = None
+    source: SourceId
+
+
+class ClaimsFile(Closed):
+    claims: list[Claim] = Field(min_length=1)

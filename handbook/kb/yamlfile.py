@@ -72,23 +72,35 @@ class _Builder:
             for key_node, value_node in node.value:
                 if key_node.tag == "tag:yaml.org,2002:merge":
                     self.problems.append(
-                        Problem(self.file, key_node.start_mark.line + 1, format_path(path),
-                                "got a YAML merge key '<<', expected plain keys (write the values out)")
+                        Problem(
+                            self.file,
+                            key_node.start_mark.line + 1,
+                            format_path(path),
+                            "got a YAML merge key '<<', expected plain keys (write the values out)",
+                        )
                     )
                     continue
                 key = self.build(key_node, path + ("<key>",))
                 if not isinstance(key, str | int | float | bool) or key is None:
                     self.problems.append(
-                        Problem(self.file, key_node.start_mark.line + 1, format_path(path),
-                                f"got a key of type {type(key).__name__}, expected a text key")
+                        Problem(
+                            self.file,
+                            key_node.start_mark.line + 1,
+                            format_path(path),
+                            f"got a key of type {type(key).__name__}, expected a text key",
+                        )
                     )
                     continue
                 key = str(key) if not isinstance(key, str) else key
                 if key in out:
                     self.problems.append(
-                        Problem(self.file, key_node.start_mark.line + 1, format_path(path + (key,)),
-                                f"got key '{key}' twice (first on line {self.lines[path + (key,)]}), "
-                                "expected each key once")
+                        Problem(
+                            self.file,
+                            key_node.start_mark.line + 1,
+                            format_path(path + (key,)),
+                            f"got key '{key}' twice (first on line {self.lines[path + (key,)]}), "
+                            "expected each key once",
+                        )
                     )
                     continue
                 out[key] = self.build(value_node, path + (key,))
@@ -107,7 +119,9 @@ def load_yaml(path: Path, shown_as: str) -> tuple[YamlDoc | None, list[Problem]]
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
-        return None, [Problem(shown_as, 1, "", f"got bytes that are not UTF-8 ({exc.reason}), expected UTF-8 text")]
+        return None, [
+            Problem(shown_as, 1, "", f"got bytes that are not UTF-8 ({exc.reason}), expected UTF-8 text")
+        ]
     if not text.strip() or all(
         not line.strip() or line.lstrip().startswith("#") for line in text.splitlines()
     ):

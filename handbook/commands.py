@@ -1,0 +1,68 @@
+"""Recipes → the exact shell text a reader copies (and the command checker reads)."""
+
+from __future__ import annotations
+
+from handbook.kb.common import FlagLine, Text, flag_line_text
+from handbook.kb.schema import Recipe
+
+MODULES = {
+    "launch_server": "sglang.launch_server",
+    "launch_router": "sglang_router.launch_router",
+    "bench_serving": "sglang.benchmark.serving",
+}
+ONE_LINE_MAX = 88  # a command this short, with at most two flag lines, reads best on one line
+INDENT = "  "
+
+
+def module_of(recipe: Recipe) -> str:
+    assert recipe.program is not None
+    return recipe.module or MODULES[recipe.program]
+
+
+def _continued(head: str | None, lines: list[str], indent: str = INDENT) -> str:
+    parts = ([head] if head else []) + [(indent if head else "") + line for line in lines]
+    return " \\\n".join(parts)
+
+
+def command_text(recipe: Recipe, lang: str | None = None, with_title: bool = True) -> str:
+    """The command as a reader types it. ``lang`` adds the title and remarks as comments in that language."""
+    out: list[str] = []
+    if lang and with_title:
+        out.append(f"# {recipe.title[lang]}")
+    if recipe.kind == "shell":
+        return "\n".join(out + list(recipe.shell))
+
+    flags = [flag_line_text(item) for item in recipe.flags]
+    if recipe.env and recipe.env_style == "export":
+        for env in recipe.env:
+            line = f"export {env.name}={env.value}"
+            out.append(f"{line}   # {env.note[lang]}" if lang and env.note else line)
+        out.append("")
+    inline = recipe.env and recipe.env_style == "inline"
+    prefix = "".join(f"{env.name}={env.value} " for env in recipe.env) if inline else ""
+
+    if recipe.kind == "fragment":
+        out.append(_continued(None, flags))
+        return "\n".join(out)
+    program = f"{prefix}python -m {module_of(recipe)}"
+    if recipe.kind == "docker":
+        assert recipe.docker is not None
+        inner = " ".join([program, *flags])
+        out.append(
+            _continued(
+                "docker run " + recipe.docker.options[0],
+                [*recipe.docker.options[1:], recipe.docker.image, inner],
+            )
+        )
+        return "\n".join(out)
+    one_line = " ".join([program, *flags])
+    if len(flags) <= 2 and len(one_line) <= ONE_LINE_MAX:
+        out.append(one_line)
+    else:
+        out.append(_continued(program, flags))
+    return "\n".join(out)
+
+
+def line_notes(recipe: Recipe) -> list[tuple[str, Text]]:
+    """End-of-line remarks on flag lines; shown beside the block, since a comment would break the ``\\``."""
+    return [(item.line, item.note) for item in recipe.flags if isinstance(item, FlagLine) and item.note]

@@ -1,0 +1,33 @@
+"""The engine snapshot: SGLang's real argument parsers and env-var registry, taken from the wheels.
+
+``nox -s engine-snapshot -- 0.5.23`` runs ``dump.py`` in a throwaway venv and writes
+``kb/engine/sglang-0.5.23.json``; everything else reads that committed file through ``load_snapshot``.
+"""
+
+from handbook.engine.snapshot import (
+    DEFAULT_VERSION,
+    PARSER_NAMES,
+    AmbiguousOption,
+    EngineSnapshot,
+    EnvVar,
+    Option,
+    Parser,
+    SnapshotError,
+    UnknownOption,
+    load_snapshot,
+    snapshot_path,
+)
+
+__all__ = [
+    "DEFAULT_VERSION",
+    "PARSER_NAMES",
+    "AmbiguousOption",
+    "EngineSnapshot",
+    "EnvVar",
+    "Option",
+    "Parser",
+    "SnapshotError",
+    "UnknownOption",
+    "load_snapshot",
+    "snapshot_path",
+]

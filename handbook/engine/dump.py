@@ -1,0 +1,609 @@
+"""Dump the real SGLang argument parsers and env-var registry as JSON (the engine snapshot).
+
+Runs INSIDE a throwaway virtualenv where the real wheels are installed (``nox -s engine-snapshot``
+builds that environment); it imports only the standard library and the engine, never ``handbook``.
+
+    python handbook/engine/dump.py --wheel sglang-0.5.23-*.whl --wheel sglang_router-0.3.2-*.whl \
+        --output kb/engine/sglang-0.5.23.json
+
+What it records, per parser (``launch_server``, ``launch_router``, ``bench_serving``):
+every action in the parser's own order, with all its spellings, dest, default, type, choices, nargs,
+action, required, help (``%(default)s`` expanded as argparse does), SUPPRESS and deprecation; plus the
+engine's environment-variable registry (``sglang/srt/environ.py``) and the provenance of the run
+(versions, wheel names and sha256, Python, date). Output is deterministic: sorted object keys, options
+and env vars in source order, no timestamps other than the date.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import contextlib
+import copy
+import datetime
+import enum
+import functools
+import hashlib
+import importlib
+import importlib.metadata
+import importlib.util
+import inspect
+import json
+import math
+import os
+import platform
+import re
+import sys
+import tokenize
+import warnings
+from pathlib import Path
+from typing import Any
+
+SCHEMA_VERSION = 1
+
+# Which module or command builds each parser, and where its options come from.
+PARSER_SOURCES = {
+    "launch_server": {
+        "builder": "sglang.srt.server_args.ServerArgs.add_cli_args",
+        "how": "argparse.ArgumentParser(prog='sglang serve') + ServerArgs.add_cli_args(parser), "
+        "as sglang.srt.server_args.prepare_server_args does",
+        "modules": ["sglang.launch_server"],
+        "commands": ["sglang serve", "python -m sglang.launch_server"],
+    },
+    "launch_router": {
+        "builder": "sglang_router.router_args.RouterArgs.add_cli_args",
+        "how": "RouterArgs.add_cli_args(parser, use_router_prefix=False), as "
+        "sglang_router.launch_router.parse_router_args does (its parser only adds a description and "
+        "an ArgumentDefaultsHelpFormatter, which change --help output, not the options)",
+        "modules": ["sglang_router.launch_router"],
+        "commands": ["python -m sglang_router.launch_router", "smg launch", "sglang-router launch"],
+        # get_available_tool_call_parsers() comes from the Rust extension, whose hash map order changes
+        # from process to process: record these choices sorted.
+        "unordered_choices": ("tool_call_parser",),
+    },
+    "bench_serving": {
+        "builder": "sglang.benchmark.serving.cli_main",
+        "how": "cli_main() builds its parser inline; it is run with ArgumentParser.parse_args patched "
+        "to capture the parser before anything is parsed or executed",
+        "modules": ["sglang.benchmark.serving", "sglang.bench_serving"],
+        "commands": ["python -m sglang.benchmark.serving", "python -m sglang.bench_serving"],
+    },
+}
+
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+# Help that *starts* with "Deprecated" ("Deprecated. Use …", "(Deprecated, use …)"); a help that merely
+# mentions a deprecated neighbour ("Replaces the deprecated --grpc-mode") does not count.
+_DEPRECATED_HELP = re.compile(r"^\W*deprecated\b", re.IGNORECASE)
+_USE_INSTEAD = re.compile(r"\buse (--[\w{},-]+(?:=[^\s)]+)?)", re.IGNORECASE)
+_ALIAS_OF = re.compile(r"use `([\w.]+)` instead")
+
+
+# --------------------------------------------------------------------------------------------------
+# JSON-safe values
+# --------------------------------------------------------------------------------------------------
+
+
+def stable_repr(value: Any) -> str:
+    """repr() without memory addresses, so two runs print the same text."""
+    if inspect.isroutine(value) or inspect.isclass(value):
+        module = getattr(value, "__module__", None) or "?"
+        return f"<{type(value).__name__} {module}.{getattr(value, '__qualname__', value.__name__)}>"
+    if isinstance(value, (set, frozenset)):
+        return repr(sorted(value, key=repr))
+    return _ADDRESS.sub("", repr(value))
+
+
+def json_safe(value: Any) -> Any:
+    """JSON scalars, lists and str-keyed dicts stay as they are; anything else becomes {"repr": ...}."""
+    if value is None or type(value) in (bool, int, str):
+        return value
+    if type(value) is float:
+        return value if math.isfinite(value) else {"repr": repr(value)}
+    if type(value) is list:
+        return [json_safe(item) for item in value]
+    if type(value) is dict and all(type(key) is str for key in value):
+        return {key: json_safe(item) for key, item in value.items()}
+    return {"repr": stable_repr(value)}
+
+
+def callable_name(func: Any) -> str | None:
+    """The name of an argparse ``type=`` callable: int, float, str, or the function's name."""
+    if func is None:
+        return None
+    if isinstance(func, functools.partial):
+        return f"partial({callable_name(func.func)})"
+    name = getattr(func, "__name__", None)
+    if name is None:  # an instance with __call__
+        name = type(func).__name__
+    return name
+
+
+def norm_ws(text: str | None) -> str | None:
+    if text is None:
+        return None
+    return " ".join(text.split())
+
+
+# --------------------------------------------------------------------------------------------------
+# Parsers
+# --------------------------------------------------------------------------------------------------
+
+
+def _action_names(parser: argparse.ArgumentParser) -> dict[type, str]:
+    """argparse's registered action strings (store_true, …) by class; others keep their class name."""
+    names: dict[type, str] = {}
+    for key, cls in parser._registries.get("action", {}).items():
+        if key is not None and isinstance(cls, type):
+            names.setdefault(cls, key)
+    return names
+
+
+def _expand_help(parser: argparse.ArgumentParser, action: argparse.Action) -> tuple[str | None, str | None]:
+    """Expand %(default)s and friends exactly as argparse's HelpFormatter does; return (help, error)."""
+    if action.help is None or action.help == argparse.SUPPRESS:
+        return None, None
+    formatter = argparse.HelpFormatter(prog=parser.prog)
+    if isinstance(action.choices, (set, frozenset)):  # %(choices)s of a set: expand in sorted order
+        action = copy.copy(action)
+        action.choices = sorted(action.choices, key=str)
+    try:
+        return formatter._expand_help(action), None
+    except (KeyError, TypeError, ValueError) as error:
+        return action.help, f"{type(error).__name__}: {error}"
+
+
+def _choices(action: argparse.Action, unordered: bool = False) -> list | None:
+    choices = action.choices
+    if choices is None:
+        return None
+    if unordered or isinstance(choices, (set, frozenset)):
+        # A set has no order of its own (and str hashes vary per process): sort for stable output.
+        return [json_safe(c) for c in sorted(choices, key=str)]
+    if isinstance(choices, dict):  # subparsers
+        return [json_safe(c) for c in choices]
+    try:
+        return [json_safe(c) for c in choices]
+    except TypeError:
+        return [json_safe(choices)]
+
+
+def _deprecation(action: argparse.Action, help_text: str | None) -> tuple[bool, str | None, str | None]:
+    """Whether the option is deprecated, the evidence, and the replacement it names (if any)."""
+    replacement = getattr(action, "new_flag", None)
+    if getattr(action, "deprecated", False):  # argparse >= 3.13
+        return True, "argparse deprecated=True", replacement
+    if type(action).__name__.startswith("Deprecated"):
+        return True, f"action {type(action).__name__}", replacement
+    if help_text and _DEPRECATED_HELP.search(help_text):
+        match = _USE_INSTEAD.search(help_text)
+        return True, "help text", replacement or (match.group(1).rstrip(".,") if match else None)
+    return False, None, replacement
+
+
+def describe_parser(
+    parser: argparse.ArgumentParser,
+    field_meta: dict[str, dict] | None = None,
+    unordered_choices: tuple[str, ...] = (),
+) -> dict:
+    names = _action_names(parser)
+    groups: dict[int, str] = {}
+    for group in parser._action_groups:
+        for action in group._group_actions:
+            groups.setdefault(id(action), group.title)
+    options = []
+    for action in parser._actions:
+        help_text, help_error = _expand_help(parser, action)
+        deprecated, evidence, replacement = _deprecation(action, action.help)
+        option = {
+            "option_strings": list(action.option_strings),
+            "dest": action.dest,
+            "default": json_safe(action.default),
+            "type": callable_name(action.type),
+            "choices": _choices(action, unordered=action.dest in unordered_choices),
+            "choices_sorted": action.dest in unordered_choices
+            or isinstance(action.choices, (set, frozenset)),
+            "nargs": json_safe(action.nargs),
+            "const": json_safe(action.const),
+            "metavar": json_safe(action.metavar),
+            "action": names.get(type(action), type(action).__name__),
+            "required": bool(action.required),
+            "help": norm_ws(help_text),
+            "help_suppressed": action.help == argparse.SUPPRESS,
+            "deprecated": deprecated,
+            "deprecated_evidence": evidence,
+            "replacement": replacement,
+            "group": groups.get(id(action)),
+            "engine_field": (field_meta or {}).get(action.dest),
+        }
+        if help_error is not None:
+            option["help_expand_error"] = help_error
+        options.append(option)
+    return {
+        "prog": parser.prog,
+        "allow_abbrev": parser.allow_abbrev,
+        "prefix_chars": parser.prefix_chars,
+        "description": norm_ws(parser.description),
+        "options": options,
+    }
+
+
+def _server_field_meta() -> dict[str, dict]:
+    """ServerArgs field metadata argparse does not keep: namespace, resolvable, fallback."""
+    from typing import get_type_hints
+
+    from sglang.srt.arg_groups.arg_utils import _unwrap_annotated, record_fields
+    from sglang.srt.server_args import ServerArgs
+
+    hints = get_type_hints(ServerArgs, include_extras=True)
+    namespaces = getattr(ServerArgs, "_NS_BY_FIELD", {}) or {}
+    meta = {}
+    for field in record_fields(ServerArgs):
+        _, arg = _unwrap_annotated(hints.get(field.name, field.type))
+        meta[field.name] = {
+            "namespace": namespaces.get(field.name),
+            "resolvable": bool(arg.resolvable) if arg is not None else False,
+            "fallback": json_safe(arg.fallback) if arg is not None else None,
+            "no_cli": bool(arg.no_cli) if arg is not None else False,
+        }
+    return meta
+
+
+def build_launch_server() -> argparse.ArgumentParser:
+    from sglang.srt.server_args import ServerArgs
+
+    parser = argparse.ArgumentParser(prog="sglang serve")
+    ServerArgs.add_cli_args(parser)
+    return parser
+
+
+def build_launch_router() -> argparse.ArgumentParser:
+    from sglang_router.router_args import RouterArgs
+
+    parser = argparse.ArgumentParser(prog="python -m sglang_router.launch_router")
+    RouterArgs.add_cli_args(parser, use_router_prefix=False)
+    return parser
+
+
+class _Captured(BaseException):
+    """Raised from the patched parse_args: carries the parser out before anything is parsed."""
+
+    def __init__(self, parser: argparse.ArgumentParser):
+        super().__init__()
+        self.parser = parser
+
+
+def capture_parser(entry, argv0: str) -> argparse.ArgumentParser:
+    """Run ``entry()`` until it calls parse_args/parse_known_args, and return that parser."""
+
+    def capture(self, *args, **kwargs):
+        raise _Captured(self)
+
+    saved = (argparse.ArgumentParser.parse_args, argparse.ArgumentParser.parse_known_args, sys.argv)
+    argparse.ArgumentParser.parse_args = capture
+    argparse.ArgumentParser.parse_known_args = capture
+    sys.argv = [argv0]
+    try:
+        entry()
+    except _Captured as captured:
+        return captured.parser
+    finally:
+        argparse.ArgumentParser.parse_args, argparse.ArgumentParser.parse_known_args, sys.argv = saved
+    raise RuntimeError(f"{entry!r} returned without calling parse_args")
+
+
+def build_bench_serving() -> argparse.ArgumentParser:
+    module = importlib.import_module("sglang.benchmark.serving")
+    return capture_parser(module.cli_main, argv0=module.__file__)
+
+
+# --------------------------------------------------------------------------------------------------
+# Module paths: which exist, which are deprecated aliases (with the evidence)
+# --------------------------------------------------------------------------------------------------
+
+
+def _site_relative(path: str | None) -> str | None:
+    if path is None:
+        return None
+    parts = Path(path).parts
+    for anchor in ("site-packages", "dist-packages"):
+        if anchor in parts:
+            return "/".join(parts[parts.index(anchor) + 1 :])
+    return Path(path).name
+
+
+def _source_warnings(path: str) -> list[dict]:
+    """warnings.warn(...) calls with a literal message in a module's source, and whether under __main__."""
+    tree = ast.parse(Path(path).read_text(encoding="utf-8"))
+    main_lines: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "__name__" in ast.unparse(node.test):
+            for sub in ast.walk(node):
+                if hasattr(sub, "lineno"):
+                    main_lines.add(sub.lineno)
+    found = []
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and ast.unparse(node.func) in ("warnings.warn", "warn")):
+            continue
+        if (
+            not node.args
+            or not isinstance(node.args[0], ast.Constant)
+            or not isinstance(node.args[0].value, str)
+        ):
+            continue
+        category = node.args[1] if len(node.args) > 1 else None
+        for keyword in node.keywords:
+            if keyword.arg == "category":
+                category = keyword.value
+        found.append(
+            {
+                "line": node.lineno,
+                "category": ast.unparse(category) if category is not None else "UserWarning",
+                "message": node.args[0].value,
+                "only_when_run_as_main": node.lineno in main_lines,
+            }
+        )
+    return sorted(found, key=lambda item: item["line"])
+
+
+def describe_module(name: str) -> dict:
+    """Whether a module path exists, its file, its warnings; a deprecated alias says what it points to.
+
+    The source is read statically (importing sglang.launch_server or sglang_router.launch_router
+    would need the whole serving stack); a module that warns at import time is also imported, so
+    the warning recorded is the one Python actually emits.
+    """
+    try:
+        spec = importlib.util.find_spec(name)
+    except ImportError:
+        spec = None
+    if spec is None or spec.origin is None:
+        return {
+            "exists": False,
+            "file": None,
+            "deprecated_alias_of": None,
+            "import_warnings": [],
+            "source_warnings": [],
+        }
+    source_warnings = _source_warnings(spec.origin)
+    import_warnings = []
+    if any(not w["only_when_run_as_main"] for w in source_warnings):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            importlib.import_module(name)
+        import_warnings = [
+            {"category": w.category.__name__, "message": str(w.message)}
+            for w in caught
+            if Path(w.filename).resolve() == Path(spec.origin).resolve()
+        ]
+    alias_of = None
+    for warning in import_warnings:
+        if (
+            warning["category"] in ("FutureWarning", "DeprecationWarning")
+            and "deprecated" in warning["message"]
+        ):
+            match = _ALIAS_OF.search(warning["message"])
+            alias_of = match.group(1) if match else "?"
+    return {
+        "exists": True,
+        "file": _site_relative(spec.origin),
+        "deprecated_alias_of": alias_of,
+        "import_warnings": import_warnings,
+        "source_warnings": source_warnings,
+    }
+
+
+# --------------------------------------------------------------------------------------------------
+# Environment variables (sglang/srt/environ.py)
+# --------------------------------------------------------------------------------------------------
+
+_ENV_TYPES = {"EnvBool": "bool", "EnvInt": "int", "EnvFloat": "float", "EnvStr": "str", "EnvJSON": "json"}
+_ENV_TYPES["EnvTuple"] = "tuple[str]"
+
+
+def _env_type(cls: type) -> str:
+    for base in cls.__mro__:
+        if base.__name__ in _ENV_TYPES:
+            return _ENV_TYPES[base.__name__]
+    return cls.__name__
+
+
+def _environ_source_info(path: str) -> dict[str, dict]:
+    """Line, section header and the comment just above each ``NAME = Env...(`` in the Envs class."""
+    lines = Path(path).read_text(encoding="utf-8").splitlines()
+    comments: dict[int, str] = {}
+    with open(path, encoding="utf-8") as handle:
+        for token in tokenize.generate_tokens(handle.readline):
+            if token.type == tokenize.COMMENT:
+                comments[token.start[0]] = token.string.lstrip("#").strip()
+    tree = ast.parse("\n".join(lines))
+    envs_class = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Envs")
+    info: dict[str, dict] = {}
+    section = None
+    previous_end = envs_class.lineno
+    for node in envs_class.body:
+        if not (
+            isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+        ):
+            previous_end = getattr(node, "end_lineno", previous_end)
+            continue
+        block = [n for n in range(previous_end + 1, node.lineno) if n in comments]
+        # A section header is "# ====" / "# Title" / "# ====".
+        for n in block:
+            if set(comments.get(n, "")) == {"="} and set(comments.get(n + 2, "")) == {"="}:
+                section = comments.get(n + 1)
+        doc_lines = []
+        n = node.lineno - 1
+        while n in comments and set(comments[n]) != {"="}:
+            doc_lines.insert(0, comments[n])
+            n -= 1
+        info[node.targets[0].id] = {
+            "line": node.lineno,
+            "section": section,
+            "doc": norm_ws(" ".join(doc_lines)) or None,
+            "default_source": ast.get_source_segment("\n".join(lines), node.value.args[0])
+            if isinstance(node.value, ast.Call) and node.value.args
+            else None,
+        }
+        previous_end = node.end_lineno
+    return info
+
+
+def _env_default(field: Any, source: str | None) -> Any:
+    default = field.default
+    if callable(default):
+        return {"computed": source or stable_repr(default)}
+    if isinstance(default, enum.Enum):
+        return {"repr": f"{type(default).__name__}.{default.name}", "value": json_safe(default.value)}
+    return json_safe(default)
+
+
+def describe_environ() -> dict:
+    environ = importlib.import_module("sglang.srt.environ")
+    info = _environ_source_info(environ.__file__)
+    variables = []
+    for name, field in vars(environ.Envs).items():
+        if not isinstance(field, environ.EnvField):
+            continue
+        meta = info.get(name, {})
+        deprecated_name = getattr(field, "deprecated_name", None)
+        variables.append(
+            {
+                "name": field.name,
+                "type": _env_type(type(field)),
+                "descriptor": type(field).__name__,
+                "default": _env_default(field, meta.get("default_source")),
+                "secret": bool(getattr(field, "secret", False)),
+                "deprecated_aliases": [deprecated_name] if deprecated_name else [],
+                "section": meta.get("section"),
+                "doc": meta.get("doc"),
+                "line": meta.get("line"),
+            }
+        )
+    deprecated = []
+    for name, entry in getattr(environ, "_DEPRECATED_ENVS", {}).items():
+        deprecated.append(
+            {
+                "name": name,
+                "replacement": getattr(entry, "replacement", None),
+                "transforms_value": getattr(entry, "transform", None) is not None,
+                "note": norm_ws(getattr(entry, "note", None)),
+            }
+        )
+    for variable in variables:
+        for old in variable["deprecated_aliases"]:
+            deprecated.append(
+                {
+                    "name": old,
+                    "replacement": variable["name"],
+                    "transforms_value": False,
+                    "note": f"read through {variable['descriptor']} when {variable['name']} is unset",
+                }
+            )
+    return {
+        "file": _site_relative(environ.__file__),
+        "variables": variables,
+        "deprecated": deprecated,
+        "legacy_prefix_rewrite": {
+            "from": "SGL_",
+            "to": "SGLANG_",
+            "present": "SGL_" in Path(environ.__file__).read_text(encoding="utf-8"),
+        },
+    }
+
+
+# --------------------------------------------------------------------------------------------------
+# Provenance and main
+# --------------------------------------------------------------------------------------------------
+
+
+def sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def clear_engine_env() -> list[str]:
+    """Drop SGLANG_*/SGL_* variables so the snapshot shows the engine's defaults, not this shell's."""
+    cleared = sorted(k for k in os.environ if k.startswith(("SGLANG_", "SGL_")))
+    for key in cleared:
+        del os.environ[key]
+    return cleared
+
+
+def build_snapshot(wheels: list[Path], date: str) -> dict:
+    field_meta = _server_field_meta()
+    builders = {
+        "launch_server": build_launch_server,
+        "launch_router": build_launch_router,
+        "bench_serving": build_bench_serving,
+    }
+    parsers = {}
+    for name, build in builders.items():
+        unordered = PARSER_SOURCES[name].get("unordered_choices", ())
+        first = describe_parser(build(), field_meta if name == "launch_server" else None, unordered)
+        # Built twice: a difference means something in the parser is not deterministic (e.g. choices
+        # from a hash map); it must be listed in unordered_choices rather than committed in random order.
+        second = describe_parser(build(), field_meta if name == "launch_server" else None, unordered)
+        if first != second:
+            bad = [a["dest"] for a, b in zip(first["options"], second["options"], strict=False) if a != b]
+            raise RuntimeError(f"{name}: two builds of the parser differ in {bad or 'their option list'}")
+        parsers[name] = first
+    for name, parser in parsers.items():
+        source = PARSER_SOURCES[name]
+        parser["builder"] = source["builder"]
+        parser["how"] = source["how"]
+        parser["commands"] = source["commands"]
+        parser["modules"] = {module: describe_module(module) for module in source["modules"]}
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "generated": {
+            "date": date,
+            "python": platform.python_version(),
+            "tool": "handbook/engine/dump.py",
+            "command": "nox -s engine-snapshot -- <sglang-version> [<sglang-router-version>]",
+        },
+        "sglang_version": importlib.metadata.version("sglang"),
+        "sglang_router_version": importlib.metadata.version("sglang-router"),
+        "wheels": sorted(
+            ({"filename": w.name, "sha256": sha256_of(w)} for w in wheels), key=lambda w: w["filename"]
+        ),
+        "parsers": parsers,
+        "environ": describe_environ(),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    cli = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    cli.add_argument("--wheel", action="append", default=[], type=Path, help="a wheel that was installed")
+    cli.add_argument("--output", "-o", type=Path, help="write here instead of stdout")
+    cli.add_argument("--date", help="generation date (YYYY-MM-DD); default: today (UTC)")
+    args = cli.parse_args(argv)
+    date = args.date or datetime.datetime.now(datetime.UTC).date().isoformat()
+
+    cleared = clear_engine_env()
+    if cleared:
+        print(
+            f"dump.py: ignoring {len(cleared)} SGLANG_*/SGL_* variables from the environment", file=sys.stderr
+        )
+    # The engine logs and prints while importing; keep stdout for the JSON alone.
+    with contextlib.redirect_stdout(sys.stderr):
+        snapshot = build_snapshot(args.wheel, date)
+    text = json.dumps(snapshot, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+    if args.output is None:
+        sys.stdout.write(text)
+    else:
+        args.output.parent.mkdir(parents=True, exist_ok=True)
+        args.output.write_text(text, encoding="utf-8")
+        counts = ", ".join(f"{k}: {len(v['options'])}" for k, v in snapshot["parsers"].items())
+        print(
+            f"wrote {args.output} ({len(text.encode())} bytes; options {counts}; "
+            f"env vars {len(snapshot['environ']['variables'])})",
+            file=sys.stderr,
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,316 @@
+"""Typed, read-only access to an engine snapshot (``kb/engine/sglang-<version>.json``).
+
+The snapshot is generated from the real wheels by ``nox -s engine-snapshot -- <version>`` (see
+``handbook/engine/dump.py``); tests and the site read only the committed JSON, so they stay fast and
+offline. Every model is closed (``extra="forbid"``): a snapshot written by a newer dump.py with new keys
+fails loudly here instead of being half-read.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from functools import cached_property
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
+
+REPO_ROOT = Path(__file__).resolve().parent.parent.parent  # the parent of the handbook/ package
+SNAPSHOT_DIR = REPO_ROOT / "kb" / "engine"
+DEFAULT_VERSION = "0.5.23"
+SCHEMA_VERSION = 1
+
+PARSER_NAMES: tuple[str, ...] = ("launch_server", "launch_router", "bench_serving")
+
+
+class SnapshotError(Exception):
+    """A snapshot file is missing, is not JSON, or does not match the schema."""
+
+
+class UnknownOption(KeyError):
+    """No option of the parser has this spelling (nor, for resolve(), this unique prefix)."""
+
+    def __str__(self) -> str:  # KeyError would repr() the message
+        return str(self.args[0]) if self.args else ""
+
+
+class AmbiguousOption(UnknownOption):
+    """A prefix that abbreviates more than one option (argparse refuses it too)."""
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class EngineField(_Frozen):
+    """What the ServerArgs field behind a launch_server option declares beyond argparse."""
+
+    namespace: str | None
+    resolvable: bool
+    fallback: JsonValue
+    no_cli: bool
+
+
+class Option(_Frozen):
+    """One argparse action, as the engine's parser holds it."""
+
+    option_strings: tuple[str, ...]
+    dest: str
+    default: JsonValue
+    type: str | None
+    choices: tuple[JsonValue, ...] | None
+    choices_sorted: bool
+    nargs: JsonValue
+    const: JsonValue
+    metavar: JsonValue
+    action: str
+    required: bool
+    help: str | None
+    help_suppressed: bool
+    deprecated: bool
+    deprecated_evidence: str | None
+    replacement: str | None
+    group: str | None
+    engine_field: EngineField | None
+    help_expand_error: str | None = None
+
+    @property
+    def name(self) -> str:
+        """The canonical spelling: the first long option (``--tp-size``), else the first spelling."""
+        longs = [s for s in self.option_strings if s.startswith("--")]
+        return longs[0] if longs else (self.option_strings[0] if self.option_strings else self.dest)
+
+    @property
+    def aliases(self) -> tuple[str, ...]:
+        return tuple(s for s in self.option_strings if s != self.name)
+
+    @property
+    def takes_value(self) -> bool:
+        """False for flags (store_true, store_const, help, …), whose nargs is 0."""
+        return self.nargs != 0
+
+    @property
+    def is_flag_like(self) -> bool:
+        return bool(self.option_strings)
+
+
+class SourceWarning(_Frozen):
+    line: int
+    category: str
+    message: str
+    only_when_run_as_main: bool
+
+
+class ImportWarningRecord(_Frozen):
+    category: str
+    message: str
+
+
+class ModuleInfo(_Frozen):
+    """A module path that runs (or used to run) this parser: whether it exists, and if it is an alias."""
+
+    exists: bool
+    file: str | None
+    deprecated_alias_of: str | None
+    import_warnings: tuple[ImportWarningRecord, ...]
+    source_warnings: tuple[SourceWarning, ...]
+
+
+class Parser(_Frozen):
+    prog: str
+    allow_abbrev: bool
+    prefix_chars: str
+    description: str | None
+    builder: str
+    how: str
+    commands: tuple[str, ...]
+    modules: dict[str, ModuleInfo]
+    options: tuple[Option, ...]
+
+    @cached_property
+    def _by_spelling(self) -> dict[str, Option]:
+        return {spelling: option for option in self.options for spelling in option.option_strings}
+
+    def option(self, spelling: str) -> Option:
+        """The option with exactly this spelling (``--tp-size`` or ``--tensor-parallel-size``)."""
+        name = spelling.split("=", 1)[0]
+        try:
+            return self._by_spelling[name]
+        except KeyError:
+            raise UnknownOption(f"{self.prog}: no option spelled {name!r}") from None
+
+    def get(self, spelling: str) -> Option | None:
+        return self._by_spelling.get(spelling.split("=", 1)[0])
+
+    def __contains__(self, spelling: object) -> bool:
+        return isinstance(spelling, str) and spelling.split("=", 1)[0] in self._by_spelling
+
+    def all_spellings(self) -> list[str]:
+        """Every option string of this parser, in parser order."""
+        return list(self._by_spelling)
+
+    def by_dest(self, dest: str) -> list[Option]:
+        """Options that store into ``dest`` (a deprecated spelling may share the dest of its successor)."""
+        return [option for option in self.options if option.dest == dest]
+
+    def abbreviation_matches(self, prefix: str) -> list[Option]:
+        """The options a long-option prefix could abbreviate, as argparse (``allow_abbrev``) sees it."""
+        name = prefix.split("=", 1)[0]
+        if not self.allow_abbrev or not name.startswith("--"):
+            return []
+        seen: dict[int, Option] = {}
+        for spelling, option in self._by_spelling.items():
+            if spelling.startswith(name):
+                seen.setdefault(id(option), option)
+        return list(seen.values())
+
+    def resolve(self, token: str) -> Option:
+        """What argparse would do with ``token``: an exact spelling, else a unique prefix abbreviation.
+
+        Raises UnknownOption when nothing matches and AmbiguousOption when several options start with it.
+        """
+        name = token.split("=", 1)[0]
+        if name in self._by_spelling:
+            return self._by_spelling[name]
+        matches = self.abbreviation_matches(name)
+        if len(matches) == 1:
+            return matches[0]
+        if matches:
+            spelled = ", ".join(m.name for m in matches)
+            raise AmbiguousOption(f"{self.prog}: {name!r} abbreviates several options: {spelled}")
+        raise UnknownOption(f"{self.prog}: no option spelled {name!r}")
+
+
+class EnvVar(_Frozen):
+    name: str
+    type: str
+    descriptor: str
+    default: JsonValue
+    secret: bool
+    deprecated_aliases: tuple[str, ...]
+    section: str | None
+    doc: str | None
+    line: int | None
+
+
+class DeprecatedEnv(_Frozen):
+    name: str
+    replacement: str | None
+    transforms_value: bool
+    note: str | None
+
+
+class PrefixRewrite(_Frozen):
+    """environ.py rewrites a legacy prefix (``SGL_`` → ``SGLANG_``) at import, with a warning."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    from_: str = Field(alias="from")
+    to: str
+    present: bool
+
+
+class Environ(_Frozen):
+    file: str | None
+    variables: tuple[EnvVar, ...]
+    deprecated: tuple[DeprecatedEnv, ...]
+    legacy_prefix_rewrite: PrefixRewrite
+
+    @cached_property
+    def _by_name(self) -> dict[str, EnvVar]:
+        return {variable.name: variable for variable in self.variables}
+
+    @cached_property
+    def _deprecated_by_name(self) -> dict[str, DeprecatedEnv]:
+        return {entry.name: entry for entry in self.deprecated}
+
+    def get(self, name: str) -> EnvVar | None:
+        return self._by_name.get(name)
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and name in self._by_name
+
+    def deprecation(self, name: str) -> DeprecatedEnv | None:
+        """The deprecation entry of a retired or renamed variable (``None`` if it is not deprecated)."""
+        return self._deprecated_by_name.get(name)
+
+    def names(self) -> list[str]:
+        return list(self._by_name)
+
+
+class Wheel(_Frozen):
+    filename: str
+    sha256: str
+
+
+class Generated(_Frozen):
+    date: str
+    python: str
+    tool: str
+    command: str
+
+
+class EngineSnapshot(_Frozen):
+    schema_version: int
+    generated: Generated
+    sglang_version: str
+    sglang_router_version: str
+    wheels: tuple[Wheel, ...]
+    parsers: dict[str, Parser]
+    environ: Environ
+
+    def parser(self, name: str) -> Parser:
+        try:
+            return self.parsers[name]
+        except KeyError:
+            raise KeyError(f"no parser {name!r}; the snapshot has {', '.join(self.parsers)}") from None
+
+    def option(self, parser: str, spelling: str) -> Option:
+        """The option with this exact spelling in the named parser."""
+        return self.parser(parser).option(spelling)
+
+    def all_spellings(self, parser: str | None = None) -> list[str]:
+        """Every option string of one parser, or of all parsers (each once, in parser order)."""
+        if parser is not None:
+            return self.parser(parser).all_spellings()
+        return list(dict.fromkeys(s for p in self.parsers.values() for s in p.all_spellings()))
+
+    def env_var(self, name: str) -> EnvVar:
+        variable = self.environ.get(name)
+        if variable is None:
+            raise KeyError(f"{name} is not in sglang {self.sglang_version}'s environ.py")
+        return variable
+
+
+def snapshot_path(version: str = DEFAULT_VERSION) -> Path:
+    return SNAPSHOT_DIR / f"sglang-{version}.json"
+
+
+def parse_snapshot(data: object, *, source: str = "<snapshot>") -> EngineSnapshot:
+    if isinstance(data, dict) and data.get("schema_version") != SCHEMA_VERSION:
+        raise SnapshotError(
+            f"{source}: schema_version {data.get('schema_version')!r}, this loader reads {SCHEMA_VERSION}"
+        )
+    try:
+        return EngineSnapshot.model_validate(data)
+    except ValidationError as exc:
+        raise SnapshotError(f"{source}: not an engine snapshot:\n{exc}") from None
+
+
+@functools.lru_cache(maxsize=8)
+def _load(path: Path) -> EngineSnapshot:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise SnapshotError(
+            f"{path}: no such snapshot; generate it with nox -s engine-snapshot -- <version>"
+        ) from None
+    except json.JSONDecodeError as exc:
+        raise SnapshotError(f"{path}:{exc.lineno}: not JSON ({exc.msg})") from None
+    return parse_snapshot(data, source=str(path))
+
+
+def load_snapshot(version: str = DEFAULT_VERSION, path: str | Path | None = None) -> EngineSnapshot:
+    """Load ``kb/engine/sglang-<version>.json`` (or an explicit ``path``); cached, read-only."""
+    target = Path(path) if path is not None else snapshot_path(version)
+    return _load(target.resolve())

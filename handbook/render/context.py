@@ -1,0 +1,125 @@
+"""What a renderer knows: the KB, the page's language and location, and how to link and escape."""
+
+from __future__ import annotations
+
+import html
+import posixpath
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from handbook.kb.common import Text
+from handbook.kb.loader import KB
+from handbook.kb.schema import Parameter
+
+# Where each kind of entity has its anchor, as a page path relative to the language folder.
+PARAMETERS_PAGE = "04-parameters.md"
+MODELS_PAGE = "01-landscape.md"
+KV_TABLE_PAGE = "02-memory.md"
+ENV_PAGE = "09-appendix.md"
+
+PROGRAM_ANCHOR_PREFIX = {"launch_server": "", "launch_router": "router-", "bench_serving": "bench-"}
+
+_FLAG_IN_TEXT = re.compile(r"(?<![\w-])(--[a-z0-9][a-z0-9_-]*)")
+
+
+def parameter_anchor(program: str, flag: str) -> str:
+    return PROGRAM_ANCHOR_PREFIX[program] + flag.lstrip("-")
+
+
+def env_anchor(name: str) -> str:
+    return name.lower().replace("_", "-")
+
+
+def page_url(page: str) -> str:
+    """The URL (directory style, relative to the language root) of a docs page path."""
+    stem = page.removesuffix(".md")
+    if stem == "index":
+        return ""
+    if stem.endswith("/index"):
+        return stem.removesuffix("index")
+    return stem + "/"
+
+
+# Markdown metacharacters become entities too, so escaped text stays literal in Markdown contexts
+# (lists, admonitions, tab labels) as well as in raw HTML blocks.
+_ENTITIES = str.maketrans({c: f"&#{ord(c)};" for c in "&<>\"'*_`[]\\|{}#~^:"})
+
+
+def attr(value: Any) -> str:
+    """A value inside a double-quoted HTML attribute (URLs keep their # and :)."""
+    return html.escape(str(value), quote=True)
+
+
+def esc(text: Any) -> str:
+    """Text shown literally wherever a renderer puts it: HTML and Markdown syntax are both neutralised."""
+    return str(text).translate(_ENTITIES)
+
+
+@dataclass
+class RenderContext:
+    kb: KB
+    lang: str
+    page: str  # e.g. "02-memory.md"
+    snapshot: Any = None  # handbook.engine.snapshot.EngineSnapshot, when the page needs the engine
+    extras: dict[str, Any] = field(default_factory=dict)
+
+    # ----------------------------------------------------------------------------------- language
+    def t(self, value: Text | str | None) -> str:
+        """The page's language of a bilingual value (plain strings read the same in both)."""
+        if value is None:
+            return ""
+        return value if isinstance(value, str) else value[self.lang]
+
+    def pick(self, zh: str, en: str) -> str:
+        """Fixed wording of the site's own (table headings, status lines) in the page's language."""
+        return zh if self.lang == "zh" else en
+
+    # ----------------------------------------------------------------------------------- links
+    def href(self, page: str, anchor: str = "") -> str:
+        """A relative link from this page to ``page#anchor`` (works for every language folder)."""
+        fragment = f"#{anchor}" if anchor else ""
+        if page == self.page:
+            return fragment or "./"
+        target = "/" + page_url(page)
+        rel = posixpath.relpath(target, "/" + page_url(self.page))
+        if target.endswith("/"):
+            rel += "/"
+        return rel + fragment
+
+    def parameter_link(self, parameter: Parameter, label: str | None = None) -> str:
+        anchor = parameter_anchor(parameter.program, parameter.flag)
+        url = attr(self.href(PARAMETERS_PAGE, anchor))
+        return f'<a href="{url}"><code>{esc(label or parameter.flag)}</code></a>'
+
+    def flag_html(self, flag: str, program: str | None = None) -> str:
+        """``--flag`` as code, linked to its parameter entry when the KB documents it."""
+        programs = [program] if program else ["launch_server", "launch_router", "bench_serving"]
+        for prog in programs:
+            p = self.kb.parameter(flag, prog)
+            if p is not None:
+                return self.parameter_link(p, flag)
+        return f"<code>{esc(flag)}</code>"
+
+    def env_html(self, name: str) -> str:
+        if name in self.kb.env_vars:
+            return f'<a href="{attr(self.href(ENV_PAGE, env_anchor(name)))}"><code>{esc(name)}</code></a>'
+        return f"<code>{esc(name)}</code>"
+
+    # ----------------------------------------------------------------------------------- text
+    def text_html(self, value: Text | str | None, program: str | None = None) -> str:
+        """A KB string as HTML: everything escaped; flags and known variables become linked code."""
+        raw = self.t(value)
+        out, last = [], 0
+        for match in self._token_pattern().finditer(raw):
+            out.append(esc(raw[last : match.start()]))
+            token = match.group(0)
+            out.append(self.env_html(token) if token in self.kb.env_vars else self.flag_html(token, program))
+            last = match.end()
+        out.append(esc(raw[last:]))
+        return "".join(out)
+
+    def _token_pattern(self) -> re.Pattern[str]:
+        names = sorted(self.kb.env_vars, key=len, reverse=True)
+        envs = "|".join(map(re.escape, names))
+        return re.compile(_FLAG_IN_TEXT.pattern + (rf"|(?<![\w])(?:{envs})(?![\w])" if envs else ""))

@@ -1,0 +1,44 @@
+"""Numbers as the pages show them, in the page's language."""
+
+from __future__ import annotations
+
+from handbook.calc import memory
+
+
+def thousands(n: float) -> str:
+    return f"{round(n):,}"
+
+
+def sig(x: float, digits: int = 3) -> str:
+    """``x`` with about ``digits`` significant digits, without trailing zeros."""
+    if x == 0:
+        return "0"
+    text = f"{x:.{digits}g}"
+    if "e" in text:
+        text = f"{x:,.0f}"
+    return text
+
+
+def binary_size(n_bytes: float) -> str:
+    """Bytes in the largest binary unit that keeps the number ≥ 1 (KiB, MiB, GiB)."""
+    for unit, size in (("GiB", memory.GIB), ("MiB", memory.MIB), ("KiB", memory.KIB)):
+        if n_bytes >= size:
+            return f"{sig(n_bytes / size)} {unit}"
+    return f"{thousands(n_bytes)} B"
+
+
+def gb(n_bytes: float, digits: int = 3) -> str:
+    return f"{sig(n_bytes / memory.GB, digits)} GB"
+
+
+def billions(b: float) -> str:
+    """Parameters given in billions: 1600 → 1.6T, 397 → 397B, 5.1 → 5.1B."""
+    return f"{sig(b / 1000)}T" if b >= 1000 else f"{sig(b)}B"
+
+
+def tokens(n: int) -> str:
+    return thousands(n)
+
+
+def percent(x: float) -> str:
+    return f"{x:.1f}%"

@@ -1,0 +1,77 @@
+"""Small builders for the HTML and Markdown that renderers emit. Cells are HTML already escaped by callers."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from handbook.render.context import attr
+
+
+def table(
+    headers: Sequence[str],
+    rows: Sequence[Sequence[str]],
+    *,
+    numeric: Sequence[int] = (),
+    row_ids: Sequence[str | None] | None = None,
+    caption: str | None = None,
+) -> str:
+    """An HTML table (one raw block, no blank lines). ``numeric`` columns are right-aligned."""
+    if not rows:
+        raise ValueError("a generated table needs at least one row")
+
+    def cell(tag: str, i: int, content: str) -> str:
+        align = ' style="text-align: right"' if i in numeric else ""
+        return f"<{tag}{align}>{content}</{tag}>"
+
+    out = ["<table>"]
+    if caption:
+        out.append(f"<caption>{caption}</caption>")
+    out.append("<thead><tr>" + "".join(cell("th", i, h) for i, h in enumerate(headers)) + "</tr></thead>")
+    out.append("<tbody>")
+    for n, row in enumerate(rows):
+        if len(row) != len(headers):
+            raise ValueError(f"row {n} has {len(row)} cells, the table {len(headers)} columns")
+        rid = row_ids[n] if row_ids else None
+        id_attr = f' id="{attr(rid)}"' if rid else ""
+        out.append(f"<tr{id_attr}>" + "".join(cell("td", i, c) for i, c in enumerate(row)) + "</tr>")
+    out.append("</tbody></table>")
+    return "\n".join(out)
+
+
+def fence(code: str, lang: str = "bash") -> str:
+    """A fenced code block that stays one block whatever backticks the code holds."""
+    longest = max((len(run) for run in code.split("\n") for run in _backtick_runs(run)), default=0)
+    ticks = "`" * max(3, longest + 1)
+    return f"{ticks}{lang}\n{code}\n{ticks}"
+
+
+def _backtick_runs(line: str) -> list[str]:
+    runs, current = [], ""
+    for ch in line:
+        if ch == "`":
+            current += ch
+        elif current:
+            runs.append(current)
+            current = ""
+    if current:
+        runs.append(current)
+    return runs
+
+
+def admonition(kind: str, title: str, body: str) -> str:
+    """A Material admonition; ``body`` is Markdown, indented into it."""
+    inner = "\n".join(("    " + line) if line.strip() else "" for line in body.strip("\n").splitlines())
+    return f'!!! {kind} "{title}"\n\n{inner}'
+
+
+def tabs(items: Sequence[tuple[str, str]]) -> str:
+    """pymdownx.tabbed content tabs: (label, markdown body) pairs."""
+    out = []
+    for label, body in items:
+        inner = "\n".join(("    " + line) if line.strip() else "" for line in body.strip("\n").splitlines())
+        out.append(f'=== "{label.replace(chr(34), chr(39))}"\n\n{inner}\n')
+    return "\n".join(out)
+
+
+def bullet_list(items: Sequence[str]) -> str:
+    return "\n".join(f"- {item}" for item in items)

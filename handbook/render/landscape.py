@@ -1,0 +1,313 @@
+"""Renderers for models, accelerators, attention families, claims and KV figures (chapters 00–02, 06)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from handbook.calc import claims as claim_calc
+from handbook.calc import memory
+from handbook.kb.schema import Model
+from handbook.render.context import KV_TABLE_PAGE, MODELS_PAGE, RenderContext, attr, esc
+from handbook.render.formatting import billions, binary_size, gb, percent, sig, thousands
+from handbook.render.html import table
+from handbook.render.markers import RenderError, renderer
+
+
+def _ids(ctx: RenderContext, raw: str, pool: dict[str, Any], what: str) -> list[str]:
+    ids = [i for i in raw.split(",") if i]
+    for i in ids:
+        if i not in pool:
+            raise RenderError(f"{i!r} is not a {what} id")
+    return ids
+
+
+def model_anchor(model: Model) -> tuple[str, str]:
+    """(page, anchor) of a model's entry: frontier models in 01's overview, the others in 02's KV table."""
+    if model.role == "frontier":
+        return MODELS_PAGE, model.id
+    return KV_TABLE_PAGE, f"kv-{model.id}"
+
+
+def model_link(ctx: RenderContext, model: Model) -> str:
+    page, anchor = model_anchor(model)
+    return f'<a href="{attr(ctx.href(page, anchor))}">{esc(model.name)}</a>'
+
+
+def _unknown(ctx: RenderContext) -> str:
+    return ctx.pick("未公开", "not published")
+
+
+# ------------------------------------------------------------------------------------ chapter 00
+@renderer("baseline")
+def baseline(ctx: RenderContext) -> str:
+    hb = ctx.kb.handbook
+    rows = [[esc(ctx.t(r.component)), esc(r.baseline), ctx.text_html(r.note)] for r in hb.baseline]
+    return table(
+        [ctx.pick("组件", "Component"), ctx.pick("基线", "Baseline"), ctx.pick("说明", "Notes")], rows
+    )
+
+
+@renderer("engine-version", inline=True)
+def engine_version(ctx: RenderContext) -> str:
+    return esc(ctx.kb.handbook.engine_version)
+
+
+# ------------------------------------------------------------------------------------ chapter 01
+def _params_text(ctx: RenderContext, model: Model, which: str) -> str:
+    value = getattr(model.params, which)
+    return billions(value) if value is not None else "—"
+
+
+def _experts_text(model: Model) -> str:
+    e = model.experts
+    if e is None:
+        return "—"
+    return f"{e.routed if e.routed else '—'} / {e.per_token if e.per_token else '—'}"
+
+
+@renderer("moe-table")
+def moe_table(ctx: RenderContext, models: str) -> str:
+    rows = []
+    for mid in _ids(ctx, models, ctx.kb.models, "model"):
+        m = ctx.kb.models[mid]
+        rows.append(
+            [
+                model_link(ctx, m),
+                _params_text(ctx, m, "total_b"),
+                _params_text(ctx, m, "active_b"),
+                _experts_text(m),
+            ]
+        )
+    headers = [
+        ctx.pick("模型", "Model"),
+        ctx.pick("总参", "Total"),
+        ctx.pick("激活", "Active"),
+        ctx.pick("专家数 / 激活数", "Experts / active"),
+    ]
+    return table(headers, rows, numeric=(1, 2))
+
+
+@renderer("models-overview")
+def models_overview(ctx: RenderContext, models: str = "") -> str:
+    ids = (
+        _ids(ctx, models, ctx.kb.models, "model")
+        if models
+        else [m.id for m in ctx.kb.models.values() if m.role == "frontier"]
+    )
+    rows, row_ids = [], []
+    for mid in ids:
+        m = ctx.kb.models[mid]
+        sizes = (
+            esc(ctx.t(m.params.stated))
+            if m.params.stated
+            else (f"{_params_text(ctx, m, 'total_b')} / {_params_text(ctx, m, 'active_b')}")
+        )
+        if m.context is None:
+            context = "—"
+        elif m.context.extended:
+            context = f"{thousands(m.context.native)} → {sig(m.context.extended / 1e6)}M"
+        else:
+            context = thousands(m.context.native)
+        precisions = " / ".join(esc(ctx.kb.dtypes[p.dtype].name) for p in m.precisions) or "—"
+        notes = "<br>".join(ctx.text_html(n) for n in m.notes[:1]) if m.notes else ""
+        rows.append(
+            [
+                f"<strong>{esc(m.name)}</strong>",
+                sizes,
+                context,
+                ctx.text_html(m.attention.stated),
+                precisions,
+                ctx.text_html(m.summary) if m.summary else notes,
+            ]
+        )
+        row_ids.append(m.id)
+    headers = [
+        ctx.pick("模型", "Model"),
+        ctx.pick("总参 / 激活", "Total / active"),
+        ctx.pick("上下文", "Context"),
+        ctx.pick("注意力", "Attention"),
+        ctx.pick("精度", "Precision"),
+        ctx.pick("备注", "Notes"),
+    ]
+    return table(headers, rows, numeric=(2,), row_ids=row_ids)
+
+
+@renderer("attention-families")
+def attention_families(ctx: RenderContext, families: str = "") -> str:
+    ids = (
+        _ids(ctx, families, ctx.kb.attention, "attention family")
+        if families
+        else [f.id for f in ctx.kb.attention.values() if f.flags or f.flags_note]
+    )
+    rows = []
+    for fid in ids:
+        f = ctx.kb.attention[fid]
+        flags = " / ".join(f"<code>{esc(line)}</code>" for line in f.flags)
+        if f.flags_note:
+            flags = (flags + "<br>" if flags else "") + ctx.text_html(f.flags_note)
+        rows.append([f"{esc(ctx.t(f.group))} {esc(f.name)}", ctx.text_html(f.representatives), flags or "—"])
+    headers = [
+        ctx.pick("架构族", "Family"),
+        ctx.pick("代表", "Examples"),
+        ctx.pick("SGLang 对应参数", "SGLang flags"),
+    ]
+    return table(headers, rows)
+
+
+def _get(obj: Any, path: str) -> Any:
+    for part in path.split("."):
+        obj = obj[int(part)] if part.isdigit() else getattr(obj, part, None)
+        if obj is None:
+            return None
+    return obj
+
+
+@renderer("fact", inline=True)
+def fact(
+    ctx: RenderContext, model: str = "", hardware: str = "", field: str = "", format: str = "plain"
+) -> str:
+    """One value of a model or accelerator: ``<!-- kb:fact model=<id> field=context.native -->``."""
+    if bool(model) == bool(hardware):
+        raise RenderError("give exactly one of model= or hardware=")
+    pool, key = (ctx.kb.models, model) if model else (ctx.kb.hardware, hardware)
+    if key not in pool:
+        raise RenderError(f"{key!r} is not a {'model' if model else 'hardware'} id")
+    value = _get(pool[key], field)
+    if value is None:
+        raise RenderError(f"{key}: field {field!r} has no value")
+    if format == "thousands":
+        return thousands(value)
+    if format == "billions":
+        return billions(value)
+    if format == "code":
+        return f"<code>{esc(value)}</code>"
+    if format != "plain":
+        raise RenderError(f"format {format!r}: expected plain, thousands, billions or code")
+    return esc(ctx.t(value) if not isinstance(value, int | float) else value)
+
+
+# ------------------------------------------------------------------------------------ claims & KV
+def claim_value(ctx: RenderContext, claim_id: str) -> tuple[Any, claim_calc.Outcome]:
+    claim = ctx.kb.claims.get(claim_id)
+    if claim is None:
+        raise RenderError(f"{claim_id!r} is not a claim id in kb/claims.yaml")
+    try:
+        return claim, claim_calc.evaluate(ctx.kb, claim)
+    except claim_calc.ClaimError as exc:
+        raise RenderError(str(exc)) from None
+
+
+def format_claim(ctx: RenderContext, claim: Any, values: tuple[float, ...]) -> str:
+    unit = claim.unit
+    if unit == "1/x":
+        return f"1/{sig(values[0], 2)}"
+    if unit == "x":
+        return f"{sig(values[0], 2)}×"
+    if unit == "%":
+        return "–".join(percent(v) for v in values)
+    if unit in claim_calc.UNIT_BYTES:
+        n_bytes = values[0] * claim_calc.UNIT_BYTES[unit]
+        return (
+            f"{binary_size(n_bytes)} ({gb(n_bytes)})" if n_bytes >= memory.GB / 10 else binary_size(n_bytes)
+        )
+    raise RenderError(f"unit {unit!r} has no format")
+
+
+@renderer("claim", inline=True)
+def claim(ctx: RenderContext, id: str) -> str:
+    """A figure the handbook states, as computed from the KB (the drift list shows any disagreement)."""
+    c, outcome = claim_value(ctx, id)
+    return format_claim(ctx, c, outcome.values)
+
+
+@renderer("kv-example")
+def kv_example(ctx: RenderContext, claim: str) -> str:
+    """The worked KV formula of a per-token claim, with every factor taken from the model's config."""
+    c, _ = claim_value(ctx, claim)
+    if c.quantity != "kv-bytes-per-token":
+        raise RenderError(f"claim {claim} is a {c.quantity}, expected kv-bytes-per-token")
+    model = ctx.kb.models[str(c.args["model"])]
+    dtype = ctx.kb.dtypes[str(c.args["kv_dtype"])]
+    cell = memory.kv_cell(model, dtype)
+    cfg = model.config
+    nbytes = sig(dtype.bits / 8)
+    if cell.formula == "mla":
+        expr = f"{cell.layers_counted} × ({cfg.kv_lora_rank} + {cfg.qk_rope_head_dim}) × {nbytes}"
+    else:
+        dims = (
+            f"{cfg.head_dim}"
+            if not cfg.v_head_dim or cfg.v_head_dim == cfg.head_dim
+            else (f"({cfg.head_dim} + {cfg.v_head_dim}) / 2")
+        )
+        expr = f"2 × {cell.layers_counted} × {cfg.num_key_value_heads} × {dims} × {nbytes}"
+    result = f"{expr} = {thousands(cell.bytes_per_token)} B ≈ {binary_size(cell.bytes_per_token)} / token"
+    return f"```text\n{result}\n```"
+
+
+KV_TABLE_TOKENS = (8192, 131072, 1048576)
+
+
+@renderer("kv-table")
+def kv_table(ctx: RenderContext) -> str:
+    """Every model's KV bytes per token (BF16 / FP8 KV) and the KV of one 8K / 128K / 1M-token sequence."""
+    bf16, fp8 = ctx.kb.dtypes["bf16"], ctx.kb.dtypes["fp8"]
+    rows, ids = [], []
+    for m in ctx.kb.models.values():
+        try:
+            cells = [memory.kv_cell(m, bf16), memory.kv_cell(m, fp8)]
+        except memory.NotPublished as exc:
+            missing = ", ".join(exc.missing)
+            note = ctx.pick(f"未公开：{missing}", f"not published: {missing}")
+            rows.append([model_link(ctx, m), esc(m.attention.kv_formula.upper()), note, "—", "—", "—", "—"])
+            ids.append(f"kv-{m.id}")
+            continue
+        elsewhere = ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in cells[0].elsewhere.items())
+        layers = str(cells[0].layers_counted) + (f" (+ {elsewhere})" if elsewhere else "")
+        rows.append(
+            [
+                model_link(ctx, m),
+                esc(m.attention.kv_formula.upper()),
+                esc(layers),
+                f"{thousands(cells[0].bytes_per_token)} / {thousands(cells[1].bytes_per_token)}",
+                *[
+                    " / ".join(binary_size(cell.bytes_per_token * t) for cell in cells)
+                    for t in KV_TABLE_TOKENS
+                ],
+            ]
+        )
+        ids.append(f"kv-{m.id}")
+    headers = [
+        ctx.pick("模型", "Model"),
+        ctx.pick("公式", "Formula"),
+        ctx.pick("计入的层", "Layers counted"),
+        ctx.pick("字节/token（BF16 / FP8 KV）", "Bytes/token (BF16 / FP8 KV)"),
+        "8K",
+        "128K",
+        "1M",
+    ]
+    return table(headers, rows, numeric=(3, 4, 5, 6), row_ids=ids)
+
+
+# ------------------------------------------------------------------------------------ chapter 06
+@renderer("precision-table")
+def precision_table(ctx: RenderContext, model: str) -> str:
+    if model not in ctx.kb.models:
+        raise RenderError(f"{model!r} is not a model id")
+    m = ctx.kb.models[model]
+    rows = []
+    for p in m.precisions:
+        rows.append(
+            [
+                esc(ctx.kb.dtypes[p.dtype].name),
+                f"<code>{esc(p.checkpoint)}</code>" if p.checkpoint else "—",
+                f"{sig(p.min_memory_gb)} GB" if p.min_memory_gb else "—",
+                ctx.text_html(p.recommended_hardware) if p.recommended_hardware else "—",
+            ]
+        )
+    headers = [
+        ctx.pick("精度", "Precision"),
+        "checkpoint",
+        ctx.pick("最小显存", "Minimum memory"),
+        ctx.pick("推荐硬件", "Recommended hardware"),
+    ]
+    return table(headers, rows, numeric=(2,))

@@ -1,0 +1,116 @@
+"""Renderers for parameters (chapter 04, appendix A) and their choices."""
+
+from __future__ import annotations
+
+from handbook.kb.schema import Default, Parameter
+from handbook.render.context import PARAMETERS_PAGE, RenderContext, attr, esc, parameter_anchor
+from handbook.render.html import table
+from handbook.render.markers import RenderError, renderer
+
+STAGE_MARKS = "①②③④⑤⑥⑦"
+
+DEFAULT_WORDS = {
+    "auto": ("自动", "automatic"),
+    "required": ("必填", "required"),
+    "from-config": ("从 config 读", "from the model's config"),
+    "disabled": ("关闭", "off"),
+    "enabled": ("开启", "on"),
+    "unstated": ("—", "—"),
+}
+
+
+def default_text(ctx: RenderContext, default: Default) -> str:
+    if default.stated is not None:
+        return ctx.text_html(default.stated)
+    if default.kind == "value":
+        return f"<code>{esc(default.value)}</code>"
+    zh, en = DEFAULT_WORDS[default.kind]
+    return esc(ctx.pick(zh, en))
+
+
+def _flag_cell(ctx: RenderContext, p: Parameter) -> str:
+    """The flag (anchored: this is the parameter's home) and the handbook's other spellings."""
+    spellings = " / ".join(f"<code>{esc(f)}</code>" for f in [p.flag, *p.aliases])
+    return f'<span id="{attr(parameter_anchor(p.program, p.flag))}"></span>{spellings}'
+
+
+def _meaning(ctx: RenderContext, p: Parameter) -> str:
+    text = ctx.text_html(p.meaning, p.program)
+    if p.tradeoff:
+        text += "<br>" + ctx.text_html(p.tradeoff, p.program)
+    if p.stages:
+        text += (
+            "<br><small>" + ctx.pick("作用点：", "Acts at: ") + " ".join(STAGE_MARKS[s - 1] for s in p.stages)
+        )
+        text += "</small>"
+    return text
+
+
+def _groups(ctx: RenderContext, groups: str) -> list[str]:
+    ids = [g for g in groups.split(",") if g]
+    for g in ids:
+        if g not in ctx.kb.groups:
+            raise RenderError(f"{g!r} is not a parameter group (kb/parameters/<group>.yaml)")
+    return ids
+
+
+@renderer("parameters")
+def parameters(ctx: RenderContext, groups: str) -> str:
+    """The parameter table of one or more groups; every row is the flag's anchored home."""
+    if ctx.page != PARAMETERS_PAGE:
+        raise RenderError(f"parameter tables live on {PARAMETERS_PAGE}, where their anchors are")
+    rows = []
+    for gid in _groups(ctx, groups):
+        for p in ctx.kb.groups[gid].parameters:
+            rows.append([_flag_cell(ctx, p), default_text(ctx, p.default), _meaning(ctx, p)])
+    headers = [
+        ctx.pick("参数", "Flag"),
+        ctx.pick("默认", "Default"),
+        ctx.pick("含义与取舍", "Meaning and trade-off"),
+    ]
+    return table(headers, rows)
+
+
+@renderer("group-title", inline=True)
+def group_title(ctx: RenderContext, group: str) -> str:
+    return esc(ctx.t(ctx.kb.groups[_groups(ctx, group)[0]].title))
+
+
+@renderer("group-intro")
+def group_intro(ctx: RenderContext, group: str) -> str:
+    intro = ctx.kb.groups[_groups(ctx, group)[0]].intro
+    if intro is None:
+        raise RenderError(f"group {group} has no intro")
+    return ctx.text_html(intro)
+
+
+@renderer("choices")
+def choices(ctx: RenderContext, flag: str, program: str = "launch_server") -> str:
+    """A backend flag's values, each with when to use it (chapter 04.4)."""
+    p = ctx.kb.parameter(flag, program)
+    if p is None:
+        raise RenderError(f"{flag} is not a {program} parameter in kb/parameters/")
+    if not p.choices:
+        raise RenderError(f"{flag} has no choices in the KB")
+    rows = []
+    for c in p.choices:
+        values = " / ".join(f"<code>{esc(v)}</code>" for v in c.values)
+        if c.default:
+            values += ctx.pick("（默认）", " (default)")
+        rows.append([values, ctx.text_html(c.use_when, p.program)])
+    out = table([ctx.pick("值", "Value"), ctx.pick("适用", "When to use it")], rows)
+    if p.choices_note:
+        out += "\n\n" + ctx.text_html(p.choices_note, p.program)
+    return out
+
+
+@renderer("parameter-summary")
+def parameter_summary(ctx: RenderContext) -> str:
+    """Appendix A: every parameter in one line, linked to its entry."""
+    rows = []
+    for group in ctx.kb.groups.values():
+        for p in group.parameters:
+            rows.append([ctx.parameter_link(p), esc(ctx.t(group.title)), ctx.text_html(p.summary, p.program)])
+    return table(
+        [ctx.pick("参数", "Flag"), ctx.pick("分组", "Group"), ctx.pick("一句话", "In one line")], rows
+    )

@@ -1,0 +1,48 @@
+"""Renderers for commands: one recipe as a copyable block, or variants of one recipe as content tabs."""
+
+from __future__ import annotations
+
+from handbook.commands import command_text, line_notes
+from handbook.kb.schema import Recipe
+from handbook.render.context import RenderContext, esc
+from handbook.render.html import bullet_list, fence, tabs
+from handbook.render.markers import RenderError, renderer
+
+
+def _recipe(ctx: RenderContext, rid: str) -> Recipe:
+    recipe = ctx.kb.recipes.get(rid)
+    if recipe is None:
+        raise RenderError(f"{rid!r} is not a recipe id (kb/recipes/<id>.yaml)")
+    return recipe
+
+
+def recipe_block(ctx: RenderContext, recipe: Recipe, with_title: bool = True) -> str:
+    """The command, then what belongs under it: line remarks, notes, and its check status."""
+    parts = [fence(command_text(recipe, ctx.lang, with_title), "bash")]
+    notes = [
+        f"<code>{esc(line)}</code>: {ctx.text_html(note, recipe.program)}"
+        for line, note in line_notes(recipe)
+    ]
+    notes += [ctx.text_html(note, recipe.program) for note in recipe.notes]
+    if notes:
+        parts.append(bullet_list(notes))
+    status = ctx.extras.get("command_status")
+    if status is not None:
+        parts.append(status(ctx, recipe))
+    return "\n\n".join(parts)
+
+
+@renderer("recipe")
+def recipe(ctx: RenderContext, id: str, title: str = "yes") -> str:
+    if title not in ("yes", "no"):
+        raise RenderError("title= takes yes or no")
+    return recipe_block(ctx, _recipe(ctx, id), with_title=title == "yes")
+
+
+@renderer("recipe-tabs")
+def recipe_tabs(ctx: RenderContext, ids: str) -> str:
+    """Variants of one command (hardware, vendor, strategy) as content tabs, labelled by their titles."""
+    recipes = [_recipe(ctx, rid) for rid in ids.split(",") if rid]
+    if len(recipes) < 2:
+        raise RenderError("recipe-tabs needs at least two recipe ids")
+    return tabs([(ctx.t(r.title), recipe_block(ctx, r, with_title=False)) for r in recipes])

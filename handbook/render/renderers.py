@@ -1,0 +1,3 @@
+"""Importing this module registers every kb: renderer."""
+
+from handbook.render import landscape, ops, params, recipes  # noqa: F401

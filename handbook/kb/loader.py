@@ -130,6 +130,10 @@ def _expected(error: dict[str, Any]) -> str:
             msg = msg[len(prefix) :]
     if kind == "string_too_short":
         return "non-empty text"
+    if kind == "too_short":
+        return f"at least {error['ctx']['min_length']} item(s)"
+    if kind == "too_long":
+        return f"at most {error['ctx']['max_length']} item(s)"
     if kind == "string_pattern_mismatch":
         return f"text matching {error['ctx']['pattern']}"
     return msg[0].lower() + msg[1:] if msg else kind

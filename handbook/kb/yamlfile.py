@@ -131,7 +131,11 @@ def load_yaml(path: Path, shown_as: str) -> tuple[YamlDoc | None, list[Problem]]
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark else 1
-        what = " ".join(filter(None, [exc.context, exc.problem]))
+        what = exc.problem or "a syntax error"
+        if exc.context and exc.context_mark and exc.context_mark.line + 1 != line:
+            what = f"{exc.context} that starts on line {exc.context_mark.line + 1}: {what}"
+        elif exc.context:
+            what = f"{exc.context}: {what}"
         return None, [Problem(shown_as, line, "", f"got invalid YAML ({what}), expected well-formed YAML")]
     except yaml.YAMLError as exc:
         return None, [Problem(shown_as, 1, "", f"got invalid YAML ({exc}), expected well-formed YAML")]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import os
+from pathlib import Path
 
 import nox
 
@@ -47,7 +47,79 @@ def lock(session: nox.Session) -> None:
     """Re-resolve requirements/dev.in into the hash-pinned lock."""
     session.install("pip-tools==7.6.2")
     session.run(
-        "pip-compile", "--quiet", "--generate-hashes", "--strip-extras", "--allow-unsafe",
-        "--no-emit-index-url", "--no-emit-find-links", "--output-file", LOCK, "requirements/dev.in",
+        "pip-compile",
+        "--quiet",
+        "--generate-hashes",
+        "--strip-extras",
+        "--allow-unsafe",
+        "--no-emit-index-url",
+        "--no-emit-find-links",
+        "--output-file",
+        LOCK,
+        "requirements/dev.in",
         env={"CUSTOM_COMPILE_COMMAND": "nox -s lock"},
     )
+
+
+@nox.session(name="engine-snapshot", python="3.11")
+def engine_snapshot(session: nox.Session) -> None:
+    """Snapshot SGLang's real argument parsers and env-var registry into kb/engine/sglang-<version>.json.
+
+    Usage: nox -s engine-snapshot -- 0.5.23 [0.3.2]   (SGLang version, then sglang-router version)
+    Installs the two wheels without their dependencies, plus only what importing the parsers needs
+    (no GPU, no model download), and runs handbook/engine/dump.py inside this throwaway venv.
+    """
+    routers = {"0.5.23": "0.3.2"}  # sglang -> the sglang-router release that ships with it
+    version = session.posargs[0] if session.posargs else "0.5.23"
+    router = session.posargs[1] if len(session.posargs) > 1 else routers.get(version)
+    if router is None:
+        session.error(f"which sglang-router for sglang {version}? nox -s engine-snapshot -- {version} X.Y.Z")
+    wheel_dir = Path(session.create_tmp()) / "engine-wheels"
+    for old in wheel_dir.glob("*.whl"):
+        old.unlink()
+    session.run(
+        "python",
+        "-m",
+        "pip",
+        "download",
+        "--quiet",
+        "--no-deps",
+        "--only-binary=:all:",
+        "--dest",
+        str(wheel_dir),
+        f"sglang=={version}",
+        f"sglang-router=={router}",
+    )
+    wheels = sorted(str(w) for w in wheel_dir.glob("*.whl"))
+    session.install("--no-deps", "--force-reinstall", *wheels)
+    # Import-time dependencies of the three parsers, pinned. torch 2.14.1 is what sglang 0.5.23 pins:
+    # the PyPI build is CUDA's (it pulls the nvidia-* wheels) but imports and runs on a CPU-only machine.
+    session.install(
+        "torch==2.14.1",
+        "torchvision==0.29.1",
+        "transformers==5.19.0",
+        "tokenizers==0.23.2",
+        "msgspec==0.23.0",
+        "numpy==2.4.6",
+        "orjson==3.13.0",
+        "psutil==7.2.2",
+        "pybase64==1.5.1",
+        "requests==2.34.2",
+        "packaging==26.4",
+        "pillow==13.0.0",
+        "starlette==1.10.0",
+        "pydantic==2.14.4",
+        "pyzmq==27.3.0",
+        "tqdm==4.70.1",
+        "ipython==9.18.1",
+        "aiohttp==3.14.5",
+        # the serving benchmark imports sglang.srt.configs (datasets, kernels, quantization configs) too
+        "datasets==5.2.0",
+        "apache-tvm-ffi==0.1.11",
+        "sentencepiece==0.2.1",
+        "compressed-tensors==0.18.0",
+        "gguf==0.19.0",
+    )
+    wheel_args = [arg for wheel in wheels for arg in ("--wheel", wheel)]
+    output = f"kb/engine/sglang-{version}.json"
+    session.run("python", "handbook/engine/dump.py", *wheel_args, "--output", output)

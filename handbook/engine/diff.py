@@ -15,7 +15,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from handbook.engine.snapshot import EngineSnapshot, EnvVar, Option, Parser, SnapshotError, load_snapshot
+from handbook.engine.snapshot import (
+    PARSER_NAMES,
+    EngineSnapshot,
+    EnvVar,
+    Option,
+    Parser,
+    SnapshotError,
+    load_snapshot,
+)
 
 
 @dataclass(frozen=True)
@@ -227,8 +235,13 @@ def diff_environ(old: EngineSnapshot, new: EngineSnapshot) -> EnvDiff:
     return result
 
 
+def _parser_order(name: str) -> tuple[int, str]:
+    """launch_server, launch_router, bench_serving first (the JSON file stores them sorted by name)."""
+    return (PARSER_NAMES.index(name) if name in PARSER_NAMES else len(PARSER_NAMES), name)
+
+
 def diff_snapshots(old: EngineSnapshot, new: EngineSnapshot) -> SnapshotDiff:
-    common = [name for name in old.parsers if name in new.parsers]
+    common = sorted((name for name in old.parsers if name in new.parsers), key=_parser_order)
     return SnapshotDiff(
         old_version=old.sglang_version,
         new_version=new.sglang_version,

@@ -582,6 +582,10 @@ def main(argv: list[str] | None = None) -> int:
     args = cli.parse_args(argv)
     date = args.date or datetime.datetime.now(datetime.UTC).date().isoformat()
 
+    # Run as a script, sys.path[0] is handbook/engine/: keep its snapshot.py/diff.py from shadowing
+    # any top-level module the engine imports.
+    here = Path(__file__).resolve().parent
+    sys.path[:] = [p for p in sys.path if not p or Path(p).resolve() != here]
     cleared = clear_engine_env()
     if cleared:
         print(

@@ -33,12 +33,21 @@ def _validate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _build(args: argparse.Namespace) -> int:
+    from handbook.build import build_site
+
+    return build_site(Path(args.site_dir))
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m handbook", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True, metavar="<subcommand>")
     validate = sub.add_parser("validate", help="load the whole KB and report every problem at once")
     validate.add_argument("--kb", default=str(KB_ROOT), help="the KB folder (default: %(default)s)")
     validate.set_defaults(run=_validate)
+    build = sub.add_parser("build", help="build the site into site/ (strict; all-or-nothing)")
+    build.add_argument("--site-dir", default="site", help="output folder (default: %(default)s)")
+    build.set_defaults(run=_build)
     return parser
 
 

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from handbook.calc import memory
+from handbook.kb.common import flags_in, in_lang
 from handbook.kb.loader import KB
 from handbook.kb.schema import Claim
 
@@ -53,6 +54,20 @@ def compute(kb: KB, claim: Claim) -> tuple[float, ...]:
             a = memory.kv_cell(_model(kb, claim, "a"), _dtype(kb, claim, "a_dtype")).bytes_per_token
             b = memory.kv_cell(_model(kb, claim, "b"), _dtype(kb, claim, "b_dtype")).bytes_per_token
             return (b / a,) if claim.unit == "1/x" else (a / b,)
+        if q == "gqa-group":
+            cfg = _model(kb, claim).config
+            if cfg.num_attention_heads is None or cfg.num_key_value_heads is None:
+                raise ClaimError(f"claim {claim.id}: the model's head counts are not published")
+            return (cfg.num_attention_heads / cfg.num_key_value_heads,)
+        if q == "hicache-host-bytes":
+            recipe = kb.recipes.get(str(claim.args.get("recipe")))
+            if recipe is None:
+                raise ClaimError(f"claim {claim.id}: args.recipe is not a recipe id")
+            sizes = [values for flag, values in flags_in(recipe.flags) if flag == "--hicache-size"]
+            if not sizes or not sizes[0]:
+                raise ClaimError(f"claim {claim.id}: recipe {recipe.id} sets no --hicache-size")
+            per_rank_gb = float(sizes[0][0])  # the flag takes GB per rank
+            return (per_rank_gb * int(claim.args["ranks"]) * memory.GB / UNIT_BYTES[claim.unit],)
         if q == "weights-bytes":
             return (
                 memory.weight_bytes(_model(kb, claim), _dtype(kb, claim, "dtype")) / UNIT_BYTES[claim.unit],
@@ -76,11 +91,19 @@ def compute(kb: KB, claim: Claim) -> tuple[float, ...]:
     raise ClaimError(f"claim {claim.id}: unknown quantity {q}")
 
 
-def rounds_to(computed: float, stated: str) -> bool:
-    """Whether ``computed``, rounded to as many decimals as ``stated`` has, equals it."""
+def rounds_to(computed: float, stated: str, approximate: bool = False) -> bool:
+    """Whether ``computed``, rounded as precisely as ``stated`` is written, equals it.
+
+    Exact figures are compared at their decimals ("68.6" → 0.1); approximate ones ("~800") at their
+    significant digits, trailing zeros not counting ("800" → hundreds).
+    """
+    value = Decimal(repr(computed))
+    if approximate and "." not in stated:
+        quantum = Decimal(1).scaleb(len(stated) - len(stated.rstrip("0")))
+        return (value / quantum).to_integral_value() * quantum == Decimal(stated)
     places = len(stated.split(".")[1]) if "." in stated else 0
     quantum = Decimal(1).scaleb(-places)
-    return Decimal(repr(computed)).quantize(quantum) == Decimal(stated).quantize(quantum)
+    return value.quantize(quantum) == Decimal(stated).quantize(quantum)
 
 
 def evaluate(kb: KB, claim: Claim) -> Outcome:
@@ -89,7 +112,7 @@ def evaluate(kb: KB, claim: Claim) -> Outcome:
         raise ClaimError(
             f"claim {claim.id}: states {len(claim.stated_values)} number(s), computes {len(values)}"
         )
-    agrees = all(rounds_to(v, s) for v, s in zip(values, claim.stated_values, strict=True))
+    agrees = all(rounds_to(v, s, claim.approximate) for v, s in zip(values, claim.stated_values, strict=True))
     return Outcome(claim, values, agrees)
 
 
@@ -103,11 +126,12 @@ def check_claims(kb: KB) -> list[tuple[Claim, str]]:
             problems.append((claim, str(exc).split(": ", 1)[1]))
             continue
         shown = " – ".join(f"{v:.4g}" for v in outcome.values)
+        stated = in_lang(claim.stated, "en")
         if not outcome.agrees and claim.why is None:
             problems.append(
                 (
                     claim,
-                    f"got stated {claim.stated!r} but computed {shown} {claim.unit}, "
+                    f"got stated {stated!r} but computed {shown} {claim.unit}, "
                     "expected a `why` explaining the difference",
                 )
             )
@@ -115,7 +139,7 @@ def check_claims(kb: KB) -> list[tuple[Claim, str]]:
             problems.append(
                 (
                     claim,
-                    f"got a `why`, but stated {claim.stated!r} agrees with the computed {shown} "
+                    f"got a `why`, but stated {stated!r} agrees with the computed {shown} "
                     f"{claim.unit}: remove the stale explanation",
                 )
             )

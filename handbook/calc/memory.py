@@ -181,3 +181,42 @@ def smallest_tp(model: Model, hw: Hardware, weights: Dtype, mem_fraction_static:
         if total / tp < budget:
             return tp
     return None
+
+
+# The --mem-fraction-static the handbook's own recipes use; tables that size TP assume it.
+TABLE_MEM_FRACTION = 0.85
+
+
+@dataclass(frozen=True)
+class TpCell:
+    dtype: str
+    hardware: str
+    tp: int | None  # smallest power-of-two TP that fits; None: no TP up to 64 does, or memory unknown
+    stated_tp: int | None
+    weights_per_gpu: float | None
+    kv_budget_per_gpu: float | None  # what mem_fraction_static leaves for the KV pool on each GPU
+
+    @property
+    def agrees(self) -> bool:
+        return self.stated_tp is None or self.stated_tp == self.tp
+
+
+def tp_table(
+    model: Model,
+    dtypes: dict[str, Dtype],
+    hardware: dict[str, Hardware],
+    mem_fraction_static: float = TABLE_MEM_FRACTION,
+) -> list[TpCell]:
+    """Precision × accelerator → smallest TP, for every precision with a stated hardware table."""
+    cells = []
+    for precision in model.precisions:
+        if not precision.stated_tp:
+            continue
+        dtype = dtypes[precision.dtype]
+        for hw_id, stated in precision.stated_tp.items():
+            hw = hardware[hw_id]
+            tp = smallest_tp(model, hw, dtype, mem_fraction_static) if hw.memory_gb else None
+            share = weight_bytes(model, dtype) / tp if tp else None
+            budget = memory_bytes(hw) * mem_fraction_static - share if share is not None else None
+            cells.append(TpCell(precision.dtype, hw_id, tp, stated, share, budget))
+    return cells

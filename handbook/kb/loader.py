@@ -128,6 +128,8 @@ def _expected(error: dict[str, Any]) -> str:
     for prefix in ("Input should be ", "Value error, "):
         if msg.startswith(prefix):
             msg = msg[len(prefix) :]
+    if kind == "model_type":
+        return f"a mapping of {error['ctx']['class_name']} fields"
     if kind == "string_too_short":
         return "non-empty text"
     if kind == "too_short":
@@ -206,7 +208,8 @@ def problems_from_validation(exc: ValidationError, doc: YamlDoc, schema: type[Ba
             message = f"got nothing, expected {_expected(error)}"
         else:
             message = f"got {_show(error.get('input'))}, expected {_expected(error)}"
-        key = (path, kind if kind != "kb_rule" else message)
+        # errors of one value from several union branches share a key, and become one line
+        key = (path, message) if kind in ("kb_rule", "missing", "extra_forbidden") else (path, "value")
         if key in problems and kind not in ("kb_rule", "missing", "extra_forbidden"):
             # the same value failed several branches of a union: one line, all expectations
             first = problems[key]

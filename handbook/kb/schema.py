@@ -76,11 +76,22 @@ class Hardware(Closed):
     unknown: dict[str, Text] = {}
     notes: Text | None = None
     source: SourceId
+    field_sources: dict[str, SourceId] = {}
 
     @model_validator(mode="after")
     def _unknown_explained(self) -> Hardware:
         _check_unknowns(self, ("architecture", "memory_gb"))
+        _check_field_sources(self)
         return self
+
+
+def _check_field_sources(model: Closed) -> None:
+    """``field_sources`` keys name fields of the model that have a value."""
+    for name in model.field_sources:
+        if name not in type(model).model_fields or name in ("source", "field_sources"):
+            raise rule_error(f"field_sources.{name}", f"got '{name}', expected a field name of this entry")
+        if getattr(model, name) in (None, {}, []):
+            raise rule_error(f"field_sources.{name}", f"got a source for '{name}', which has no value")
 
 
 def _check_unknowns(model: Closed, fields: tuple[str, ...]) -> None:
@@ -126,11 +137,7 @@ class ModelConfig(Closed):
 
     @model_validator(mode="after")
     def _field_sources_name_fields(self) -> ModelConfig:
-        for name in self.field_sources:
-            if name not in type(self).model_fields or name in ("source", "field_sources"):
-                raise rule_error(f"field_sources.{name}", f"got '{name}', expected a config field name")
-            if getattr(self, name) in (None, {}):
-                raise rule_error(f"field_sources.{name}", f"got a source for '{name}', which has no value")
+        _check_field_sources(self)
         return self
 
 
@@ -201,6 +208,12 @@ class Precision(Closed):
     min_memory_gb: PositiveFloat | None = None  # as the source states it
     recommended_hardware: Text | None = None
     hardware: list[Id] = []
+    # A hardware-requirements table as the source states it ("~800 GB", "H100: tp16"); the site sets the
+    # computed weights and smallest TP beside these and lists any difference as drift.
+    stated_weights_gb: PositiveFloat | None = None
+    stated_tp: dict[Id, PositiveInt] = {}
+    stated_tp_note: Text | None = None
+    note: Text | None = None
     source: SourceId
 
 
@@ -316,9 +329,11 @@ class Parameter(Closed):
     choices_note: Text | None = None
     related: list[FlagRef] = []
     source: SourceId
+    field_sources: dict[str, SourceId] = {}  # where a field's content comes from another source
 
     @model_validator(mode="after")
     def _one_default_choice(self) -> Parameter:
+        _check_field_sources(self)
         if sum(c.default for c in self.choices) > 1:
             raise rule_error("choices", "got several choices marked default, expected at most one")
         if self.flag in self.aliases:
@@ -467,6 +482,12 @@ class EnvVar(Closed):
     example: NonEmpty | None = None
     in_appendix: bool = True
     source: SourceId
+    field_sources: dict[str, SourceId] = {}
+
+    @model_validator(mode="after")
+    def _field_sources(self) -> EnvVar:
+        _check_field_sources(self)
+        return self
 
 
 class EnvVarsFile(Closed):
@@ -685,16 +706,25 @@ class Claim(Closed):
 
     id: Id
     quantity: Literal[
-        "kv-bytes-per-token", "kv-bytes", "kv-ratio", "kv-with-heads", "active-share-range", "weights-bytes"
+        "kv-bytes-per-token",
+        "kv-bytes",
+        "kv-ratio",
+        "kv-with-heads",
+        "gqa-group",
+        "active-share-range",
+        "weights-bytes",
+        "hicache-host-bytes",
     ]
     args: dict[str, str | int | float] = {}
     section: Text  # where the handbook states it, e.g. "02 · MLA"
-    stated: Neutral  # the source's figure verbatim, e.g. "2.56 MiB/token"
+    stated: Label  # the source's figure verbatim, e.g. "2.56 MiB/token" (bilingual when it is a sentence)
     # The stated number(s), as written (their decimals set the rounding tolerance), in ``unit``.
     stated_values: list[Annotated[str, StringConstraints(pattern=r"^\d+(\.\d+)?$")]] = Field(
         min_length=1, max_length=2
     )
     unit: Literal["B", "KiB", "MiB", "GiB", "GB", "x", "1/x", "%"]
+    # "~800 GB": compare at the stated number's significant digits instead of its decimals
+    approximate: bool = False
     why: Text | None = None
     source: SourceId
 

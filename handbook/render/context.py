@@ -71,6 +71,13 @@ class RenderContext:
             return ""
         return value if isinstance(value, str) else value[self.lang]
 
+    def msg(self, key: str, **values: object) -> str:
+        """The site's own wording from handbook.render.strings, in the page's language."""
+        from handbook.render.strings import STRINGS
+
+        zh, en = STRINGS[key]
+        return (zh if self.lang == "zh" else en).format(**values)
+
     def pick(self, zh: str, en: str) -> str:
         """Fixed wording of the site's own (table headings, status lines) in the page's language."""
         return zh if self.lang == "zh" else en

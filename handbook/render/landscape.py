@@ -311,3 +311,43 @@ def precision_table(ctx: RenderContext, model: str) -> str:
         ctx.pick("推荐硬件", "Recommended hardware"),
     ]
     return table(headers, rows, numeric=(2,))
+
+
+@renderer("hardware-table")
+def hardware_table(ctx: RenderContext, model: str) -> str:
+    """Precision × accelerator → the smallest TP whose weight share fits, computed beside the source's own."""
+    if model not in ctx.kb.models:
+        raise RenderError(f"{model!r} is not a model id")
+    m = ctx.kb.models[model]
+    cells = memory.tp_table(m, ctx.kb.dtypes, ctx.kb.hardware)
+    if not cells:
+        raise RenderError(f"{model} has no precision with a stated hardware table (stated_tp)")
+    hw_ids = list(dict.fromkeys(c.hardware for c in cells))
+    rows = []
+    for precision in (p for p in m.precisions if p.stated_tp):
+        dtype = ctx.kb.dtypes[precision.dtype]
+        weights = gb(memory.weight_bytes(m, dtype))
+        row = [esc(dtype.name), weights]
+        for hw_id in hw_ids:
+            cell = next((c for c in cells if c.dtype == precision.dtype and c.hardware == hw_id), None)
+            if cell is None or cell.tp is None:
+                row.append("—")
+                continue
+            text = f"tp{cell.tp}<br><small>KV {gb(cell.kv_budget_per_gpu, 2)}/GPU</small>"
+            if not cell.agrees:
+                text += f"<br><small>{ctx.pick('源稿', 'source')}: tp{cell.stated_tp}</small>"
+            row.append(text)
+        rows.append(row)
+    headers = [ctx.pick("精度", "Precision"), ctx.pick("权重", "Weights")] + [
+        f"{esc(ctx.kb.hardware[h].name.split()[-1])} {sig(ctx.kb.hardware[h].memory_gb)}G" for h in hw_ids
+    ]
+    out = table(headers, rows, numeric=(1,))
+    notes = [ctx.text_html(p.stated_tp_note) for p in m.precisions if p.stated_tp_note]
+    fraction = memory.TABLE_MEM_FRACTION
+    stated = [c for c in cells if c.stated_tp is not None]
+    agreeing = sum(c.agrees for c in stated)
+    out += "\n\n" + ctx.text_html(ctx.msg("tp-table-note", fraction=fraction))
+    out += " " + ctx.msg("tp-table-agreement", stated=len(stated), agreeing=agreeing)
+    if notes:
+        out += " " + " ".join(notes)
+    return out

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from handbook.calc import claims as claim_calc
+from handbook.calc import memory
 from handbook.render.context import RenderContext, attr, env_anchor, esc
 from handbook.render.html import bullet_list, fence, table
 from handbook.render.landscape import format_claim
@@ -240,8 +241,25 @@ def drift(ctx: RenderContext) -> str:
         if outcome.agrees:
             continue
         rows.append(
-            [esc(ctx.t(c.section)), esc(c.stated), format_claim(ctx, c, outcome.values), ctx.text_html(c.why)]
+            [
+                esc(ctx.t(c.section)),
+                esc(ctx.t(c.stated)),
+                format_claim(ctx, c, outcome.values),
+                ctx.text_html(c.why),
+            ]
         )
+    for m in ctx.kb.models.values():
+        for cell in memory.tp_table(m, ctx.kb.dtypes, ctx.kb.hardware):
+            if not cell.agrees:
+                where = f"{m.name} · {ctx.kb.dtypes[cell.dtype].name} · {ctx.kb.hardware[cell.hardware].name}"
+                rows.append(
+                    [
+                        esc(where),
+                        f"tp{cell.stated_tp}",
+                        f"tp{cell.tp}" if cell.tp else "—",
+                        ctx.text_html(ctx.msg("tp-drift-why", fraction=memory.TABLE_MEM_FRACTION)),
+                    ]
+                )
     for r in ctx.kb.recipes.values():
         for fix in r.corrections:
             rows.append(

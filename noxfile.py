@@ -36,9 +36,25 @@ def validate(session: nox.Session) -> None:
 
 
 @nox.session(python=PYTHON)
+def build(session: nox.Session) -> None:
+    """Build the site into site/: strict (any warning fails), all-or-nothing."""
+    install_project(session)
+    session.run("python", "-m", "handbook", "build", *session.posargs, env=QUIET_MKDOCS)
+
+
+@nox.session(python=PYTHON)
+def serve(session: nox.Session) -> None:
+    """Live preview on http://127.0.0.1:8000/ (rebuilds when docs/ or kb/ change)."""
+    install_project(session)
+    session.run("mkdocs", "serve", "--strict", *session.posargs, env=QUIET_MKDOCS)
+
+
+@nox.session(python=PYTHON)
 def tests(session: nox.Session) -> None:
+    """Validate the KB, build the site strictly, then run every test against the code and the built site."""
     install_project(session)
     session.run("python", "-m", "handbook", "validate")
+    session.run("python", "-m", "handbook", "build", env=QUIET_MKDOCS)
     session.run("pytest", *session.posargs, env=QUIET_MKDOCS)
 
 

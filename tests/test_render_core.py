@@ -1,0 +1,130 @@
+"""Renderers on the fixture KB: exact output, escaping, links, both languages."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import handbook.render.renderers  # noqa: F401 - registers the renderers
+from handbook.commands import command_text
+from handbook.kb.loader import load_kb
+from handbook.render.context import RenderContext, esc
+from handbook.render.markers import render_page
+
+KB = load_kb(Path(__file__).parent / "fixtures" / "kb-mini")
+
+
+def render(markdown: str, lang: str = "zh", page: str = "02-memory.md") -> str:
+    return render_page(markdown, RenderContext(KB, lang, page), f"docs/{lang}/{page}").strip()
+
+
+def test_escape_neutralises_html_and_markdown():
+    assert esc("<script>alert('x')</script> a|b *c* `d` [e](f)") == (
+        "&#60;script&#62;alert(&#39;x&#39;)&#60;/script&#62; a&#124;b &#42;c&#42; &#96;d&#96; &#91;e&#93;(f)"
+    )
+
+
+def test_flags_and_variables_in_kb_text_become_linked_code():
+    ctx = RenderContext(KB, "en", "08-production.md")
+    html = ctx.text_html("Lower --mem-fraction-static; set SGLANG_USE_AITER=1, not --no-such-flag <b>")
+    assert (
+        html
+        == (
+            'Lower <a href="../04-parameters/#mem-fraction-static"><code>--mem-fraction-static</code></a>; '
+            'set <a href="../09-appendix/#sglang-use-aiter"><code>SGLANG&#95;USE&#95;AITER</code></a>=1, '  # entities: literal in Markdown and HTML alike
+            "not <code>--no-such-flag</code> &#60;b&#62;"
+        )
+    )
+
+
+def test_links_from_the_home_page_and_within_a_page():
+    home = RenderContext(KB, "zh", "index.md")
+    assert home.href("04-parameters.md", "tp-size") == "04-parameters/#tp-size"
+    assert RenderContext(KB, "zh", "04-parameters.md").href("04-parameters.md", "tp-size") == "#tp-size"
+
+
+def test_kv_example_shows_the_handbook_formula_with_config_values():
+    assert render("<!-- kb:kv-example claim=dense-a-kv -->") == (
+        "```text\n2 × 80 × 8 × 128 × 2 = 327,680 B ≈ 320 KiB / token\n```"
+    )
+
+
+def test_claims_render_the_computed_figure_in_both_languages():
+    assert render("<!-- kb:claim id=dense-a-8k -->", "en") == "2.5 GiB (2.68 GB)"
+    assert render("<!-- kb:claim id=dense-a-8k -->", "zh") == "2.5 GiB (2.68 GB)"
+
+
+def test_kv_table_marks_unpublished_fields_and_anchors_rows():
+    out = render("<!-- kb:kv-table -->", "en")
+    assert '<tr id="kv-dense-a">' in out
+    assert "327,680 / 163,840" in out  # BF16 / FP8 bytes per token, 2 × 80 × 8 × 128 × {2, 1}
+    assert "70,272 / 35,136" in out  # 61 × (512 + 64) × {2, 1}
+    assert "not published: num_hidden_layers, kv_lora_rank, qk_rope_head_dim" in out
+
+
+def test_parameters_table_anchors_each_flag_on_the_parameters_page():
+    out = render("<!-- kb:parameters groups=memory -->", "en", "04-parameters.md")
+    assert '<span id="tp-size"></span><code>--tp-size</code> / <code>--tp</code>' in out
+    assert "<td>automatic</td>" in out  # kind auto
+    assert "Acts at: ⑤" in out
+
+
+def test_choices_mark_the_default():
+    out = render("<!-- kb:choices flag=--attention-backend -->", "zh", "04-parameters.md")
+    assert "<td><code>flashinfer</code>（默认）</td><td>通用</td>" in out
+    assert "<td><code>fa3</code> / <code>fa4</code></td>" in out
+
+
+def test_recipe_block_with_env_notes_and_line_notes():
+    out = render("<!-- kb:recipe id=latent-b-amd -->", "en")
+    assert out == (
+        "```bash\n"
+        "# AMD set-up\n"
+        "export SGLANG_USE_AITER=1   # enable AITER\n"
+        "\n"
+        "python -m sglang.launch_server \\\n"
+        "  --model-path example/Latent-B \\\n"
+        "  --tp-size 8 \\\n"
+        "  --mem-fraction-static 0.8 \\\n"
+        "  --attention-backend fa3\n"
+        "```\n\n"
+        "- <code>--mem-fraction-static 0.8</code>: leaves room for activations"
+    )
+
+
+def test_short_commands_stay_on_one_line():
+    assert (
+        command_text(KB.recipes["dense-a-tp2"])
+        == "python -m sglang.launch_server --model-path example/Dense-A --tp 2"
+    )
+
+
+def test_recipe_tabs_indent_each_variant():
+    out = render("<!-- kb:recipe-tabs ids=dense-a-tp2,latent-b-amd -->", "en")
+    assert out.startswith('=== "Two GPUs"\n\n    ```bash\n    python -m sglang.launch_server --model-path')
+    assert '=== "AMD set-up"' in out
+
+
+def test_drift_lists_only_disagreeing_claims_with_their_reason():
+    out = render("<!-- kb:drift -->", "en", "09-appendix.md")
+    assert "<td>2.6 GB</td><td>2.5 GiB (2.68 GB)</td>" in out
+    assert "320 KiB" not in out  # the agreeing claim is not drift
+
+
+def test_kb_strings_are_shown_literally_in_tables(tmp_path):
+    import shutil
+
+    root = tmp_path / "kb"
+    shutil.copytree(Path(__file__).parent / "fixtures" / "kb-mini", root)
+    pitfalls = root / "pitfalls.yaml"
+    pitfalls.write_text(
+        pitfalls.read_text().replace(
+            "symptom: {zh: 启动 OOM, en: OOM at start-up}",
+            "symptom: {zh: 启动 OOM, en: '<script>x</script> | *a* `b`'}",
+        )
+    )
+    kb = load_kb(root)
+    out = render_page(
+        "<!-- kb:pitfalls model=dense-a -->\n", RenderContext(kb, "en", "08-production.md"), "p"
+    )
+    assert "<td>&#60;script&#62;x&#60;/script&#62; &#124; &#42;a&#42; &#96;b&#96;</td>" in out
+    assert "<script>" not in out

@@ -55,7 +55,7 @@ def tests(session: nox.Session) -> None:
     install_project(session)
     session.run("python", "-m", "handbook", "validate")
     session.run("python", "-m", "handbook", "build", env=QUIET_MKDOCS)
-    session.run("pytest", *session.posargs, env=QUIET_MKDOCS)
+    session.run("pytest", *session.posargs, env={**QUIET_MKDOCS, "HANDBOOK_SITE_DIR": "site"})
 
 
 @nox.session(python=PYTHON)

@@ -1,0 +1,85 @@
+"""Shared fixtures: the built site (once per session), a localhost server for it, and a headless chromium.
+
+``nox -s tests`` builds the site into site/ first and points HANDBOOK_SITE_DIR at it; run alone, pytest
+builds it once into a temporary folder. Browser tests skip when chromium is missing, unless
+HANDBOOK_REQUIRE_BROWSER=1 (as in CI), where a missing browser is a failure.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import shutil
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from handbook.build import build_site
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic",
+]  # fmt: skip
+
+
+@pytest.fixture(scope="session")
+def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The built site: HANDBOOK_SITE_DIR when given (already built), else a fresh build."""
+    given = os.environ.get("HANDBOOK_SITE_DIR")
+    if given:
+        site = Path(given)
+        assert (site / "index.html").is_file(), f"HANDBOOK_SITE_DIR={given} holds no built site"
+        return site
+    site = tmp_path_factory.mktemp("site") / "site"
+    assert build_site(site) == 0, "the site does not build; run `python -m handbook build` to see why"
+    return site
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture(scope="session")
+def site_url(built_site: Path) -> Iterator[str]:
+    """The built site served on localhost (a random free port)."""
+    handler = functools.partial(_QuietHandler, directory=str(built_site))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+
+
+def _require_browser() -> None:
+    if shutil.which(CHROMIUM) or Path(CHROMIUM).exists():
+        return
+    message = f"chromium not found at {CHROMIUM} (apt-get install chromium)"
+    if os.environ.get("HANDBOOK_REQUIRE_BROWSER") == "1":
+        pytest.fail(message + "; HANDBOOK_REQUIRE_BROWSER=1 forbids skipping")
+    pytest.skip(message)
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[object]:
+    """Debian's chromium driven by Playwright (no `playwright install`: the system browser is used)."""
+    _require_browser()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser: object) -> Iterator[object]:
+    """A fresh page in its own context, so state never leaks between tests."""
+    context = browser.new_context()  # type: ignore[attr-defined]
+    tab = context.new_page()
+    yield tab
+    context.close()

@@ -23,7 +23,7 @@ EXPECTED = {
     ],
     "unknown-key": [
         "kb/models/dense-a.yaml:4: colour: got unknown key 'colour', expected one of: id, name, vendor, role, "
-        "summary, params, experts, context, attention, config, unknown, precisions, parsers, image, "
+        "summary, overview_note, params, experts, context, attention, config, unknown, precisions, parsers, image, "
         "recommended, notes",
     ],
     "missing-translation": [

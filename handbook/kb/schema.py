@@ -255,6 +255,7 @@ class Model(Closed):
     vendor: NonEmpty
     role: Literal["frontier", "reference"]
     summary: Text | None = None
+    overview_note: Text | None = None  # the "备注" cell of chapter 01's overview table
     params: Params
     experts: Experts | None  # null for dense models
     context: Context | None
@@ -605,7 +606,8 @@ class TuningFile(Closed):
 class AttentionFamily(Closed):
     id: Id
     name: NonEmpty
-    group: Text  # e.g. 线性注意力 / linear attention
+    # How chapter 01's table names the family, e.g. 线性注意力 GDN / Linear attention: GDN
+    label: Text
     representatives: Text
     models: list[Id] = []
     flags: list[FlagLineText] = []
@@ -625,7 +627,7 @@ class PathStage(Closed):
 
 
 class LatencyShare(Closed):
-    metric: NonEmpty
+    metric: Label
     stages: list[Stage] = Field(min_length=1)
     text: Text
 

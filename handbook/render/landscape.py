@@ -109,7 +109,6 @@ def models_overview(ctx: RenderContext, models: str = "") -> str:
         else:
             context = thousands(m.context.native)
         precisions = " / ".join(esc(ctx.kb.dtypes[p.dtype].name) for p in m.precisions) or "—"
-        notes = "<br>".join(ctx.text_html(n) for n in m.notes[:1]) if m.notes else ""
         rows.append(
             [
                 f"<strong>{esc(m.name)}</strong>",
@@ -117,7 +116,7 @@ def models_overview(ctx: RenderContext, models: str = "") -> str:
                 context,
                 ctx.text_html(m.attention.stated),
                 precisions,
-                ctx.text_html(m.summary) if m.summary else notes,
+                ctx.text_html(m.overview_note) if m.overview_note else "—",
             ]
         )
         row_ids.append(m.id)
@@ -145,7 +144,7 @@ def attention_families(ctx: RenderContext, families: str = "") -> str:
         flags = " / ".join(f"<code>{esc(line)}</code>" for line in f.flags)
         if f.flags_note:
             flags = (flags + "<br>" if flags else "") + ctx.text_html(f.flags_note)
-        rows.append([f"{esc(ctx.t(f.group))} {esc(f.name)}", ctx.text_html(f.representatives), flags or "—"])
+        rows.append([esc(ctx.t(f.label)), ctx.text_html(f.representatives), flags or "—"])
     headers = [
         ctx.pick("架构族", "Family"),
         ctx.pick("代表", "Examples"),
@@ -257,12 +256,14 @@ def kv_table(ctx: RenderContext) -> str:
             cells = [memory.kv_cell(m, bf16), memory.kv_cell(m, fp8)]
         except memory.NotPublished as exc:
             missing = ", ".join(exc.missing)
-            note = ctx.pick(f"未公开：{missing}", f"not published: {missing}")
+            note = ctx.msg("not-published-fields", fields=missing)
             rows.append([model_link(ctx, m), esc(m.attention.kv_formula.upper()), note, "—", "—", "—", "—"])
             ids.append(f"kv-{m.id}")
             continue
-        elsewhere = ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in cells[0].elsewhere.items())
-        layers = str(cells[0].layers_counted) + (f" (+ {elsewhere})" if elsewhere else "")
+        elsewhere = ctx.pick("，", ", ").join(
+            ctx.msg(f"layers-{kind}", count=n) for kind, n in cells[0].elsewhere.items()
+        )
+        layers = str(cells[0].layers_counted) + (ctx.msg("layers-elsewhere", layers=elsewhere) if elsewhere else "")
         rows.append(
             [
                 model_link(ctx, m),

@@ -197,8 +197,8 @@ def request_path(ctx: RenderContext) -> str:
 def latency(ctx: RenderContext) -> str:
     items = []
     for share in ctx.kb.architecture.latency:
-        marks = "".join(STAGE_MARKS[s - 1] for s in share.stages)
-        items.append(f"<strong>{esc(share.metric)}</strong> {marks}: {ctx.text_html(share.text)}")
+        # the text names its stages (①–⑦) itself; `stages` is for linking and diagrams
+        items.append(f"<strong>{esc(ctx.t(share.metric))}</strong> {ctx.text_html(share.text)}")
     return bullet_list(items)
 
 

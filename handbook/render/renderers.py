@@ -1,3 +1,3 @@
 """Importing this module registers every kb: renderer."""
 
-from handbook.render import landscape, ops, params, recipes  # noqa: F401
+from handbook.render import landscape, ops, pages_a, pages_b, params, recipes  # noqa: F401

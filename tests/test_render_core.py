@@ -128,3 +128,18 @@ def test_kb_strings_are_shown_literally_in_tables(tmp_path):
     )
     assert "<td>&#60;script&#62;x&#60;/script&#62; &#124; &#42;a&#42; &#96;b&#96;</td>" in out
     assert "<script>" not in out
+
+
+def test_recipe_notes_render_in_a_box_in_the_page_language(tmp_path):
+    import shutil
+
+    root = tmp_path / "kb"
+    shutil.copytree(Path(__file__).parent / "fixtures" / "kb-mini", root)
+    recipe = root / "recipes" / "dense-a-tp2.yaml"
+    recipe.write_text(recipe.read_text() + "notes:\n  - {zh: 先确认 --tp-size, en: Check --tp-size first}\n")
+    out = render_page(
+        "<!-- kb:recipe id=dense-a-tp2 -->\n", RenderContext(load_kb(root), "zh", "06-models.md"), "p"
+    )
+    assert out.strip().endswith(
+        '!!! note "注意"\n\n    先确认 <a href="../04-parameters/#tp-size"><code>--tp-size</code></a>'
+    )

@@ -154,8 +154,14 @@ def attention_families(ctx: RenderContext, families: str = "") -> str:
 
 
 def _get(obj: Any, path: str) -> Any:
+    """``context.native``, ``precisions.0.checkpoint``, ``config.layer_types_count.full_attention``."""
     for part in path.split("."):
-        obj = obj[int(part)] if part.isdigit() else getattr(obj, part, None)
+        if isinstance(obj, dict):
+            obj = obj.get(part)
+        elif isinstance(obj, list):
+            obj = obj[int(part)] if part.isdigit() and int(part) < len(obj) else None
+        else:
+            obj = getattr(obj, part, None)
         if obj is None:
             return None
     return obj

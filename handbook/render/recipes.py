@@ -5,7 +5,7 @@ from __future__ import annotations
 from handbook.commands import command_text, line_notes
 from handbook.kb.schema import Recipe
 from handbook.render.context import RenderContext, esc
-from handbook.render.html import bullet_list, fence, tabs
+from handbook.render.html import admonition, bullet_list, fence, tabs
 from handbook.render.markers import RenderError, renderer
 
 
@@ -17,18 +17,20 @@ def _recipe(ctx: RenderContext, rid: str) -> Recipe:
 
 
 def recipe_block(ctx: RenderContext, recipe: Recipe, with_title: bool = True) -> str:
-    """The command, then what belongs under it: line remarks, notes, and its check status."""
+    """The command, its check status right under it, then line remarks and the source's notes."""
     parts = [fence(command_text(recipe, ctx.lang, with_title), "bash")]
-    notes = [
-        f"<code>{esc(line)}</code>: {ctx.text_html(note, recipe.program)}"
-        for line, note in line_notes(recipe)
-    ]
-    notes += [ctx.text_html(note, recipe.program) for note in recipe.notes]
-    if notes:
-        parts.append(bullet_list(notes))
     status = ctx.extras.get("command_status")
     if status is not None:
         parts.append(status(ctx, recipe))
+    remarks = [
+        f"<code>{esc(line)}</code>: {ctx.text_html(note, recipe.program)}"
+        for line, note in line_notes(recipe)
+    ]
+    if remarks:
+        parts.append(bullet_list(remarks))
+    if recipe.notes:  # the source sets its warnings under a command apart: keep them in a box
+        body = "\n\n".join(ctx.text_html(note, recipe.program) for note in recipe.notes)
+        parts.append(admonition("note", ctx.msg("recipe-notes"), body))
     return "\n\n".join(parts)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 STRINGS: dict[str, tuple[str, str]] = {
+    "recipe-notes": ("注意", "Note"),
     "tp-table-note": (
         "TP 取 2 的幂中最小者，使每卡权重份额不超过 --mem-fraction-static {fraction} 的预算；“KV”是该预算扣除权重后每卡留给 KV 池的部分。",
         "TP is the smallest power of two whose per-GPU share of the weights fits the --mem-fraction-static {fraction} budget; “KV” is what that budget leaves for the KV pool on each GPU.",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -10,7 +11,11 @@ from mkdocs.plugins import event_priority
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # `mkdocs serve` without an installed package
 
+from handbook.kb.loader import KB_ROOT
 from handbook.site import SiteError, load_site
+
+# HANDBOOK_KB points a build at another KB folder (tests build broken copies this way).
+KB_FOLDER = Path(os.environ.get("HANDBOOK_KB", KB_ROOT))
 
 _site = None
 
@@ -19,7 +24,7 @@ _site = None
 def on_pre_build(config, **kwargs):
     global _site
     try:
-        site = load_site(docs_dir=Path(config["docs_dir"]))
+        site = load_site(kb_root=KB_FOLDER, docs_dir=Path(config["docs_dir"]))
         if site is not _site:  # first language of this build, or the KB changed: check every page first
             site.preflight()
         _site = site

@@ -269,7 +269,9 @@ def kv_table(ctx: RenderContext) -> str:
         elsewhere = ctx.pick("，", ", ").join(
             ctx.msg(f"layers-{kind}", count=n) for kind, n in cells[0].elsewhere.items()
         )
-        layers = str(cells[0].layers_counted) + (ctx.msg("layers-elsewhere", layers=elsewhere) if elsewhere else "")
+        layers = str(cells[0].layers_counted)
+        if elsewhere:
+            layers += ctx.msg("layers-elsewhere", layers=elsewhere)
         rows.append(
             [
                 model_link(ctx, m),

@@ -46,6 +46,7 @@ SINGLE_FILES = [
     Kind("architecture", "architecture.yaml", s.ArchitectureFile),
     Kind("topologies", "topologies.yaml", s.TopologiesFile),
     Kind("claims", "claims.yaml", s.ClaimsFile),
+    Kind("rules", "rules.yaml", s.RulesFile),
 ]
 ENTITY_DIRS = [
     Kind("sources", "sources/*.yaml", s.Source, per_file=True),
@@ -94,6 +95,8 @@ class KB:
     architecture: s.ArchitectureFile
     topologies: s.TopologiesFile
     origins: dict[int, Origin] = field(default_factory=dict, repr=False)
+    rules: dict[str, s.Rule] = field(default_factory=dict)  # kb/rules.yaml, checked against every command
+    resolved_defaults: list[s.ResolvedDefault] = field(default_factory=list)  # kb/rules.yaml
 
     def origin(self, entity: BaseModel) -> Origin:
         return self.origins[id(entity)]
@@ -113,7 +116,7 @@ class KB:
         out: dict[tuple[str, str], s.Parameter] = {}
         for (program, flag), p in self.parameters.items():
             out[(program, flag)] = p
-            for alias in p.aliases:
+            for alias in [*p.aliases, *p.abbreviations]:
                 out[(program, alias)] = p
         return out
 
@@ -368,11 +371,14 @@ class _Loader:
         env_vars = listed("env_vars", "env_vars")
         families = listed("attention", "families")
         claims = listed("claims", "claims")
+        rules = listed("rules", "rules")
+        resolved_defaults = listed("rules", "resolved_defaults")
         self.unique([(d.id, o, ("id",)) for d, o in dtypes], "dtype id")
         self.unique([(p.id, o, ("id",)) for p, o in pitfalls], "pitfall id")
         self.unique([(e.name, o, ("name",)) for e, o in env_vars], "variable")
         self.unique([(f.id, o, ("id",)) for f, o in families], "attention family id")
         self.unique([(c.id, o, ("id",)) for c, o in claims], "claim id")
+        self.unique([(r.id, o, ("id",)) for r, o in rules], "rule id")
 
         groups = sorted(entities["parameters"], key=lambda pair: (pair[0].order, pair[1].file))
         spellings: list[tuple[Any, Origin, Path_]] = []
@@ -384,6 +390,9 @@ class _Loader:
                 parameters.setdefault((p.program, p.flag), p)
                 spellings.append(((p.program, p.flag), origin, ("flag",)))
                 spellings += [((p.program, a), origin, ("aliases", j)) for j, a in enumerate(p.aliases)]
+                spellings += [
+                    ((p.program, a), origin, ("abbreviations", j)) for j, a in enumerate(p.abbreviations)
+                ]
         self.unique(spellings, "flag")
 
         def single(kind: str) -> Any:
@@ -408,6 +417,8 @@ class _Loader:
             architecture=single("architecture"),
             topologies=single("topologies"),
             origins=self.origins,
+            rules={r.id: r for r, _ in rules},
+            resolved_defaults=[d for d, _ in resolved_defaults],
         )
         self.problems += check_references(kb, frozenset(self.broken))
         return None if self.problems else kb
@@ -441,8 +452,10 @@ def _roots(kb: KB) -> Iterator[BaseModel]:
         kb.env_vars,
         kb.attention,
         kb.claims,
+        kb.rules,
     ):
         yield from pool.values()
+    yield from kb.resolved_defaults
 
 
 def _did_you_mean(name: str, options: Any) -> str:
@@ -549,6 +562,8 @@ def check_references(kb: KB, broken: frozenset[str] = frozenset()) -> list[Probl
     for group in kb.groups.values():
         for p in group.parameters:
             refs.flags(kb.origin(p), ("related",), p.related, p.program)
+    for rule in kb.rules.values():  # flags are checked against the engine snapshot (handbook/checks.py)
+        refs.ids(kb.origin(rule), ("params", "models"), list(rule.params.get("models", [])), "model")
     if obs := kb.observability:
         for i, band in enumerate(obs.available_gpu_mem_bands):
             refs.flags(kb.origin(obs), ("available_gpu_mem_bands", i, "flags"), band.flags)

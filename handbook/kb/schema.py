@@ -7,7 +7,7 @@ token, TP needed, ratios) is computed by ``handbook.calc`` and never stored here
 from __future__ import annotations
 
 import itertools
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, PositiveFloat, PositiveInt, StringConstraints, model_validator
 
@@ -319,7 +319,9 @@ class Choice(Closed):
 
 class Parameter(Closed):
     flag: FlagRef
-    aliases: list[FlagRef] = []
+    aliases: list[FlagRef] = []  # other spellings of the same option, as the engine's parser has them
+    # Spellings the handbook gives as aliases that argparse accepts only as prefix abbreviations (--tp)
+    abbreviations: list[FlagRef] = []
     program: Program = "launch_server"
     summary: Text
     meaning: Text
@@ -341,6 +343,11 @@ class Parameter(Closed):
             raise rule_error(
                 "aliases", f"got {self.flag}, the parameter's own flag, expected other spellings"
             )
+        for i, abbreviation in enumerate(self.abbreviations):
+            if abbreviation == self.flag or abbreviation in self.aliases:
+                raise rule_error(
+                    f"abbreviations[{i}]", f"got {abbreviation}, a full spelling, expected an abbreviation"
+                )
         return self
 
 
@@ -580,6 +587,7 @@ class Scenario(Closed):
     flags: list[FlagLineText] = []
     extra: Text | None = None  # settings that are not a single flag, e.g. "EAGLE/MTP"
     reason: Text
+    corrections: list[Correction] = []
 
 
 class StartupTip(Closed):
@@ -733,3 +741,145 @@ class Claim(Closed):
 
 class ClaimsFile(Closed):
     claims: list[Claim] = Field(min_length=1)
+
+
+# ---------------------------------------------------------------------------------------------- rules
+class EngineSite(Closed):
+    """A place in the wheel: ``sglang/srt/arg_groups/moe_hook.py``, the function, the line."""
+
+    file: Annotated[str, StringConstraints(pattern=r"^sglang(_router)?/[A-Za-z0-9_/]+\.py$")]
+    function: NonEmpty
+    line: PositiveInt
+
+
+class EngineBehaviour(Closed):
+    """What the pinned engine does when a rule is broken, found by reading the wheel or by a CPU replay."""
+
+    does: Literal["raises", "adjusts", "logs", "nothing"]
+    at: EngineSite | None = None  # where it raises, adjusts or logs; for "nothing", where it could have
+    raises: NonEmpty | None = None  # the exception type, for "raises"
+    adjustment: Text | None = None  # what it changes, for "adjusts" ("sets ep_size to tp_size")
+    says: NonEmpty | None = None  # the engine's own message, verbatim
+    established: Literal["reading", "replay"]  # read in the wheel, or seen in nox -s engine-replay
+    note: Text | None = None
+
+    @model_validator(mode="after")
+    def _shape(self) -> EngineBehaviour:
+        if (self.does == "adjusts") != (self.adjustment is not None):
+            raise rule_error(
+                "adjustment", f"expected an adjustment exactly when does is 'adjusts' (does is '{self.does}')"
+            )
+        if (self.does == "raises") != (self.raises is not None):
+            raise rule_error(
+                "raises", f"expected the exception type exactly when does is 'raises' (does is '{self.does}')"
+            )
+        if self.does != "nothing" and self.at is None:
+            raise rule_error(
+                "at", f"got nothing, expected where the engine {self.does} (file, function, line)"
+            )
+        return self
+
+
+class StatedRule(Closed):
+    """Where the handbook states a rule, its words, and how they compare with what the engine does."""
+
+    where: Text
+    says: Text
+    # contradicts: the handbook recommends what the engine refuses
+    verdict: Literal["matches", "overstates", "understates", "contradicts"]
+    why: Text | None = None
+
+    @model_validator(mode="after")
+    def _why(self) -> StatedRule:
+        if (self.verdict == "matches") != (self.why is None):
+            raise rule_error("why", "expected a why exactly when the verdict is not 'matches'")
+        return self
+
+
+class Rule(Closed):
+    """A rule the checker applies to commands: a named predicate (handbook/checker/predicates.py) and what
+    the engine does about it. Severity follows the engine: raises → error, adjusts → warning; a rule the
+    engine does not enforce is the handbook's advice, at the severity ``advice`` gives."""
+
+    id: Id
+    program: Program = "launch_server"
+    predicate: NonEmpty
+    params: dict[str, Any] = {}
+    message: Text
+    explained_at: Annotated[str, StringConstraints(pattern=r"^[0-9a-z][0-9a-z-]*\.md#[a-z0-9][a-z0-9-]*$")]
+    engine: EngineBehaviour
+    advice: Literal["warning", "note"] | None = None
+    stated: StatedRule | None = None
+    # A command that breaks the rule, as typed; it must trigger the rule, and `nox -s engine-replay` runs
+    # it through the engine when the behaviour is established by replay.
+    example: NonEmpty | None = None
+    source: SourceId
+
+    @model_validator(mode="after")
+    def _predicate_and_severity(self) -> Rule:
+        import string
+
+        from pydantic import ValidationError
+
+        from handbook.checker.predicates import PREDICATES
+
+        predicate = PREDICATES.get(self.predicate)
+        if predicate is None:
+            known = ", ".join(sorted(PREDICATES))
+            raise rule_error("predicate", f"got '{self.predicate}', expected one of the predicates: {known}")
+        try:
+            predicate.model_validate(self.params)
+        except ValidationError as exc:
+            error = exc.errors(include_url=False)[0]
+            where = ".".join(str(part) for part in error["loc"])
+            raise rule_error(
+                f"params.{where}" if where else "params", f"{error['msg']} (predicate {self.predicate})"
+            ) from None
+        for lang in ("zh", "en"):
+            for _, name, _, _ in string.Formatter().parse(self.message[lang]):
+                if name is not None and name not in predicate.fields:
+                    offered = ", ".join(predicate.fields) or "none"
+                    raise rule_error(
+                        f"message.{lang}",
+                        f"got {{{name}}}, expected only values {self.predicate} provides: {offered}",
+                    )
+        if self.engine.established == "replay" and self.example is None:
+            raise rule_error(
+                "example", "got nothing, expected the command that was replayed (established: replay)"
+            )
+        enforced = self.engine.does in ("raises", "adjusts")
+        if enforced and self.advice is not None:
+            raise rule_error(
+                "advice", f"got advice, expected none: the engine {self.engine.does}, so it sets the severity"
+            )
+        if not enforced and self.advice is None:
+            raise rule_error(
+                "advice", f"got nothing, expected warning or note: the engine {self.engine.does} about this"
+            )
+        return self
+
+    @property
+    def severity(self) -> Literal["error", "warning", "note"]:
+        if self.engine.does == "raises":
+            return "error"
+        if self.engine.does == "adjusts":
+            return "warning"
+        assert self.advice is not None
+        return self.advice
+
+
+class ResolvedDefault(Closed):
+    """What the engine does with an option the command leaves out, where the parser default is not the answer
+    (None or "auto" resolved at start-up): the drift page sets it beside the handbook's stated default."""
+
+    flag: FlagRef
+    program: Program = "launch_server"
+    resolves: Text
+    at: EngineSite
+    established: Literal["reading", "replay"]
+    source: SourceId
+
+
+class RulesFile(Closed):
+    rules: list[Rule] = Field(min_length=1)
+    resolved_defaults: list[ResolvedDefault] = []

@@ -1,0 +1,133 @@
+"""``python -m handbook check [--lang zh|en] -- <command…>`` (or the command on stdin).
+
+Prints every finding in the chosen language, then a summary; exit status 0 clean (notes only), 1 with
+warnings, 2 with errors.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import shlex
+import sys
+from pathlib import Path
+
+from handbook.checker.findings import Finding, exit_status
+
+# Words that stay as typed when the command comes as arguments: placeholders keep their meaning.
+_PLAIN = re.compile(r"[\w@%+=:,./<>${}\[\]*-]+")
+SUMMARY = {
+    "zh": (
+        "✔ 未发现问题（对照 sglang {version} 检查）",
+        "✖ {errors} 个错误，{warnings} 个警告，{notes} 条提示（sglang {version}）",
+    ),
+    "en": (
+        "✔ no problems found (checked against sglang {version})",
+        "✖ {errors} error(s), {warnings} warning(s), {notes} note(s) (sglang {version})",
+    ),
+}
+NOTHING = {
+    "zh": "没有找到 SGLang 命令或参数（支持 python -m sglang.launch_server、sglang_router.launch_router、"
+    "sglang.benchmark.serving、docker run 包装、仅参数的片段）",
+    "en": "no SGLang command or flags found (python -m sglang.launch_server, sglang_router.launch_router, "
+    "sglang.benchmark.serving, docker run wrappers and flags-only fragments are understood)",
+}
+SEVERITY_WORDS = {"zh": {"error": "错误", "warning": "警告", "note": "提示"}, "en": {}}
+
+
+def joined(argv: list[str]) -> str:
+    """Arguments back into one command line, quoting only what needs it."""
+    return " ".join(word if _PLAIN.fullmatch(word) else shlex.quote(word) for word in argv)
+
+
+def site_url(repo: Path) -> str | None:
+    try:
+        text = (repo / "mkdocs.yml").read_text(encoding="utf-8")
+    except OSError:
+        return None
+    match = re.search(r"^site_url:\s*(\S+)", text, re.MULTILINE)
+    return match.group(1).rstrip("/") + "/" if match else None
+
+
+def link_of(finding: Finding, lang: str, base: str | None) -> str | None:
+    if not finding.link:
+        return None
+    page, _, anchor = finding.link.partition("#")
+    path = ("en/" if lang == "en" else "") + page.removesuffix(".md") + "/"
+    return f"{base or ''}{path}#{anchor}"
+
+
+def render(findings: list[Finding], lang: str, version: str, base: str | None) -> list[str]:
+    lines = []
+    words = SEVERITY_WORDS[lang]
+    for finding in findings:
+        where = f"{finding.line}: " if finding.line else ""
+        severity = words.get(finding.severity, finding.severity)
+        lines.append(f"{where}{severity}[{finding.code}]: {finding.message[lang]}")
+        link = link_of(finding, lang, base)
+        if link:
+            lines.append(f"    → {link}")
+    counts = {s: sum(f.severity == s for f in findings) for s in ("error", "warning", "note")}
+    clean, dirty = SUMMARY[lang]
+    if counts["error"] or counts["warning"]:
+        lines.append(
+            dirty.format(
+                errors=counts["error"], warnings=counts["warning"], notes=counts["note"], version=version
+            )
+        )
+    else:
+        lines.append(clean.format(version=version))
+    return lines
+
+
+def _run(args: argparse.Namespace) -> int:
+    from handbook.checker.check import check_command, entry_points
+    from handbook.checker.shell import ShellSyntaxError, parse_script
+    from handbook.engine.snapshot import SnapshotError, load_snapshot
+    from handbook.kb.loader import KB_ROOT, REPO_ROOT, KBInvalid, load_kb
+
+    command = list(args.command)
+    if command and command[0] == "--":
+        command = command[1:]
+    text = joined(command) if command else sys.stdin.read()
+    kb = None
+    try:
+        kb = load_kb(Path(args.kb) if args.kb else KB_ROOT)
+    except KBInvalid as exc:
+        print(
+            f"✖ the knowledge base has {len(exc.problems)} problem(s); its rules are skipped", file=sys.stderr
+        )
+    version = args.engine or (kb.handbook.engine_version if kb is not None else None)
+    try:
+        snapshot = load_snapshot(version) if version else load_snapshot()
+    except SnapshotError as exc:
+        print(f"✖ {exc}", file=sys.stderr)
+        return 2
+    try:
+        script = parse_script(text, *entry_points(snapshot))
+        understood = bool(script.invocations or script.assignments or script.orphans)
+    except ShellSyntaxError:
+        understood = True  # check_command reports it
+    findings = check_command(text, snapshot, kb)
+    if not understood:
+        print(NOTHING[args.lang])
+        return 0
+    for line in render(findings, args.lang, snapshot.sglang_version, site_url(REPO_ROOT)):
+        print(line)
+    return exit_status(findings)
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    check = sub.add_parser(
+        "check",
+        help="check an SGLang command against the pinned engine and the handbook's rules",
+        description="Check a command (after --, or on stdin) against the engine snapshot and kb/rules.yaml. "
+        "Exit status: 0 clean, 1 warnings, 2 errors.",
+    )
+    check.add_argument(
+        "--lang", choices=("zh", "en"), default="zh", help="language of the messages (default: zh)"
+    )
+    check.add_argument("--kb", default=None, help="the KB folder (default: kb/)")
+    check.add_argument("--engine", default=None, help="engine snapshot version (default: kb/handbook.yaml's)")
+    check.add_argument("command", nargs=argparse.REMAINDER, help="the command; omit it to read stdin")
+    check.set_defaults(run=_run)

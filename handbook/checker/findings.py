@@ -1,0 +1,70 @@
+"""What the checker reports: one finding per problem, with a stable code and a message in both languages."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+Severity = Literal["error", "warning", "note"]
+SEVERITIES: tuple[Severity, ...] = ("error", "warning", "note")
+RANK = {"error": 0, "warning": 1, "note": 2}
+
+
+@dataclass(frozen=True)
+class Bilingual:
+    """A sentence of the checker's own, in Chinese and English."""
+
+    zh: str
+    en: str
+
+    def __getitem__(self, lang: str) -> str:
+        if lang not in ("zh", "en"):
+            raise KeyError(lang)
+        return getattr(self, lang)
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One problem in a command.
+
+    ``code`` is stable (tests, scripts and the site key on it); ``line`` is the 1-based line of the checked
+    text where the offending word starts; ``subject`` is that word (a flag, a variable, a module); ``link``
+    is the handbook section that explains the finding, as ``page.md#anchor`` relative to a language folder;
+    ``rule`` is the id of the KB rule behind a ``rule.*`` finding.
+    """
+
+    severity: Severity
+    code: str
+    message: Bilingual
+    line: int | None = None
+    subject: str | None = None
+    link: str | None = None
+    rule: str | None = None
+
+    def text(self, lang: str) -> str:
+        return self.message[lang]
+
+    def format(self, lang: str, where: str = "") -> str:
+        """``where:line: severity[code]: message`` — the form the CLI and the build print."""
+        place = (
+            f"{where}:{self.line}"
+            if where and self.line
+            else (where or (str(self.line) if self.line else ""))
+        )
+        head = f"{place}: " if place else ""
+        return f"{head}{self.severity}[{self.code}]: {self.message[lang]}"
+
+
+def exit_status(findings: list[Finding]) -> int:
+    """0 when clean (notes only), 1 with warnings, 2 with errors."""
+    severities = {f.severity for f in findings}
+    if "error" in severities:
+        return 2
+    if "warning" in severities:
+        return 1
+    return 0
+
+
+def ordered(findings: list[Finding]) -> list[Finding]:
+    """By line, then severity (errors first); stable for findings of the same place."""
+    return sorted(findings, key=lambda f: (f.line or 0, RANK[f.severity]))

@@ -1,0 +1,189 @@
+"""The KB against the engine snapshot, for ``python -m handbook validate`` and the site build.
+
+Every recipe is checked as the text the site publishes: an error is a problem located in the recipe's
+file. Rules must name flags the engine has; parameters' aliases must be real spellings of the same option
+and their abbreviations unique prefixes of it; ``SGLANG_*`` variables the KB documents must be in the
+engine's registry, with example values its parser accepts.
+"""
+
+from __future__ import annotations
+
+import shlex
+from typing import Any
+
+from handbook.checker.argv import _matches
+from handbook.checker.check import check_command, check_recipe
+from handbook.checker.envcheck import _type_error
+from handbook.checker.findings import Finding
+from handbook.checker.predicates import PREDICATES
+from handbook.engine.snapshot import EngineSnapshot, SnapshotError, load_snapshot
+from handbook.kb.common import flag_line_text
+from handbook.kb.yamlfile import Path_, Problem
+
+
+def pinned_snapshot(kb: Any) -> EngineSnapshot:
+    """The snapshot of the engine release kb/handbook.yaml pins."""
+    return load_snapshot(kb.handbook.engine_version)
+
+
+def locate(recipe: Any, finding: Finding, text: str) -> Path_:
+    """The recipe field a finding is about: the flag line, variable or docker option it names."""
+    subject = finding.subject or ""
+    if subject.startswith("-"):
+        for i, item in enumerate(recipe.flags):
+            words = shlex.split(flag_line_text(item))
+            if any(w == subject or w.startswith(subject + "=") for w in words):
+                return ("flags", i)
+    for i, env in enumerate(recipe.env):
+        if env.name == subject:
+            return ("env", i)
+    if finding.code.startswith("module.") and recipe.module:
+        return ("module",)
+    lines = text.splitlines()
+    if finding.line and finding.line <= len(lines):
+        line = lines[finding.line - 1]
+        for i, item in enumerate(recipe.flags):
+            if flag_line_text(item) in line:
+                return ("flags", i)
+        for i, env in enumerate(recipe.env):
+            if f"{env.name}=" in line:
+                return ("env", i)
+        if recipe.docker is not None:
+            for i, option in enumerate(recipe.docker.options):
+                if option in line:
+                    return ("docker", "options", i)
+    return ("flags",) if recipe.flags else ("shell",)
+
+
+def recipe_problems(kb: Any, snapshot: EngineSnapshot) -> list[Problem]:
+    from handbook.commands import command_text
+
+    problems = []
+    for recipe in kb.recipes.values():
+        text = command_text(recipe)
+        for finding in check_recipe(recipe, snapshot, kb):
+            if finding.severity == "error":
+                message = f"{finding.code}: {finding.message.en}"
+                problems.append(kb.origin(recipe).at(locate(recipe, finding, text), message))
+    return problems
+
+
+def rule_problems(kb: Any, snapshot: EngineSnapshot) -> list[Problem]:
+    problems = []
+    for rule in kb.rules.values():
+        parser = snapshot.parser(rule.program)
+        params = PREDICATES[rule.predicate].model_validate(rule.params)
+        for flag in params.flags():
+            if flag not in parser:
+                problems.append(
+                    kb.origin(rule).at(
+                        ("params",),
+                        f"got flag '{flag}', expected a {rule.program} option "
+                        f"of sglang {snapshot.sglang_version}",
+                    )
+                )
+        if rule.example is not None:
+            fired = {f.rule for f in check_command(rule.example, snapshot, kb)}
+            if rule.id not in fired:
+                problems.append(
+                    kb.origin(rule).at(
+                        ("example",), f"got a command that does not break {rule.id}, expected one that does"
+                    )
+                )
+    for entry in kb.resolved_defaults:
+        if entry.flag not in snapshot.parser(entry.program):
+            problems.append(
+                kb.origin(entry).at(
+                    ("flag",),
+                    f"got flag '{entry.flag}', expected a {entry.program} option "
+                    f"of sglang {snapshot.sglang_version}",
+                )
+            )
+    return problems
+
+
+def parameter_problems(kb: Any, snapshot: EngineSnapshot) -> list[Problem]:
+    problems = []
+    version = snapshot.sglang_version
+    for (program, flag), parameter in kb.parameters.items():
+        origin = kb.origin(parameter)
+        parser = snapshot.parser(program)
+        option = parser.get(flag)
+        if option is None:
+            problems.append(
+                origin.at(("flag",), f"got '{flag}', expected a {program} option of sglang {version}")
+            )
+            continue
+        for i, alias in enumerate(parameter.aliases):
+            if parser.get(alias) is not option:
+                spellings = _matches(parser, alias)
+                hint = (
+                    f"; argparse only accepts it as an abbreviation of {flag}: list it under abbreviations"
+                    if spellings and all(parser.get(s) is option for s in spellings)
+                    else ""
+                )
+                problems.append(
+                    origin.at(
+                        ("aliases", i),
+                        f"got '{alias}', expected a spelling of {flag} in sglang {version} "
+                        f"({', '.join(option.option_strings)}){hint}",
+                    )
+                )
+        for i, abbreviation in enumerate(parameter.abbreviations):
+            spellings = _matches(parser, abbreviation)
+            if (
+                parser.get(abbreviation) is not None
+                or not spellings
+                or any(parser.get(s) is not option for s in spellings)
+            ):
+                problems.append(
+                    origin.at(
+                        ("abbreviations", i),
+                        f"got '{abbreviation}', expected a prefix that abbreviates only {flag} "
+                        f"in sglang {version} (it matches: {', '.join(spellings) or 'nothing'})",
+                    )
+                )
+    return problems
+
+
+def env_problems(kb: Any, snapshot: EngineSnapshot) -> list[Problem]:
+    problems = []
+    environ = snapshot.environ
+    prefix = environ.legacy_prefix_rewrite.to
+    for name, variable in kb.env_vars.items():
+        if not name.startswith(prefix):
+            continue
+        origin = kb.origin(variable)
+        registered = environ.get(name)
+        if registered is None:
+            problems.append(
+                origin.at(
+                    ("name",),
+                    f"got '{name}', expected a variable of sglang {snapshot.sglang_version}'s registry",
+                )
+            )
+            continue
+        if variable.example is not None:
+            expected = _type_error(registered.type, variable.example)
+            if expected is not None:
+                problems.append(
+                    origin.at(
+                        ("example",),
+                        f"got '{variable.example}', expected {expected[1]} ({name} is {registered.type})",
+                    )
+                )
+    return problems
+
+
+def engine_problems(kb: Any) -> list[Problem]:
+    """Every problem of the KB against the pinned engine (empty when all is well)."""
+    try:
+        snapshot = pinned_snapshot(kb)
+    except SnapshotError as exc:
+        return [kb.origin(kb.handbook).at(("engine_version",), str(exc))]
+    return (
+        parameter_problems(kb, snapshot)
+        + rule_problems(kb, snapshot)
+        + env_problems(kb, snapshot)
+        + recipe_problems(kb, snapshot)
+    )

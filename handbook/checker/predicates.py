@@ -1,0 +1,470 @@
+"""The named predicates that KB rules (``kb/rules.yaml``) refer to, with their typed parameters.
+
+A rule names one predicate and gives its parameters; the predicate decides whether a parsed command breaks
+the rule and returns the values its message may quote (``{ep}``, ``{tp}``…), or None. Parameters are
+pydantic models, so a rule with a wrong predicate name, a missing parameter or a message quoting a value
+the predicate does not provide fails ``python -m handbook validate`` at its file and line.
+
+Every predicate reads the command the way the engine will: the given value, else the parser default; a
+value hidden by a placeholder is unknown, and a predicate that needs it does not fire.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Annotated, Any, ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+
+from handbook.checker.argv import UNKNOWN, ParsedArgs
+from handbook.checker.shell import DockerRun
+
+Flag = Annotated[str, StringConstraints(pattern=r"^--[a-z0-9][a-z0-9_-]*$")]
+Scalar = str | bool | int | float
+
+
+@dataclass
+class Facts:
+    """What a predicate may look at: the parsed command and what surrounds it."""
+
+    program: str
+    args: ParsedArgs
+    docker: DockerRun | None = None
+    model: str | None = None  # the KB model id the --model-path names, when the KB knows it
+    env: dict[str, Any] = field(default_factory=dict)  # variables the block sets: name -> value (UNKNOWN)
+
+    def _dest(self, flag: str) -> str:
+        return self.args.parser.option(flag).dest
+
+    def given(self, flag: str) -> bool:
+        return self.args.is_set(self._dest(flag))
+
+    def is_set(self, flag: str) -> bool:
+        """Given, and not switched off (``--no-x``) or emptied."""
+        return self.given(flag) and self.value(flag) not in (False, None, "", [])
+
+    def value(self, flag: str) -> Any:
+        """The value the engine starts resolution with, normalised as its first hooks do."""
+        dest = self._dest(flag)
+        args = self.args
+        if self.program == "launch_server":
+            # parallel_hook.handle_deprecated_dp_attention: --enable-dp-attention turns --dp-size N into
+            # --attn-dp-size N (when --attn-dp-size is left at 1) before anything reads the layout
+            if (
+                dest in ("attn_dp_size", "dp_size")
+                and args.value("enable_dp_attention") is True
+                and args.value("attn_dp_size") == 1
+            ):
+                return args.value("dp_size") if dest == "attn_dp_size" else 1
+            if dest == "speculative_algorithm":
+                # speculative_hook.handle_speculative_decoding upper-cases the name
+                value = args.value(dest)
+                return value.upper() if isinstance(value, str) else value
+        return args.value(dest)
+
+
+def known(*values: Any) -> bool:
+    return all(v is not UNKNOWN for v in values)
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value)
+
+
+class Predicate(BaseModel):
+    """Base of every predicate's parameters. ``when``/``unless`` restrict any predicate by flag values."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: ClassVar[str]
+    fields: ClassVar[tuple[str, ...]] = ()  # the values a message may quote
+    uses: ClassVar[tuple[str, ...]] = ()  # flags the predicate reads besides those its parameters name
+    doc: ClassVar[str] = ""
+
+    when: dict[Flag, list[Scalar]] = {}  # only when each flag's value is one of these
+    unless: dict[Flag, list[Scalar]] = {}  # never when a flag's value is one of these
+
+    def flags(self) -> list[str]:
+        """Every flag the parameters name (validated against the engine snapshot)."""
+        out = list(self.uses) + list(self.when) + list(self.unless)
+        for key in type(self).model_fields:
+            value = getattr(self, key)
+            if isinstance(value, str) and value.startswith("--") and key not in ("option",):
+                out.append(value)
+            elif (
+                isinstance(value, list)
+                and value
+                and all(isinstance(v, str) and v.startswith("--") for v in value)
+            ):
+                out += value
+        return out
+
+    def applies(self, facts: Facts) -> bool:
+        for flag, values in self.when.items():
+            value = facts.value(flag)
+            if not known(value) or value not in values:
+                return False
+        for flag, values in self.unless.items():
+            value = facts.value(flag)
+            if not known(value) or value in values:
+                return False
+        return True
+
+    def check(self, facts: Facts) -> dict[str, str] | None:
+        if not self.applies(facts):
+            return None
+        return self.test(facts)
+
+    def test(self, facts: Facts) -> dict[str, str] | None:
+        raise NotImplementedError
+
+
+PREDICATES: dict[str, type[Predicate]] = {}
+
+
+def predicate(name: str, *, fields: tuple[str, ...] = ()) -> Callable[[type[Predicate]], type[Predicate]]:
+    def register(cls: type[Predicate]) -> type[Predicate]:
+        if name in PREDICATES:
+            raise ValueError(f"predicate {name} registered twice")
+        cls.name = name
+        cls.fields = fields
+        cls.doc = (cls.__doc__ or "").strip().splitlines()[0]
+        PREDICATES[name] = cls
+        return cls
+
+    return register
+
+
+def _show(value: Any) -> str:
+    if value is None:
+        return "—"  # not given, and no parser default
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+@predicate("flags-set", fields=("flags",))
+class FlagsSet(Predicate):
+    """Fires when every one of ``flags`` is set on the command line."""
+
+    flags_: list[Flag] = Field(alias="flags", min_length=1)
+
+    def test(self, facts: Facts) -> dict[str, str] | None:
+        if all(facts.is_set(flag) for flag in self.flags_):
+            return {"flags": " + ".join(self.flags_)}
+        return None
+
+
+@predicate("value-in", fields=("value",))
+class ValueIn(Predicate):
+    """Fires when ``flag`` has one of ``values``."""
+
+    flag: Flag
+    values: list[Scalar] = Field(min_length=1)
+
+    def test(self, facts: Facts) -> dict[str, str] | None:
+        value = facts.value(self.flag)
+        return {"value": _show(value)} if known(value) and value in self.values else None
+
+
+@predicate("env-set", fields=("name", "value"))
+class EnvSet(Predicate):
+    """Fires when the command runs with the variable ``name`` set (to one of ``values``, if given)."""
+
+    name_: Annotated[str, StringConstraints(pattern=r"^[A-Z][A-Z0-9_]*$")] = Field(alias="name")
+    values: list[str] = []
+
+    def test(self, facts: Facts) -> dict[str, str] | None:
+        if self.name_ not in facts.env:
+            return None
+        value = facts.env[self.name_]
+        if self.values and (not known(value) or value not in self.values):
+            return None
+        return {"name": self.name_, "value": "" if value is None or not known(value) else str(value)}
+
+
+@predicate("requires-value", fields=("value", "other_value"))
+class RequiresValue(Predicate):
+    """Fires when ``flag`` has one of ``values`` and ``other`` has none of ``allowed``."""
+
+    flag: Flag
+    values: list[Scalar] = Field(min_length=1)
+    other: Flag
+    allowed: list[Scalar] = Field(min_length=1)
+
+    def test(self, facts: Facts) -> dict[str, str] | None:
+        value, other = facts.value(self.flag), facts.value(self.other)
+        if known(value, other) and value in self.values and other not in self.allowed:
+            return {"value": _show(value), "other_value": _show(other)}
+        return None
+
+
+@predicate("requires-minimum", fields=("value", "other_value"))
+class RequiresMinimum(Predicate):
+    """Fires when ``flag`` has one of ``values`` and ``other`` is below ``minimum``."""
+
+    flag: Flag
+    values: list[Scalar] = Field(min_length=1)
+    other: Flag
+    minimum: float
+
+    def test(self, facts: Facts) -> dict[str, str] | None:
+        value, other = facts.value(self.flag), _number(facts.value(self.other))
+        if known(value) and other is not None and value in self.values and other < self.minimum:
+            return {"value": _show(value), "other_value": _show(other)}
+        return None
+
+
+@predicate("all-above", fields=("values",))
+class AllAbove(Predicate):
+    """Fires when every one of ``flags`` is above ``than``."""
+
+    flags_: list[Flag] = Field(alias="flags", min_length=1)
+    than: float
+
+    def test(self, facts: Facts) -> dict[str, str] | None:
+        values = [_number(facts.value(flag)) for flag in self.flags_]
+        if all(v is not None and v > self.than for v in values):
+            return {"values": ", ".join(f"{f} {_show(v)}" for f, v in zip(self.flags_, values, strict=True))}
+        return None
+
+
+@predicate("not-divisible", fields=("dividend", "divisor"))
+class NotDivisible(Predicate):
+    """Fires when the product of ``dividend`` flags is positive and not a multiple of ``divisor``."""
+
+    dividend: list[Flag] = Field(min_length=1)
+    divisor: Flag
+
+    def test(self, facts: Facts) -> dict[str, str] | None:
+        parts = [_number(facts.value(flag)) for flag in self.dividend]
+        divisor = _number(facts.value(self.divisor))
+        if any(p is None for p in parts) or divisor is None or divisor <= 0:
+            return None
+        product = math.prod(parts)  # type: ignore[arg-type]
+        if product > 0 and product % divisor != 0:
+            return {"dividend": _show(product), "divisor": _show(divisor)}
+        return None
+
+
+@predicate("a2a-ep-differs-from-tp", fields=("backend", "ep", "tp"))
+class A2aEpDiffersFromTp(Predicate):
+    """Fires when an all-to-all backend in ``backends`` runs with an explicit --ep-size other than tp."""
+
+    uses = ("--moe-a2a-backend", "--ep-size", "--tp-size")
+
+    backends: list[str] = Field(min_length=1)
+
+    def test(self, facts: Facts) -> dict[str, str] | None:
+        backend, ep, tp = (facts.value(f) for f in ("--moe-a2a-backend", "--ep-size", "--tp-size"))
+        if not known(backend, ep, tp) or backend not in self.backends or not facts.given("--ep-size"):
+            return None
+        return {"backend": backend, "ep": _show(ep), "tp": _show(tp)} if ep != tp else None
+
+
+@predicate("a2a-attn-dp-differs-from-tp", fields=("backend", "attn_dp", "tp"))
+class A2aAttnDpDiffersFromTp(Predicate):
+    """Fires when an all-to-all backend in ``backends`` runs with --attn-dp-size other than --tp-size."""
+
+    uses = ("--moe-a2a-backend", "--attn-dp-size", "--tp-size")
+
+    backends: list[str] = Field(min_length=1)
+
+    def test(self, facts: Facts) -> dict[str, str] | None:
+        backend, attn_dp, tp = (facts.value(f) for f in ("--moe-a2a-backend", "--attn-dp-size", "--tp-size"))
+        if known(backend, attn_dp, tp) and backend in self.backends and attn_dp != tp:
+            return {"backend": backend, "attn_dp": _show(attn_dp), "tp": _show(tp)}
+        return None
+
+
+class _Speculative(Predicate):
+    uses = (
+        "--speculative-algorithm",
+        "--speculative-num-steps",
+        "--speculative-eagle-topk",
+        "--speculative-num-draft-tokens",
+        "--max-running-requests",
+        "--speculative-adaptive",
+    )
+    algorithms: list[str] = Field(min_length=1)  # upper case, as the engine compares them
+
+    def algorithm(self, facts: Facts) -> str | None:
+        value = facts.value("--speculative-algorithm")
+        return value if known(value) and value in self.algorithms else None
+
+
+@predicate("spec-running-requests-unset", fields=("algorithm",))
+class SpecRunningRequestsUnset(_Speculative):
+    """Fires when a speculative algorithm in ``algorithms`` runs without --max-running-requests."""
+
+    def test(self, facts: Facts) -> dict[str, str] | None:
+        algorithm = self.algorithm(facts)
+        if algorithm and not facts.given("--max-running-requests"):
+            return {"algorithm": algorithm}
+        return None
+
+
+@predicate("eagle-params-without-steps", fields=("algorithm", "given"))
+class EagleParamsWithoutSteps(_Speculative):
+    """Fires when topk or draft tokens are set without --speculative-num-steps."""
+
+    def test(self, facts: Facts) -> dict[str, str] | None:
+        algorithm = self.algorithm(facts)
+        if not algorithm or facts.given("--speculative-num-steps") or facts.is_set("--speculative-adaptive"):
+            return None
+        given = [f for f in ("--speculative-eagle-topk", "--speculative-num-draft-tokens") if facts.given(f)]
+        return {"algorithm": algorithm, "given": " / ".join(given)} if given else None
+
+
+@predicate("eagle-steps-without-topk", fields=("algorithm",))
+class EagleStepsWithoutTopk(_Speculative):
+    """Fires when --speculative-num-steps is set without --speculative-eagle-topk."""
+
+    def test(self, facts: Facts) -> dict[str, str] | None:
+        algorithm = self.algorithm(facts)
+        if (
+            algorithm
+            and facts.given("--speculative-num-steps")
+            and not facts.given("--speculative-eagle-topk")
+            and not facts.is_set("--speculative-adaptive")
+        ):
+            return {"algorithm": algorithm}
+        return None
+
+
+@predicate("draft-tokens-adjusted", fields=("draft", "steps", "adjusted"))
+class DraftTokensAdjusted(_Speculative):
+    """Fires when topk is 1 and --speculative-num-draft-tokens is not --speculative-num-steps + 1."""
+
+    def test(self, facts: Facts) -> dict[str, str] | None:
+        if not self.algorithm(facts):
+            return None
+        topk, steps, draft = (
+            facts.value(f)
+            for f in ("--speculative-eagle-topk", "--speculative-num-steps", "--speculative-num-draft-tokens")
+        )
+        if not known(topk, steps, draft) or topk != 1 or not isinstance(steps, int) or draft is None:
+            return None
+        if draft != steps + 1:
+            return {"draft": _show(draft), "steps": _show(steps), "adjusted": _show(steps + 1)}
+        return None
+
+
+@predicate("attn-dp-rescales", fields=("value", "attn_dp", "adjusted"))
+class AttnDpRescales(Predicate):
+    """Fires when --attn-dp-size > 1 and ``flag`` is given: the engine divides it by attn_dp or scales it."""
+
+    uses = ("--attn-dp-size",)
+
+    flag: Flag
+    operation: Literal["divide-by-attn-dp", "multiply"]
+    factor: float = 1.0
+
+    def test(self, facts: Facts) -> dict[str, str] | None:
+        attn_dp = _number(facts.value("--attn-dp-size"))
+        value = _number(facts.value(self.flag))
+        if attn_dp is None or attn_dp <= 1 or value is None or not facts.given(self.flag):
+            return None
+        adjusted = (
+            value // attn_dp if self.operation == "divide-by-attn-dp" else round(value * self.factor, 6)
+        )
+        return {"value": _show(value), "attn_dp": _show(attn_dp), "adjusted": _show(adjusted)}
+
+
+def _loopback(host: str) -> bool:
+    if host in ("localhost",):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False  # a host name: reachable from wherever it resolves
+
+
+@predicate("public-host-without", fields=("host",))
+class PublicHostWithout(Predicate):
+    """Fires when the server listens beyond loopback (--host) and ``flag`` is not set."""
+
+    uses = ("--host",)
+
+    flag: Flag
+
+    def test(self, facts: Facts) -> dict[str, str] | None:
+        host = facts.value("--host")
+        if not known(host) or not isinstance(host, str) or _loopback(host) or facts.is_set(self.flag):
+            return None
+        return {"host": host}
+
+
+@predicate("docker-option-missing", fields=("option",))
+class DockerOptionMissing(Predicate):
+    """Fires when the command runs in ``docker run`` without the docker option ``option``."""
+
+    option: Annotated[str, StringConstraints(pattern=r"^--?[a-z0-9][a-z0-9-]*$")]
+
+    def test(self, facts: Facts) -> dict[str, str] | None:
+        if facts.docker is not None and not facts.docker.has_option(self.option):
+            return {"option": self.option}
+        return None
+
+
+class _ModelScoped(Predicate):
+    models: list[Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9._-]*$")]] = Field(min_length=1)
+
+
+@predicate("model-value-outside", fields=("model", "value"))
+class ModelValueOutside(_ModelScoped):
+    """Fires when the command serves one of ``models`` and ``flag`` has none of ``allowed``."""
+
+    flag: Flag
+    allowed: list[Scalar] = Field(min_length=1)
+
+    def test(self, facts: Facts) -> dict[str, str] | None:
+        value = facts.value(self.flag)
+        if facts.model in self.models and known(value) and value not in self.allowed:
+            return {"model": facts.model, "value": "—" if value is None else _show(value)}
+        return None
+
+
+@predicate("model-value-below", fields=("model", "value"))
+class ModelValueBelow(_ModelScoped):
+    """Fires when the command serves one of ``models`` with ``flag`` given below ``minimum``."""
+
+    flag: Flag
+    minimum: float
+
+    def test(self, facts: Facts) -> dict[str, str] | None:
+        value = _number(facts.value(self.flag))
+        if (
+            facts.model in self.models
+            and facts.given(self.flag)
+            and value is not None
+            and value < self.minimum
+        ):
+            return {"model": facts.model, "value": _show(value)}
+        return None
+
+
+@predicate("model-single-gpu-unset", fields=("model",))
+class ModelSingleGpuUnset(_ModelScoped):
+    """Fires when one of ``models`` runs on one GPU (tp × pp × dp = 1) without ``flag``."""
+
+    uses = ("--tp-size", "--pp-size", "--dp-size")
+
+    flag: Flag
+
+    def test(self, facts: Facts) -> dict[str, str] | None:
+        sizes = [_number(facts.value(f)) for f in ("--tp-size", "--pp-size", "--dp-size")]
+        if facts.model not in self.models or any(s is None for s in sizes) or facts.given(self.flag):
+            return None
+        return {"model": facts.model} if math.prod(sizes) == 1 else None  # type: ignore[arg-type]
+
+
+def predicate_params(name: str) -> type[Predicate] | None:
+    return PREDICATES.get(name)

@@ -1,0 +1,73 @@
+"""``python -m handbook check``: findings in the chosen language, exit status 0 clean, 1 warnings, 2 errors."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+RUN = [sys.executable, "-m", "handbook", "check"]
+
+
+def check(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([*RUN, *args], input=stdin, capture_output=True, text=True, check=False)
+
+
+@pytest.mark.parametrize(
+    ("command", "status", "last_line"),
+    [
+        (["python", "-m", "sglang.launch_server", "--model-path", "m", "--tp-size", "2"], 0,
+         "✔ no problems found (checked against sglang 0.5.23)"),
+        (["python", "-m", "sglang.launch_server", "--model-path", "m", "--tp", "2"], 1,
+         "✖ 0 error(s), 1 warning(s), 0 note(s) (sglang 0.5.23)"),
+        (["python", "-m", "sglang.launch_server", "--model-path", "m", "--tp-sise", "2"], 2,
+         "✖ 1 error(s), 0 warning(s), 0 note(s) (sglang 0.5.23)"),
+    ],
+)  # fmt: skip
+def test_exit_status_and_summary(command, status, last_line):
+    done = check("--lang", "en", "--", *command)
+    assert done.returncode == status, done.stderr
+    assert done.stdout.splitlines()[-1] == last_line
+    assert "Traceback" not in done.stderr
+
+
+def test_findings_in_english_with_the_explaining_link():
+    done = check("--lang", "en", "--", "--enable-hierarchical-cache", "--disable-radix-cache")
+    assert done.returncode == 2
+    assert done.stdout.splitlines() == [
+        "1: error[rule.hicache-excludes-disable-radix-cache]: HiCache (--enable-hierarchical-cache) extends "
+        "RadixCache and cannot be combined with --disable-radix-cache. sglang 0.5.23 refuses to start: ValueError "
+        "in kv_cache_hook.py handle_cache_compatibility.",
+        "    → https://sglang-handbook.github.io/en/04-parameters/#disable-radix-cache",
+        "✖ 1 error(s), 0 warning(s), 0 note(s) (sglang 0.5.23)",
+    ]
+
+
+def test_command_on_stdin_in_chinese():
+    text = "python -m sglang.bench_serving \\\n  --dataset-name random\n"
+    done = check(stdin=text)
+    assert done.returncode == 1
+    assert done.stdout.splitlines() == [
+        "1: 警告[module.deprecated]: python -m sglang.bench_serving 在 sglang 0.5.23 中已弃用，请改用 "
+        "python -m sglang.benchmark.serving",
+        "✖ 0 个错误，1 个警告，0 条提示（sglang 0.5.23）",
+    ]
+
+
+def test_placeholders_survive_the_argument_list():
+    done = check("--lang", "en", "--", "python", "-m", "sglang.launch_server", "--model-path", "<model>")
+    assert done.returncode == 0
+    assert done.stdout.splitlines() == [
+        "1: note[value.placeholder]: Placeholders, not type-checked: --model-path <model>",
+        "✔ no problems found (checked against sglang 0.5.23)",
+    ]
+
+
+def test_nothing_to_check():
+    done = check("--lang", "en", "--", "curl", "http://localhost:30000/metrics")
+    assert (done.returncode, done.stdout.strip()) == (
+        0,
+        "no SGLang command or flags found (python -m sglang.launch_server, sglang_router.launch_router, "
+        "sglang.benchmark.serving, docker run wrappers and flags-only fragments are understood)",
+    )

@@ -1,0 +1,149 @@
+"""The checker's shell reading: commands as people paste them, with the line each word starts on."""
+
+from __future__ import annotations
+
+import pytest
+
+from handbook.checker.check import entry_points
+from handbook.checker.shell import ShellSyntaxError, parse_script, split_commands
+from handbook.engine import load_snapshot
+
+
+@pytest.fixture(scope="module")
+def points():
+    return entry_points(load_snapshot())
+
+
+def words(text: str) -> list[list[tuple[str, int]]]:
+    return [[(w.text, w.line) for w in c.words] for c in split_commands(text)]
+
+
+def test_continuations_keep_each_words_line():
+    text = "python -m sglang.launch_server \\\n  --model-path m \\\n  --tp-size 2\n"
+    assert words(text) == [
+        [
+            ("python", 1),
+            ("-m", 1),
+            ("sglang.launch_server", 1),
+            ("--model-path", 2),
+            ("m", 2),
+            ("--tp-size", 3),
+            ("2", 3),
+        ]
+    ]
+
+
+def test_comments_quotes_separators_and_redirections():
+    text = "# a title\necho 'a # b' \"c d\" # trailing\nls -l > out.txt 2>&1 | wc -l && cd x; pwd &\n"
+    assert words(text) == [
+        [("echo", 2), ("a # b", 2), ("c d", 2)],
+        [("ls", 3), ("-l", 3)],
+        [("wc", 3), ("-l", 3)],
+        [("cd", 3), ("x", 3)],
+        [("pwd", 3)],
+    ]
+
+
+def test_a_comment_ends_the_command_even_after_a_backslash_line():
+    # the comment swallows the line's end: the next line is a new command, as in bash
+    assert words("a \\\n  b  # note \\\nc\n") == [[("a", 1), ("b", 2)], [("c", 3)]]
+
+
+def test_placeholders_are_marked_not_expanded():
+    (command,) = split_commands(
+        'run --host ${IP} --port $PORT --x "<v>" --y <model> --z $(hostname) --w plain\n'
+    )
+    marked = {w.text: w.placeholder for w in command.words}
+    assert marked == {
+        "run": False,
+        "--host": False,
+        "${IP}": True,
+        "--port": False,
+        "$PORT": True,
+        "--x": False,
+        "<v>": True,
+        "--y": False,
+        "<model>": True,
+        "--z": False,
+        "$(hostname)": True,
+        "--w": False,
+        "plain": False,
+    }
+
+
+def test_unterminated_quote_is_a_syntax_error_with_its_line():
+    with pytest.raises(ShellSyntaxError) as caught:
+        split_commands("echo ok\necho 'open\n")
+    assert (str(caught.value), caught.value.line) == ("unterminated single quote", 2)
+
+
+def test_exports_prefixes_and_several_commands(points):
+    text = (
+        "export SGLANG_USE_AITER=1 B='x y'\n"
+        "CUDA_VISIBLE_DEVICES=0,1 python3 -m sglang.launch_server --model-path m --tp-size 2\n"
+        "python -m sglang_router.launch_router --pd-disaggregation\n"
+        "sglang serve --model-path m\n"
+        "curl http://localhost:30000/metrics\n"
+    )
+    script = parse_script(text, *points)
+    assert [(a.name, a.value.text, a.how, a.line) for a in script.assignments] == [
+        ("SGLANG_USE_AITER", "1", "export", 1),
+        ("B", "x y", "export", 1),
+        ("CUDA_VISIBLE_DEVICES", "0,1", "prefix", 2),
+    ]
+    assert [(i.kind, i.program, i.module, i.line, [w.text for w in i.args]) for i in script.invocations] == [
+        ("program", "launch_server", "sglang.launch_server", 2, ["--model-path", "m", "--tp-size", "2"]),
+        ("program", "launch_router", "sglang_router.launch_router", 3, ["--pd-disaggregation"]),
+        ("program", "launch_server", None, 4, ["--model-path", "m"]),
+    ]
+
+
+def test_docker_run_wrapper(points):
+    text = (
+        'docker run --gpus all --shm-size 32g --ipc=host -p 30000:30000 -e HF_TOKEN --env "A=<token>" \\\n'
+        "  lmsysorg/sglang:latest \\\n"
+        "  python -m sglang.launch_server --model-path <model> --host 0.0.0.0\n"
+    )
+    (invocation,) = parse_script(text, *points).invocations
+    assert invocation.kind == "program" and invocation.program == "launch_server"
+    assert invocation.docker.image.text == "lmsysorg/sglang:latest"
+    assert [w.text for w in invocation.docker.options] == [
+        "--gpus", "all", "--shm-size", "32g", "--ipc=host", "-p", "30000:30000", "-e", "HF_TOKEN", "--env", "A=<token>",
+    ]  # fmt: skip
+    assert invocation.docker.has_option("--shm-size") and invocation.docker.has_option("--ipc")
+    assert [(e.name, e.value.text if e.value else None, e.how) for e in invocation.env] == [
+        ("HF_TOKEN", None, "docker"),
+        ("A", "<token>", "docker"),
+    ]
+    assert [w.text for w in invocation.args] == ["--model-path", "<model>", "--host", "0.0.0.0"]
+    assert invocation.args[1].placeholder
+
+
+def test_docker_run_without_a_known_command(points):
+    (invocation,) = parse_script("docker run --rm -it ubuntu bash\n", *points).invocations
+    assert (invocation.kind, invocation.program, invocation.docker.image.text) == ("docker", None, "ubuntu")
+
+
+def test_flags_only_fragment_written_over_lines_is_one_fragment(points):
+    text = "--enable-hierarchical-cache\n--hicache-size 180\n\n--enable-metrics\n"
+    script = parse_script(text, *points)
+    assert [(i.kind, i.program, [w.text for w in i.args]) for i in script.invocations] == [
+        ("fragment", "launch_server", ["--enable-hierarchical-cache", "--hicache-size", "180"]),
+        ("fragment", "launch_server", ["--enable-metrics"]),
+    ]
+
+
+def test_flag_lines_after_a_command_are_orphans(points):
+    text = "python -m sglang.launch_server --model-path m  # the comment cuts it\n  --tp-size 2\n"
+    script = parse_script(text, *points)
+    assert [i.line for i in script.invocations] == [1]
+    assert [[w.text for w in o.words] for o in script.orphans] == [["--tp-size", "2"]]
+
+
+def test_deprecated_and_unknown_modules(points):
+    text = "python -m sglang.bench_serving --backend sglang\npython -m sglang.launch_sever --model-path m\n"
+    script = parse_script(text, *points)
+    assert [(i.kind, i.program, i.module) for i in script.invocations] == [
+        ("program", "bench_serving", "sglang.bench_serving"),
+        ("module", None, "sglang.launch_sever"),
+    ]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from handbook.kb.schema import Model
 from handbook.render.context import RenderContext, attr, esc
+from handbook.render.figures import figure_block
 from handbook.render.html import table
 from handbook.render.landscape import model_link
 from handbook.render.markers import RenderError, renderer
@@ -30,6 +31,7 @@ def topologies(ctx: RenderContext, basis: str) -> str:
     for topo in book.topologies:
         out.append(f"### {engine} · {topo.letter} · {esc(topo.name)} {{ #topology-{topo.letter.lower()} }}")
         out.append(ctx.msg("topology-settings", flags=f"<code>{esc(topo.flags)}</code>"))
+        out.append(figure_block(ctx, topo.id))
         out.append(caption)
     out.append(ctx.msg("topology-basis", link=f'<a href="{attr(source.url)}">{engine}</a>'))
     return "\n\n".join(out)

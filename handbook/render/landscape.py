@@ -263,7 +263,12 @@ def kv_table(ctx: RenderContext) -> str:
         except memory.NotPublished as exc:
             missing = ", ".join(exc.missing)
             note = ctx.msg("not-published-fields", fields=missing)
-            rows.append([model_link(ctx, m), esc(m.attention.kv_formula.upper()), note, "—", "—", "—", "—"])
+            try:  # the layer count may be known when a dimension is not (Kimi's 24 MLA layers)
+                counted = str(memory.layer_split(m).full)
+            except memory.NotPublished:
+                counted = ctx.msg("not-published")
+            formula = esc(m.attention.kv_formula.upper())
+            rows.append([model_link(ctx, m), formula, esc(counted), note, "—", "—", "—"])
             ids.append(f"kv-{m.id}")
             continue
         elsewhere = ctx.pick("，", ", ").join(
@@ -272,6 +277,8 @@ def kv_table(ctx: RenderContext) -> str:
         layers = str(cells[0].layers_counted)
         if elsewhere:
             layers += ctx.msg("layers-elsewhere", layers=elsewhere)
+        if cells[0].sparse_indexer:
+            layers += ctx.msg("layers-dsa-indexer", topk=m.config.index_topk)
         rows.append(
             [
                 model_link(ctx, m),

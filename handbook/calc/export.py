@@ -1,0 +1,121 @@
+"""The planner's data: the part of the KB that docs/assets/planner.js computes from, as canonical JSON.
+
+Only raw facts go in (config fields, parameter counts, dtype widths, accelerator memory, checkpoints); the
+browser derives every figure with the same formulas as ``handbook.calc.memory``. The text depends on the
+KB alone (no dates, no language), so both language builds write the same bytes, build after build.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from handbook.calc import memory
+from handbook.calc.launch import model_path, rule_flags
+from handbook.kb.loader import KB
+from handbook.kb.schema import Model
+
+SCHEMA_VERSION = 1
+# Where the build writes it, under the site root: both language builds share assets/, beside planner.js.
+PLANNER_DATA_PATH = "assets/planner-data.json"
+
+CONFIG_FIELDS = (
+    "num_hidden_layers",
+    "num_attention_heads",
+    "num_key_value_heads",
+    "head_dim",
+    "v_head_dim",
+    "kv_lora_rank",
+    "qk_rope_head_dim",
+    "full_attention_interval",
+    "index_topk",
+)
+
+
+def weight_dtypes(kb: KB, model: Model) -> list[str]:
+    """The weight precisions the planner offers: the model's published ones, else every weights dtype."""
+    if model.precisions:
+        return [p.dtype for p in model.precisions]
+    return [d.id for d in kb.dtypes.values() if "weights" in d.use]
+
+
+def _model(kb: KB, model: Model) -> dict[str, Any]:
+    config: dict[str, Any] = {name: getattr(model.config, name) for name in CONFIG_FIELDS}
+    config["layer_types_count"] = dict(sorted(model.config.layer_types_count.items()))
+    paths = {}
+    for dtype_id in weight_dtypes(kb, model):
+        found = model_path(kb, model, dtype_id)
+        paths[dtype_id] = {"path": found.path, "basis": found.basis}
+    return {
+        "id": model.id,
+        "name": model.name,
+        "kv_formula": model.attention.kv_formula,
+        "config": config,
+        "params_total_b": model.params.total_b,
+        "moe": model.experts is not None,
+        "context_native": model.context.native if model.context else None,
+        "weights_dtypes": weight_dtypes(kb, model),
+        "model_paths": paths,
+        "rule_flags": [{"flag": r.flag, "value": r.value, "when": r.when} for r in rule_flags(kb, model)],
+    }
+
+
+def kv_dtypes(kb: KB) -> list[str]:
+    return [d.id for d in kb.dtypes.values() if "kv" in d.use]
+
+
+def default_choice(kb: KB) -> tuple[str, str]:
+    """The plan the page opens with: the first model and accelerator (KB order) whose automatic TP leaves
+    room for one full-length request, so the first view shows every figure."""
+    kv = kb.dtypes[kv_dtypes(kb)[0]]
+    for model in kb.models.values():
+        weights = kb.dtypes[weight_dtypes(kb, model)[0]]
+        for hw in kb.hardware.values():
+            if memory.auto_tp(model, hw, weights, kv).basis == "headroom":
+                return model.id, hw.id
+    return next(iter(kb.models)), next(iter(kb.hardware))
+
+
+def planner_data(kb: KB) -> dict[str, Any]:
+    model_id, hw_id = default_choice(kb)
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "engine": {"name": kb.handbook.engine, "version": kb.handbook.engine_version},
+        "defaults": {
+            "model": model_id,
+            "hardware": hw_id,
+            "kv_dtype": kv_dtypes(kb)[0],
+            "mem_fraction_static": memory.DEFAULT_MEM_FRACTION,
+            "swa_full_tokens_ratio": memory.SWA_FULL_TOKENS_RATIO,
+            "context_when_unpublished": memory.DEFAULT_CONTEXT,
+            "page_size": 1,
+        },
+        "tp_choices": list(memory.TP_CHOICES),
+        "dtypes": [
+            {
+                "id": d.id,
+                "name": d.name,
+                "bits": d.bits,
+                "weights": "weights" in d.use,
+                "kv": "kv" in d.use,
+                "engine_kv_value": d.engine_kv_value,
+            }
+            for d in kb.dtypes.values()
+        ],
+        "hardware": [{"id": h.id, "name": h.name, "memory_gb": h.memory_gb} for h in kb.hardware.values()],
+        "models": [_model(kb, m) for m in kb.models.values()],
+    }
+
+
+def planner_json(kb: KB) -> str:
+    """Canonical text: sorted keys, two-space indent, UTF-8 as is, one final newline."""
+    return json.dumps(planner_data(kb), ensure_ascii=False, indent=2, sort_keys=True) + "\n"
+
+
+def write_planner_data(kb: KB, site_dir: Path) -> Path:
+    """Write the export under one built site root; returns the file written."""
+    target = Path(site_dir) / PLANNER_DATA_PATH
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(planner_json(kb), encoding="utf-8")
+    return target

@@ -1,0 +1,216 @@
+"""``python -m handbook plan``: the planner page's figures for one model on one accelerator, zh or en.
+
+Exit status: 0 when the plan works, 1 when it cannot (the weights do not fit, or no KV page is left),
+2 for bad input (an unknown id, a value out of range).
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import sys
+from pathlib import Path
+
+from handbook.calc import memory
+from handbook.calc.export import kv_dtypes, weight_dtypes
+from handbook.calc.launch import model_path, number, suggested_command
+from handbook.kb.loader import KB, KB_ROOT, KBInvalid, load_kb
+from handbook.render.formatting import gb, thousands
+from handbook.render.planner import FIGURES, figure_texts, message, note_values
+
+
+class BadInput(Exception):
+    """A value the command cannot use; the message says which and what would do."""
+
+
+def _pick(lang: str, what: str, value: str, choices: dict[str, str]) -> str:
+    """The id ``value`` names (an id or a display name, any case); else ``BadInput`` with the closest ids."""
+    if value in choices:
+        return value
+    folded = {key.lower(): key for key in choices} | {name.lower(): key for key, name in choices.items()}
+    if value.lower() in folded:
+        return folded[value.lower()]
+    close = difflib.get_close_matches(value.lower(), list(folded), n=1, cutoff=0.4)
+    hint = message(lang, "planner-cli-did-you-mean", close=folded[close[0]]) if close else ""
+    raise BadInput(
+        message(
+            lang,
+            "planner-cli-unknown",
+            what=message(lang, f"planner-cli-what-{what}"),
+            value=value,
+            hint=hint,
+            choices=", ".join(choices),
+        )
+    )
+
+
+def _check_ranges(args: argparse.Namespace, lang: str) -> None:
+    """The numeric flags' ranges, checked before planning so the message names the flag as typed."""
+    checks = [
+        ("--mem-fraction-static", args.mem_fraction_static, 0 < args.mem_fraction_static < 1, "fraction"),
+        ("--swa-full-tokens-ratio", args.swa_full_tokens_ratio, 0 < args.swa_full_tokens_ratio <= 1, "ratio"),
+        ("--tp", args.tp, args.tp is None or args.tp >= 1, "positive"),
+        ("--ep", args.ep, args.ep >= 1, "positive"),
+        ("--context", args.context, args.context is None or args.context >= 1, "positive"),
+        ("--page-size", args.page_size, args.page_size >= 1, "positive"),
+        (
+            "--max-total-tokens",
+            args.max_total_tokens,
+            args.max_total_tokens is None or args.max_total_tokens >= 1,
+            "positive",
+        ),
+    ]
+    if args.tp is not None and args.tp >= 1 and args.ep >= 1:
+        checks.append(("--ep", args.ep, args.tp % args.ep == 0, "ep"))
+    for flag, value, ok, rule in checks:
+        if not ok:
+            rule_text = message(lang, f"planner-cli-rule-{rule}", tp=args.tp)
+            raise BadInput(message(lang, "planner-cli-range", flag=flag, rule=rule_text, value=value))
+
+
+def _label(lang: str, key: str, **values: object) -> str:
+    return message(lang, key, **values) + ("：" if lang == "zh" else ": ")
+
+
+def _heading(lang: str, key: str) -> str:
+    return message(lang, key) + ("：" if lang == "zh" else ":")
+
+
+def run_plan(args: argparse.Namespace, kb: KB) -> int:
+    lang = args.lang
+    _check_ranges(args, lang)
+    model = kb.models[_pick(lang, "model", args.model, {m.id: m.name for m in kb.models.values()})]
+    hw = kb.hardware[_pick(lang, "gpu", args.gpu, {h.id: h.name for h in kb.hardware.values()})]
+    offered = weight_dtypes(kb, model)
+    weights_id = offered[0] if args.weights_dtype is None else args.weights_dtype
+    weights = kb.dtypes[_pick(lang, "weights-dtype", weights_id, {d: kb.dtypes[d].name for d in offered})]
+    kv_id = kv_dtypes(kb)[0] if args.kv_dtype is None else args.kv_dtype
+    kv = kb.dtypes[_pick(lang, "kv-dtype", kv_id, {d: kb.dtypes[d].name for d in kv_dtypes(kb)})]
+
+    lines, errors = [], []
+    try:
+        context = memory.resolve_context(model, args.context)
+        tp = args.tp
+        if tp is None:
+            auto = memory.auto_tp(
+                model, hw, weights, kv, args.mem_fraction_static, context, args.swa_full_tokens_ratio
+            )
+            tp = auto.tp
+        plan = memory.plan(
+            model,
+            hw,
+            weights,
+            kv,
+            tp,
+            args.mem_fraction_static,
+            context,
+            args.page_size,
+            args.max_total_tokens,
+            args.ep,
+            args.swa_full_tokens_ratio,
+        )
+    except ValueError as exc:
+        raise BadInput(str(exc)) from None
+    values = note_values(plan, model)
+
+    ep = f", EP {plan.ep}" if plan.ep > 1 else ""
+    lines.append(
+        message(
+            lang,
+            "planner-cli-plan",
+            model=model.name,
+            gpu=hw.name,
+            tp=plan.tp,
+            ep=ep,
+            weights=weights.name,
+            kv=kv.name,
+            fraction=number(plan.mem_fraction_static),
+            context=thousands(plan.context),
+        )
+    )
+    if args.tp is None:
+        lines.append(message(lang, f"planner-auto-{auto.basis}", **{**values, "tp": auto.tp}))
+    lines.append("")
+    texts = figure_texts(plan, model, lang)
+    for key, label in FIGURES:
+        lines.append(_label(lang, label, **values) + texts[key])
+    notes = [message(lang, f"planner-note-{code}", **values) for code in plan.notes]
+    if plan.tp > 8:
+        notes.append(message(lang, "planner-multi-node"))
+    if notes:
+        lines += ["", _heading(lang, "planner-notes")] + [f"  - {note}" for note in notes]
+    found = model_path(kb, model, weights.id)
+    lines += ["", _heading(lang, "planner-command"), suggested_command(kb, plan)]
+    if found.basis != "checkpoint":
+        lines.append(
+            message(lang, f"planner-path-{found.basis or 'none'}", dtype=weights.name, path=found.path or "")
+        )
+    lines += ["", message(lang, "planner-basis", version=kb.handbook.engine_version)]
+    print("\n".join(lines))
+
+    if plan.weights_fit is False:
+        errors.append(
+            message(
+                lang,
+                "planner-weights-do-not-fit",
+                weights=gb(plan.weights_per_gpu),
+                fraction=number(plan.mem_fraction_static),
+                budget=gb(plan.static_bytes),
+                short=gb(plan.shortfall_bytes),
+            )
+        )
+        fitting = memory.smallest_tp(model, hw, weights, plan.mem_fraction_static)
+        if fitting is not None:
+            errors.append(message(lang, "planner-cli-smallest-tp", tp=fitting))
+    elif plan.fits is False:
+        errors.append(message(lang, "planner-no-room", page=plan.page_size))
+    if errors:
+        print("✖ " + " ".join(errors), file=sys.stderr)
+        return 1
+    return 0
+
+
+def _plan(args: argparse.Namespace) -> int:
+    try:
+        kb = load_kb(Path(args.kb))
+    except KBInvalid as exc:
+        from handbook.cli import report
+
+        return report(exc.problems)
+    try:
+        return run_plan(args, kb)
+    except BadInput as exc:
+        print(f"✖ {exc}", file=sys.stderr)
+        return 2
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    plan = sub.add_parser(
+        "plan",
+        help="one GPU's memory budget, KV pool and launch command for a model on an accelerator",
+        description="The memory and KV planner's figures (the planner page computes the same).",
+    )
+    plan.add_argument("--model", required=True, help="a model id of kb/models (or its name)")
+    plan.add_argument("--gpu", required=True, help="an accelerator id of kb/hardware (or its name)")
+    plan.add_argument("--tp", type=int, help="GPUs in the TP group (default: the smallest that fits)")
+    plan.add_argument("--ep", type=int, default=1, help="expert-parallel size, dividing --tp (default: 1)")
+    plan.add_argument("--weights-dtype", help="weights precision (default: the model's first)")
+    plan.add_argument("--kv-dtype", help="KV cache dtype (default: the first KV dtype of kb/dtypes.yaml)")
+    plan.add_argument(
+        "--mem-fraction-static",
+        type=float,
+        default=memory.DEFAULT_MEM_FRACTION,
+        help="SGLang's --mem-fraction-static (default: %(default)s)",
+    )
+    plan.add_argument("--context", type=int, help="context length in tokens (default: the model's native)")
+    plan.add_argument("--page-size", type=int, default=1, help="SGLang's --page-size (default: %(default)s)")
+    plan.add_argument("--max-total-tokens", type=int, help="SGLang's --max-total-tokens (default: no cap)")
+    plan.add_argument(
+        "--swa-full-tokens-ratio",
+        type=float,
+        default=memory.SWA_FULL_TOKENS_RATIO,
+        help="SGLang's --swa-full-tokens-ratio, for sliding-window models (default: %(default)s)",
+    )
+    plan.add_argument("--lang", choices=("zh", "en"), default="zh", help="output language (default: zh)")
+    plan.add_argument("--kb", default=str(KB_ROOT), help="the KB folder (default: %(default)s)")
+    plan.set_defaults(run=_plan)

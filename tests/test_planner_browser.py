@@ -1,0 +1,286 @@
+"""The planner page in headless chromium: the form drives it, its numbers equal Python's, and planner.js's
+pure functions agree with handbook.calc over every model × accelerator × dtype of the KB."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+
+from handbook.calc import memory
+from handbook.calc.export import kv_dtypes, weight_dtypes
+from handbook.calc.launch import suggested_command
+from handbook.kb.loader import load_kb
+from handbook.render.formatting import binary_size, gb, sig, thousands
+from handbook.render.planner import figure_texts
+
+pytestmark = [pytest.mark.browser, pytest.mark.site]
+
+KB = load_kb()
+READY = "[data-planner][data-ready=true]"
+FIGURES_JS = "els => Object.fromEntries(els.map(e => [e.dataset.figure, [e.textContent, e.dataset.value]]))"
+
+
+def open_planner(page, site_url: str, lang: str, query: str = ""):
+    prefix = "" if lang == "zh" else "/en"
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(f"{site_url}{prefix}/planner/{query}")
+    page.wait_for_selector(READY, timeout=15_000)
+    return errors
+
+
+def shown(page) -> dict[str, tuple[str, str]]:
+    return {
+        key: tuple(value) for key, value in page.eval_on_selector_all("[data-figure]", FIGURES_JS).items()
+    }
+
+
+def raw(value) -> str:
+    """A number as JavaScript's String() writes it into data-value ("" when unknown)."""
+    if value is None:
+        return ""
+    return str(int(value)) if float(value).is_integer() else repr(float(value))
+
+
+def expected_figures(plan: memory.Plan, lang: str) -> dict[str, tuple[str, str]]:
+    model = KB.models[plan.model]
+    texts = figure_texts(plan, model, lang)
+    values = {
+        "gpu": plan.gpu_bytes,
+        "static": plan.static_bytes,
+        "rest": plan.rest_bytes,
+        "weights": plan.weights_bytes,
+        "weights-gpu": plan.weights_per_gpu,
+        "kv-pool": plan.kv_pool_bytes,
+        "kv-token": plan.kv_bytes_per_token,
+        "kv-token-gpu": plan.kv_cell_per_gpu,
+        "max-tokens": plan.max_tokens,
+        "swa-tokens": plan.swa_tokens,
+        "requests": plan.max_requests,
+    }
+    return {key: (texts[key], raw(values[key])) for key in texts}
+
+
+def test_choosing_a_model_and_a_gpu_gives_pythons_numbers(page, site_url):
+    errors = open_planner(page, site_url, "en")
+    page.select_option("#planner-model", "gpt-oss-120b")
+    page.select_option("#planner-gpu", "h100")
+    oss, h100 = KB.models["gpt-oss-120b"], KB.hardware["h100"]
+    mxfp4, bf16 = KB.dtypes["mxfp4"], KB.dtypes["bf16"]
+    auto = memory.auto_tp(oss, h100, mxfp4, bf16)
+    assert auto == memory.AutoTp(2, "headroom")
+    plan = memory.plan(oss, h100, mxfp4, bf16, auto.tp)
+    assert shown(page) == expected_figures(plan, "en")
+    assert shown(page)["max-tokens"][0] == "1,112,855"  # (68e9 − 62.15625e9 / 2) ÷ (4 × 128 × 18 × 2 × 1.8)
+    assert page.text_content(".planner-command code") == suggested_command(KB, plan)
+    assert "Auto: TP 2 is the smallest power of two" in page.text_content(".planner-status")
+    query = parse_qs(urlparse(page.url).query)
+    assert query["model"] == ["gpt-oss-120b"] and query["gpu"] == ["h100"] and query["tp"] == ["auto"]
+    # the picture is drawn from the same numbers: weights | KV pool | the rest = one GPU
+    parts = page.eval_on_selector_all(
+        ".planner-bar rect[data-part]", "els => els.map(e => [e.dataset.part, Number(e.dataset.bytes)])"
+    )
+    assert [kind for kind, _ in parts] == ["weights", "kv", "rest"]
+    assert dict(parts) == {
+        "weights": plan.weights_per_gpu,
+        "kv": plan.kv_pool_bytes,
+        "rest": plan.rest_bytes,
+    }
+    # one GPU instead: a full 131,072-token request no longer fits
+    page.select_option("#planner-tp", "1")
+    one = memory.plan(oss, h100, mxfp4, bf16, 1)
+    assert shown(page) == expected_figures(one, "en")
+    assert shown(page)["requests"] == ("0", "0")
+    assert errors == []
+
+
+def test_a_shared_link_reopens_the_same_plan_in_chinese(page, site_url, browser):
+    query = "?model=qwen3.5-397b-a17b&gpu=h200&tp=4&weights-dtype=fp8&kv-dtype=fp8&mem-fraction-static=0.8&context=131072"
+    errors = open_planner(page, site_url, "zh", query)
+    qwen = KB.models["qwen3.5-397b-a17b"]
+    fp8 = KB.dtypes["fp8"]
+    plan = memory.plan(qwen, KB.hardware["h200"], fp8, fp8, 4, 0.8, 131_072)
+    assert shown(page) == expected_figures(plan, "zh")
+    assert shown(page)["max-tokens"][0] == "1,764,322"  # ⌊(141e9 × 0.8 − 99.25e9) ÷ (1 × 512 × 15 × 1)⌋
+    assert page.text_content(".planner-status").strip() == ""
+    notes = page.eval_on_selector_all(".planner-notes li", "els => els.map(e => e.dataset.note)")
+    assert notes == ["kv-heads-replicated", "linear-state"]
+    link = page.get_attribute(".planner-share", "href")
+    other = browser.new_context().new_page()
+    open_planner(other, site_url, "zh", "?" + urlparse(link).query)
+    assert shown(other) == shown(page)
+    other.context.close()
+    assert errors == []
+
+
+def test_unpublished_fields_say_so(page, site_url):
+    open_planner(page, site_url, "zh", "?model=llama-3.3-70b&gpu=h200&tp=8")
+    figures = shown(page)
+    assert figures["weights"] == ("未公开（params.total_b）", "")
+    assert figures["max-tokens"] == ("未公开（params.total_b）", "")
+    assert figures["kv-token-gpu"] == ("40,960 B (40 KiB)", "40960")
+    open_planner(page, site_url, "en", "?model=minimax-m3&gpu=gb200")
+    figures = shown(page)
+    assert figures["gpu"] == ("not published (memory_gb)", "")
+    assert figures["kv-token"] == ("not published (num_hidden_layers, num_key_value_heads, head_dim)", "")
+
+
+def test_invalid_link_values_fall_back_with_a_visible_note(page, site_url):
+    open_planner(page, site_url, "en", "?model=nope&gpu=h200&tp=7&mem-fraction-static=1.5&context=abc")
+    status = page.text_content(".planner-status")
+    for note in [
+        "The link's model=nope is not valid; the default glm-5.3 is used instead.",
+        "The link's tp=7 is not valid; the default auto is used instead.",
+        "The link's mem-fraction-static=1.5 is not valid; the default 0.85 is used instead.",
+        "The link's context=abc is not valid; the default 1048576 is used instead.",
+    ]:
+        assert note in status
+    assert page.is_visible(".planner-status.planner-warn")
+    assert page.input_value("#planner-model") == "glm-5.3"
+    assert page.input_value("#planner-gpu") == "h200"  # the valid one is kept
+    assert page.input_value("#planner-mem-fraction-static") == "0.85"
+
+
+def change(page, selector: str, value: str) -> None:
+    page.fill(selector, value)
+    page.dispatch_event(selector, "change")
+
+
+def test_typed_values_are_validated_and_kept_in_the_link(page, site_url):
+    open_planner(page, site_url, "en", "?model=gpt-oss-120b&gpu=b200&tp=4")
+    change(page, "#planner-mem-fraction-static", "1.5")
+    assert (
+        page.text_content(".planner-status")
+        == "1.5 is not a valid --mem-fraction-static; 0.85 is used instead."
+    )
+    assert page.input_value("#planner-mem-fraction-static") == "0.85"
+    page.click(".planner-advanced summary")
+    change(page, "#planner-page-size", "64")
+    change(page, "#planner-max-total-tokens", "500000")
+    change(page, "#planner-swa-full-tokens-ratio", "0.5")
+    query = parse_qs(urlparse(page.url).query)
+    assert (query["page-size"], query["max-total-tokens"], query["swa-full-tokens-ratio"]) == (
+        ["64"],
+        ["500000"],
+        ["0.5"],
+    )
+    oss = KB.models["gpt-oss-120b"]
+    plan = memory.plan(
+        oss, KB.hardware["b200"], KB.dtypes["mxfp4"], KB.dtypes["bf16"], 4, 0.85, None, 64, 500_000, 1, 0.5
+    )
+    assert (plan.max_tokens, plan.swa_tokens) == (499_968, 249_984)  # 500,000 cut to pages of 64; × 0.5
+    assert shown(page) == expected_figures(plan, "en")
+    assert page.text_content(".planner-command code").splitlines()[-3:] == [
+        "  --page-size 64 \\",
+        "  --max-total-tokens 500000 \\",
+        "  --swa-full-tokens-ratio 0.5",
+    ]
+    notes = page.eval_on_selector_all(".planner-notes li", "els => els.map(e => e.dataset.note)")
+    assert notes == ["swa-pool", "capped"]
+
+
+def parity_cases() -> list[dict]:
+    cases = []
+    for model in KB.models.values():
+        for hw in KB.hardware.values():
+            for weights in weight_dtypes(KB, model):
+                for kv in kv_dtypes(KB):
+                    for tp in ("auto", 1, 8, 64):
+                        cases.append(
+                            {"model": model.id, "hw": hw.id, "weights": weights, "kv": kv, "tp": tp}
+                            | {"fraction": 0.85, "context": None, "page": 1, "cap": None, "ratio": 0.8}
+                        )
+        for hw_id in ("h100", "mi355x"):
+            for options in (
+                {"fraction": 0.7, "context": 4096, "page": 16, "cap": None, "ratio": 0.5},
+                {"fraction": 0.93, "context": 1_000_000, "page": 64, "cap": 250_000, "ratio": 1.0},
+            ):
+                cases.append(
+                    {"model": model.id, "hw": hw_id, "weights": weight_dtypes(KB, model)[0], "kv": "fp8"}
+                    | {"tp": "auto"}
+                    | options
+                )
+    return cases
+
+
+def python_result(case: dict, lang: str) -> dict:
+    model, hw = KB.models[case["model"]], KB.hardware[case["hw"]]
+    weights, kv = KB.dtypes[case["weights"]], KB.dtypes[case["kv"]]
+    tp, auto = case["tp"], None
+    if tp == "auto":
+        chosen = memory.auto_tp(model, hw, weights, kv, case["fraction"], case["context"], case["ratio"])
+        tp, auto = chosen.tp, [chosen.tp, chosen.basis]
+    plan = memory.plan(
+        model,
+        hw,
+        weights,
+        kv,
+        tp,
+        case["fraction"],
+        case["context"],
+        case["page"],
+        case["cap"],
+        1,
+        case["ratio"],
+    )
+    return {
+        "auto": auto,
+        "plan": json.loads(json.dumps(dataclasses.asdict(plan))),
+        "command": suggested_command(KB, plan),
+        "figures": figure_texts(plan, model, lang),
+    }
+
+
+JS_CASES = """cases => {
+  const P = window.HandbookPlanner;
+  const root = document.querySelector("[data-planner]");
+  const d = root.planner.data;
+  const by = (list, id) => list.find((x) => x.id === id);
+  return cases.map((c) => {
+    const m = by(d.models, c.model), h = by(d.hardware, c.hw), w = by(d.dtypes, c.weights), k = by(d.dtypes, c.kv);
+    let tp = c.tp, auto = null;
+    if (tp === "auto") {
+      const chosen = P.autoTp(d, m, h, w, k, c.fraction, c.context, c.ratio);
+      tp = chosen.tp;
+      auto = [chosen.tp, chosen.basis];
+    }
+    const opts = {tp, ep: 1, mem_fraction_static: c.fraction, context: c.context, page_size: c.page,
+                  max_total_tokens: c.cap, swa_full_tokens_ratio: c.ratio};
+    const p = P.plan(d, m, h, w, k, opts);
+    const path = m.model_paths[c.weights].path;
+    return {auto, plan: p, command: P.launchCommand(d, p, m, k, path), figures: P.figureTexts(p, m, root.planner.messages)};
+  });
+}"""
+
+
+def test_planner_js_agrees_with_python_on_every_model_accelerator_and_dtype(page, site_url):
+    open_planner(page, site_url, "zh")
+    cases = parity_cases()
+    assert len(cases) > 5_000
+    got = page.evaluate(JS_CASES, cases)
+    mismatches = []
+    for case, js in zip(cases, got, strict=True):
+        py = python_result(case, "zh")
+        if js != py:
+            fields = [key for key in py["plan"] if py["plan"][key] != js["plan"].get(key)]
+            other = [key for key in ("auto", "command", "figures") if py[key] != js[key]]
+            mismatches.append((case, fields + other))
+    assert mismatches == []
+
+
+def test_numbers_are_formatted_like_python(page, site_url):
+    open_planner(page, site_url, "en")
+    values = [0, 0.5, 1.5, 2.5, 68.625, 99.25, 198.5, 1234.5, 999.95, 0.000123, 3.0e-5, 7.5e12, 1_341_145.5]
+    values += [70_272, 327_680, 119.85e9, 20.6e9, 2**30 * 1.25, 140_737_488_355_328.0, -78.65]
+    got = page.evaluate(
+        """values => values.map(v => {
+          const f = window.HandbookPlanner.format;
+          return [f.sig(v), f.thousands(v), f.binarySize(Math.abs(v)), f.gb(v), f.sig(v, 2)];
+        })""",
+        values,
+    )
+    expected = [[sig(v), thousands(v), binary_size(abs(v)), gb(v), sig(v, 2)] for v in values]
+    assert got == expected

@@ -1,0 +1,171 @@
+"""The planner's KB export and its markup: shape, determinism, one file for both languages, the page's wording."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+import handbook.render.renderers  # noqa: F401 - registers the renderers
+from handbook.calc.export import (
+    PLANNER_DATA_PATH,
+    SCHEMA_VERSION,
+    planner_data,
+    planner_json,
+    write_planner_data,
+)
+from handbook.kb.loader import load_kb
+from handbook.render.context import RenderContext
+from handbook.render.markers import render_page
+from handbook.render.planner import FIGURES
+from handbook.render.strings import STRINGS
+from handbook.site import Site
+
+KB = load_kb()
+
+
+def test_export_shape():
+    data = json.loads(planner_json(KB))
+    assert set(data) == {"schema_version", "engine", "defaults", "tp_choices", "dtypes", "hardware", "models"}
+    assert data["schema_version"] == SCHEMA_VERSION == 1
+    assert data["engine"] == {"name": "SGLang", "version": "0.5.23"}
+    assert data["defaults"] == {
+        "model": "glm-5.3",  # the first model (KB order) whose automatic TP leaves room for a full request
+        "hardware": "b200",
+        "kv_dtype": "bf16",
+        "mem_fraction_static": 0.85,
+        "swa_full_tokens_ratio": 0.8,
+        "context_when_unpublished": 8192,
+        "page_size": 1,
+    }
+    assert data["tp_choices"] == [1, 2, 4, 8, 16, 32, 64]
+    assert [d["id"] for d in data["dtypes"]] == list(KB.dtypes)
+    assert data["dtypes"][0] == {
+        "id": "bf16",
+        "name": "BF16",
+        "bits": 16.0,
+        "weights": True,
+        "kv": True,
+        "engine_kv_value": "bf16",
+    }
+    assert {h["id"]: h["memory_gb"] for h in data["hardware"]}["h200"] == 141
+    assert {h["id"]: h["memory_gb"] for h in data["hardware"]}["gb200"] is None
+    models = {m["id"]: m for m in data["models"]}
+    assert list(models) == list(KB.models)
+    assert models["gpt-oss-120b"] == {
+        "id": "gpt-oss-120b",
+        "name": "gpt-oss-120b",
+        "kv_formula": "gqa",
+        "config": {
+            "num_hidden_layers": 36,
+            "num_attention_heads": 64,
+            "num_key_value_heads": 8,
+            "head_dim": 64,
+            "v_head_dim": None,
+            "kv_lora_rank": None,
+            "qk_rope_head_dim": None,
+            "full_attention_interval": None,
+            "index_topk": None,
+            "layer_types_count": {"full_attention": 18, "sliding_attention": 18},
+        },
+        "params_total_b": 117,
+        "moe": True,
+        "context_native": 131072,
+        "weights_dtypes": ["mxfp4"],
+        "model_paths": {"mxfp4": {"path": "openai/gpt-oss-120b", "basis": "recipe-unstated-precision"}},
+        "rule_flags": [],
+    }
+    assert models["qwen3.5-397b-a17b"]["rule_flags"] == [
+        {"flag": "--max-running-requests", "value": "64", "when": "single-gpu"}
+    ]
+    # models without published precisions are offered every weights dtype
+    assert models["llama-3.3-70b"]["weights_dtypes"] == [
+        "bf16",
+        "fp8",
+        "fp4",
+        "nvfp4",
+        "mxfp4",
+        "mxfp8",
+        "w4a8",
+    ]
+
+
+def test_export_holds_no_wording_of_either_language():
+    def strings(value):
+        if isinstance(value, dict):
+            for key, item in value.items():
+                yield key
+                yield from strings(item)
+        elif isinstance(value, list):
+            for item in value:
+                yield from strings(item)
+        elif isinstance(value, str):
+            yield value
+
+    assert not any(re.search(r"[\u4e00-\u9fff]", text) for text in strings(planner_data(KB)))
+
+
+def test_export_is_canonical_and_deterministic(tmp_path):
+    text = planner_json(KB)
+    assert text == planner_json(load_kb())  # a fresh load gives the same bytes
+    assert text.endswith("}\n") and "\r" not in text
+    assert json.dumps(json.loads(text), ensure_ascii=False, indent=2, sort_keys=True) + "\n" == text
+    first = write_planner_data(KB, tmp_path / "one")
+    second = write_planner_data(KB, tmp_path / "two")
+    assert first == tmp_path / "one" / "assets" / "planner-data.json"
+    assert first.read_bytes() == second.read_bytes() == text.encode("utf-8")
+
+
+def test_the_site_writes_the_same_file_for_each_language_build(tmp_path):
+    site = Site(KB, Path("docs"))
+    site.write_assets(tmp_path)  # the zh build
+    zh = (tmp_path / PLANNER_DATA_PATH).read_bytes()
+    site.write_assets(tmp_path)  # the en build (same site root: the languages share assets/)
+    assert (tmp_path / PLANNER_DATA_PATH).read_bytes() == zh == planner_json(KB).encode("utf-8")
+
+
+@pytest.mark.site
+def test_the_built_site_carries_the_export_beside_planner_js(built_site):
+    assert (built_site / PLANNER_DATA_PATH).read_text(encoding="utf-8") == planner_json(KB)
+    assert (built_site / "assets" / "planner.js").is_file()
+    assert not (built_site / "en" / PLANNER_DATA_PATH).exists()
+    for page in (built_site / "planner" / "index.html", built_site / "en" / "planner" / "index.html"):
+        html = page.read_text(encoding="utf-8")
+        assert "assets/planner.js" in html and "assets/planner.css" in html
+        assert 'class="planner" data-planner' in html
+
+
+def render(lang: str) -> str:
+    return render_page(
+        "<!-- kb:planner -->", RenderContext(KB, lang, "planner.md"), f"docs/{lang}/planner.md"
+    )
+
+
+def test_planner_markup_is_the_same_in_both_languages_but_the_wording():
+    def skeleton(html: str) -> list[str]:
+        return re.findall(r'(?:id|name|for|data-figure|class)="[^"]*"', html)
+
+    zh, en = render("zh"), render("en")
+    assert skeleton(zh) == skeleton(en)
+    assert [f'data-figure="{key}"' for key, _ in FIGURES] == re.findall(r'data-figure="[^"]*"', zh)
+    assert '<label for="planner-model">模型</label>' in zh
+    assert '<label for="planner-model">Model</label>' in en
+    assert "\n\n" not in zh.strip()  # one raw HTML block: Markdown leaves it alone
+
+
+def test_planner_messages_are_the_page_language_and_script_safe():
+    for lang, index in (("zh", 0), ("en", 1)):
+        html = render(lang)
+        raw = re.search(
+            r'<script type="application/json" class="planner-messages">(.*?)</script>', html
+        ).group(1)
+        assert "<" not in raw and ">" not in raw  # "<model>" is escaped as \u003c…\u003e
+        messages = json.loads(raw)
+        page_keys = [k for k in STRINGS if k.startswith("planner-") and not k.startswith("planner-cli-")]
+        assert messages == {k: STRINGS[k][index] for k in page_keys}
+    notes = {k.removeprefix("planner-note-") for k in STRINGS if k.startswith("planner-note-")}
+    from handbook.calc.memory import NOTE_CODES
+
+    assert notes == set(NOTE_CODES)

@@ -1,0 +1,377 @@
+"""The planner's arithmetic against SGLang's formulas, with golden values worked out by hand from the configs.
+
+Every expected number below is written from the model's config.json fields (as kb/models records them) and
+SGLang 0.5.23's formulas, not by calling the code under test:
+  MLA:     (kv_lora_rank + qk_rope_head_dim) × layers × bytes
+  MHA/GQA: max(1, kv_heads // tp) × (head_dim + v_head_dim) × layers × bytes
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from handbook.calc import memory
+from handbook.calc.launch import (
+    ModelPath,
+    RuleFlag,
+    launch_command,
+    launch_flags,
+    model_path,
+    rule_flags,
+    suggested_command,
+)
+from handbook.kb.loader import load_kb
+
+KB = load_kb()
+BF16, FP8, FP8_E5M2 = KB.dtypes["bf16"], KB.dtypes["fp8"], KB.dtypes["fp8_e5m2"]
+
+# model → (BF16 bytes/token for the whole model, per GPU at TP 8, layers counted) or the missing fields.
+KV_GOLDEN: dict[str, tuple[int, int, int] | list[str]] = {
+    # (512 + 64) × 61 × 2; the latent is whole on every GPU
+    "deepseek-v3": (70_272, 70_272, 61),
+    "deepseek-v4-pro": ["num_hidden_layers", "kv_lora_rank", "qk_rope_head_dim"],
+    "deepseek-v4.1-flash": ["num_hidden_layers", "kv_lora_rank", "qk_rope_head_dim"],
+    # (512 + 64) × 78 × 2
+    "glm-5.3": (89_856, 89_856, 78),
+    "glm-5": (89_856, 89_856, 78),
+    # 18 full-attention layers: 8 × (64 + 64) × 18 × 2; TP 8 → 1 head: 1 × 128 × 18 × 2
+    "gpt-oss-120b": (36_864, 4_608, 18),
+    # the 24 MLA layers are known; the latent's dimensions are not
+    "kimi-k3.1-pro": ["kv_lora_rank", "qk_rope_head_dim"],
+    # 8 × (128 + 128) × 32 × 2; TP 8 → 1 × 256 × 32 × 2
+    "llama-3.1-8b": (131_072, 16_384, 32),
+    # 8 × (128 + 128) × 80 × 2; TP 8 → 1 × 256 × 80 × 2
+    "llama-3.3-70b": (327_680, 40_960, 80),
+    "minimax-m3": ["num_hidden_layers", "num_key_value_heads", "head_dim"],
+    # 15 full-attention layers of 60: 2 × (256 + 256) × 15 × 2; TP 8 → max(1, 2 // 8) = 1 head
+    "qwen3.5-397b-a17b": (30_720, 15_360, 15),
+    # 12 full-attention layers of 48: 2 × 512 × 12 × 2; TP 8 → 1 × 512 × 12 × 2
+    "qwen3.8-flash-next": (24_576, 12_288, 12),
+}
+
+# model → {weights dtype: bytes} = total_b × 10^9 × bits / 8 (NVFP4 4.5 bits, MXFP4 4.25, MXFP8 8.25)
+WEIGHTS_GOLDEN: dict[str, dict[str, float] | None] = {
+    "deepseek-v3": None,
+    "deepseek-v4-pro": {"fp4": 800e9, "fp8": 1600e9},
+    "deepseek-v4.1-flash": {"fp8": 552e9},
+    "glm-5.3": {"fp8": 743e9, "nvfp4": 417.9375e9, "w4a8": 371.5e9, "mxfp4": 394.71875e9},
+    "glm-5": None,
+    "gpt-oss-120b": {"mxfp4": 62.15625e9},
+    "kimi-k3.1-pro": {"mxfp4": 1487.5e9},
+    "llama-3.1-8b": None,
+    "llama-3.3-70b": None,
+    "minimax-m3": {"mxfp8": 440.34375e9, "bf16": 854e9, "nvfp4": 240.1875e9},
+    "qwen3.5-397b-a17b": {"bf16": 794e9, "fp8": 397e9, "nvfp4": 223.3125e9, "mxfp4": 210.90625e9},
+    "qwen3.8-flash-next": {"nvfp4": 99e9, "fp8": 176e9, "mxfp4": 93.5e9, "bf16": 352e9},
+}
+
+
+def test_the_golden_tables_cover_every_model_of_the_kb():
+    assert set(KV_GOLDEN) == set(KB.models)
+    assert set(WEIGHTS_GOLDEN) == set(KB.models)
+
+
+@pytest.mark.parametrize("model_id", sorted(KV_GOLDEN))
+def test_kv_cell_matches_sglang_for_every_model(model_id):
+    model, golden = KB.models[model_id], KV_GOLDEN[model_id]
+    if isinstance(golden, list):
+        for dtype in (BF16, FP8):
+            with pytest.raises(memory.NotPublished) as caught:
+                memory.kv_cell(model, dtype)
+            assert caught.value.missing == golden
+            assert str(caught.value) == f"{model_id}: not published: {', '.join(golden)}"
+        return
+    whole, per_gpu_tp8, layers = golden
+    bf16 = memory.kv_cell(model, BF16)
+    assert (bf16.bytes_per_token, bf16.per_rank_bytes, bf16.layers_counted) == (whole, whole, layers)
+    assert memory.kv_cell(model, BF16, attn_tp=8).per_rank_bytes == per_gpu_tp8
+    # one byte per element: exactly half, for both FP8 formats
+    assert memory.kv_cell(model, FP8).bytes_per_token == whole // 2
+    assert memory.kv_cell(model, FP8_E5M2, attn_tp=8).per_rank_bytes == per_gpu_tp8 // 2
+
+
+@pytest.mark.parametrize("model_id", sorted(WEIGHTS_GOLDEN))
+def test_weight_bytes_for_every_published_precision(model_id):
+    model, golden = KB.models[model_id], WEIGHTS_GOLDEN[model_id]
+    if golden is None:
+        with pytest.raises(memory.NotPublished) as caught:
+            memory.weight_bytes(model, BF16)
+        assert caught.value.missing == ["params.total_b"]
+        return
+    assert {p.dtype for p in model.precisions} == set(golden)
+    for dtype_id, expected in golden.items():
+        assert memory.weight_bytes(model, KB.dtypes[dtype_id]) == pytest.approx(expected, rel=1e-15)
+
+
+def test_hybrid_models_say_where_the_other_layers_live():
+    oss = memory.kv_cell(KB.models["gpt-oss-120b"], BF16)
+    assert oss.elsewhere == {"sliding_attention": 18}
+    assert oss.swa_bytes_per_token == 8 * (64 + 64) * 18 * 2  # the SWA pool's rows, same heads and dims
+    qwen = memory.kv_cell(KB.models["qwen3.5-397b-a17b"], BF16)
+    assert qwen.elsewhere == {"linear_attention": 45}
+    assert qwen.swa_bytes_per_token == 0
+    assert memory.kv_cell(KB.models["glm-5.3"], BF16).sparse_indexer  # index_topk 2048: DSA indexer
+    assert not memory.kv_cell(KB.models["glm-5"], BF16).sparse_indexer
+
+
+def test_kv_heads_are_replicated_once_tp_exceeds_them():
+    llama = KB.models["llama-3.3-70b"]
+    assert memory.kv_cell(llama, BF16, attn_tp=8).replicated is False
+    assert memory.kv_cell(llama, BF16, attn_tp=16).replicated is True
+    assert memory.kv_cell(llama, BF16, attn_tp=16).per_rank_bytes == 1 * 256 * 80 * 2
+    with pytest.raises(ValueError, match="fp4 is not a KV-cache dtype"):
+        memory.kv_cell(llama, KB.dtypes["fp4"])
+
+
+def test_weight_share_over_tp_and_ep():
+    assert memory.weight_share(743e9, 8) == 92.875e9
+    assert memory.weight_share(743e9, 8, ep=8) == 92.875e9  # EP moves experts; each is still held once
+    with pytest.raises(ValueError, match=r"ep must divide tp \(8\), got 3"):
+        memory.weight_share(743e9, 8, ep=3)
+    with pytest.raises(ValueError, match="tp must be at least 1, got 0"):
+        memory.weight_share(743e9, 0)
+
+
+def test_kv_pool_tokens_floor_cap_and_page():
+    assert memory.kv_pool_tokens(20_600_000_000.0, 15_360) == 1_341_145  # ⌊20.6e9 / 15,360⌋
+    assert memory.kv_pool_tokens(20_600_000_000.0, 15_360, page_size=64) == 1_341_120
+    assert memory.kv_pool_tokens(20_600_000_000.0, 15_360, 64, max_total_tokens=1_000_001) == 1_000_000
+    assert memory.kv_pool_tokens(-5.0, 15_360) == 0
+
+
+def test_plan_qwen35_fp8_on_four_h200():
+    p = memory.plan(KB.models["qwen3.5-397b-a17b"], KB.hardware["h200"], FP8, BF16, tp=4)
+    assert p.gpu_bytes == 141e9
+    assert p.static_bytes == 119.85e9
+    assert p.weights_bytes == 397e9
+    assert p.weights_per_gpu == 99.25e9
+    assert p.kv_pool_bytes == 20.6e9
+    assert (p.kv_bytes_per_token, p.kv_cell_per_gpu, p.swa_cell_per_gpu) == (30_720, 15_360, 0)
+    assert p.max_tokens == 1_341_145
+    assert p.swa_tokens is None
+    assert (p.context, p.max_requests) == (262_144, 5)
+    assert p.notes == ("kv-heads-replicated", "linear-state")
+    assert p.missing == {}
+    assert (p.weights_fit, p.fits, p.shortfall_bytes) == (True, True, 0.0)
+
+
+def test_plan_glm53_fp8_on_eight_b200_with_fp8_kv():
+    p = memory.plan(KB.models["glm-5.3"], KB.hardware["b200"], FP8, FP8, tp=8)
+    assert p.kv_pool_bytes == 183e9 * 0.85 - 743e9 / 8  # 62.675 GB
+    assert p.kv_cell_per_gpu == (512 + 64) * 78 * 1
+    assert p.max_tokens == 62_675_000_000 // 44_928 == 1_395_009
+    assert p.max_requests == 1  # of the native 1,048,576 tokens
+    assert p.notes == ("mla-replicated", "sparse-indexer", "dsa-fp8-layout")
+
+
+def test_plan_gpt_oss_on_one_h100_pays_for_the_swa_pool():
+    p = memory.plan(KB.models["gpt-oss-120b"], KB.hardware["h100"], KB.dtypes["mxfp4"], BF16, tp=1)
+    assert p.kv_pool_bytes == 68e9 - 62.15625e9
+    assert p.pool_bytes_per_token == 36_864 + 0.8 * 36_864  # full + ratio × SWA (default ratio 0.8)
+    assert p.max_tokens == 88_067
+    assert p.swa_tokens == 70_453  # ⌊88,067 × 0.8⌋
+    assert p.max_requests == 0
+    half = memory.plan(
+        KB.models["gpt-oss-120b"], KB.hardware["h100"], KB.dtypes["mxfp4"], BF16, 1, swa_full_tokens_ratio=0.5
+    )
+    assert half.max_tokens == 5_843_750_000 // (36_864 + 36_864 // 2) == 105_681
+
+
+def test_plan_records_what_is_not_published_instead_of_guessing():
+    llama = memory.plan(KB.models["llama-3.3-70b"], KB.hardware["h200"], BF16, BF16, tp=8)
+    assert llama.missing == {"weights": ("params.total_b",)}
+    assert (llama.weights_per_gpu, llama.kv_pool_bytes, llama.max_tokens, llama.max_requests) == (None,) * 4
+    assert llama.kv_cell_per_gpu == 40_960
+    assert llama.context == memory.DEFAULT_CONTEXT  # no native context published
+    assert (llama.fits, llama.weights_fit) == (None, None)
+    gb200 = memory.plan(KB.models["qwen3.5-397b-a17b"], KB.hardware["gb200"], FP8, BF16, tp=4)
+    assert gb200.missing == {"memory": ("memory_gb",)}
+    assert (gb200.gpu_bytes, gb200.kv_pool_bytes, gb200.max_tokens) == (None, None, None)
+    minimax = memory.plan(KB.models["minimax-m3"], KB.hardware["b200"], KB.dtypes["mxfp8"], BF16, tp=8)
+    assert minimax.missing == {"kv": ("num_hidden_layers", "num_key_value_heads", "head_dim")}
+    assert minimax.weights_per_gpu == pytest.approx(440.34375e9 / 8, rel=1e-15)
+
+
+def test_plan_when_the_weights_do_not_fit():
+    p = memory.plan(KB.models["qwen3.5-397b-a17b"], KB.hardware["h200"], BF16, BF16, tp=4)
+    assert p.weights_per_gpu == 198.5e9
+    assert p.kv_pool_bytes == pytest.approx(119.85e9 - 198.5e9)
+    assert (p.max_tokens, p.max_requests, p.fits, p.weights_fit) == (0, 0, False, False)
+    assert p.shortfall_bytes == pytest.approx(78.65e9)
+
+
+def test_plan_notes_layouts_sglang_refuses_and_long_contexts():
+    llama = memory.plan(KB.models["llama-3.3-70b"], KB.hardware["h100"], BF16, BF16, tp=3)
+    assert llama.notes == ("heads-indivisible", "kv-heads-indivisible")  # 64 % 3, 8 % 3
+    qwen = memory.plan(KB.models["qwen3.5-397b-a17b"], KB.hardware["b300"], FP8, BF16, 4, context=1_010_000)
+    assert "context-over-native" in qwen.notes
+    assert memory.layout_problems(KB.models["qwen3.5-397b-a17b"], 64) == ["heads-indivisible"]  # 32 heads
+
+
+def test_plan_cap_and_page_size():
+    p = memory.plan(
+        KB.models["qwen3.5-397b-a17b"],
+        KB.hardware["h200"],
+        FP8,
+        BF16,
+        4,
+        page_size=64,
+        max_total_tokens=1_000_001,
+    )
+    assert p.max_tokens == 1_000_000
+    assert "capped" in p.notes
+    uncapped = memory.plan(KB.models["qwen3.5-397b-a17b"], KB.hardware["h200"], FP8, BF16, 4, page_size=64)
+    assert uncapped.max_tokens == 1_341_120 and "capped" not in uncapped.notes
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"mem_fraction_static": 1.0}, "mem_fraction_static must be in (0, 1), got 1.0"),
+        ({"swa_full_tokens_ratio": 0.0}, "swa_full_tokens_ratio must be in (0, 1], got 0.0"),
+        ({"max_total_tokens": 0}, "max_total_tokens must be at least 1, got 0"),
+        ({"page_size": 0}, "page_size must be at least 1, got 0"),
+        ({"context": 0}, "context must be at least 1, got 0"),
+        ({"ep": 3}, "ep must divide tp (4), got 3"),
+    ],
+)
+def test_plan_rejects_impossible_inputs(kwargs, message):
+    with pytest.raises(ValueError) as caught:
+        memory.plan(KB.models["qwen3.5-397b-a17b"], KB.hardware["h200"], FP8, BF16, tp=4, **kwargs)
+    assert str(caught.value) == message
+
+
+def test_smallest_tp_reproduces_the_hardware_table_and_honours_headroom():
+    qwen = KB.models["qwen3.5-397b-a17b"]
+    for precision in qwen.precisions:
+        for hw_id, stated in precision.stated_tp.items():
+            assert memory.smallest_tp(qwen, KB.hardware[hw_id], KB.dtypes[precision.dtype]) == stated
+    glm = KB.models["glm-5.3"]
+    # weights only: 743 GB / 8 = 92.9 GB fits 155.55 GB; one 1,048,576-token request needs TP 16 (pool 109 GB)
+    assert memory.smallest_tp(glm, KB.hardware["b200"], FP8) == 8
+    assert memory.smallest_tp(glm, KB.hardware["b200"], FP8, kv=BF16, min_kv_tokens=1_048_576) == 16
+    with pytest.raises(memory.NotPublished):
+        memory.smallest_tp(glm, KB.hardware["gb200"], FP8)
+
+
+@pytest.mark.parametrize(
+    ("model_id", "hw_id", "dtype_id", "expected"),
+    [
+        ("gpt-oss-120b", "h100", "mxfp4", memory.AutoTp(2, "headroom")),
+        ("deepseek-v4-pro", "h200", "fp4", memory.AutoTp(8, "weights-only")),  # 800 GB / 8 < 119.85 GB
+        ("llama-3.3-70b", "h200", "bf16", memory.AutoTp(1, "unknown")),
+        ("glm-5.3", "h100", "fp8", memory.AutoTp(64, "none-fits")),
+    ],
+)
+def test_auto_tp(model_id, hw_id, dtype_id, expected):
+    model = KB.models[model_id]
+    assert memory.auto_tp(model, KB.hardware[hw_id], KB.dtypes[dtype_id], BF16) == expected
+
+
+def test_tp_table_keeps_its_shape_for_chapter_06():
+    cells = memory.tp_table(KB.models["qwen3.5-397b-a17b"], KB.dtypes, KB.hardware)
+    assert [(c.dtype, c.hardware, c.tp) for c in cells][:3] == [
+        ("bf16", "h100", 16),
+        ("bf16", "h200", 8),
+        ("bf16", "b200", 8),
+    ]
+    assert all(c.agrees for c in cells)
+    h100 = cells[0]
+    assert (h100.weights_per_gpu, h100.kv_budget_per_gpu) == (794e9 / 16, 68e9 - 794e9 / 16)
+
+
+def test_model_path_comes_from_the_kb_only():
+    qwen, oss, llama = KB.models["qwen3.5-397b-a17b"], KB.models["gpt-oss-120b"], KB.models["llama-3.3-70b"]
+    assert model_path(KB, qwen, "fp8") == ModelPath("Qwen/Qwen3.5-397B-A17B-FP8", "checkpoint")
+    assert model_path(KB, qwen, "bf16") == ModelPath(None, None)  # no BF16 checkpoint and no BF16 command
+    assert model_path(KB, oss, "mxfp4") == ModelPath("openai/gpt-oss-120b", "recipe-unstated-precision")
+    assert model_path(KB, llama, "bf16") == ModelPath(None, None)
+
+
+def test_model_path_prefers_a_command_in_the_same_precision():
+    recipes = {
+        rid: r.model_copy(update={"precision": "mxfp4"}) if rid == "gpt-oss-120b-tp4" else r
+        for rid, r in KB.recipes.items()
+    }
+    kb = dataclasses.replace(KB, recipes=recipes)
+    assert kb.recipes["gpt-oss-120b-tp4"].flag_names()[0] == "--model-path"
+    assert model_path(kb, kb.models["gpt-oss-120b"], "mxfp4") == ModelPath("openai/gpt-oss-120b", "recipe")
+
+
+def test_launch_command_sets_exactly_what_the_plan_assumed():
+    oss = KB.models["gpt-oss-120b"]
+    p = memory.plan(
+        oss, KB.hardware["h100"], KB.dtypes["mxfp4"], FP8, 2, context=65_536, swa_full_tokens_ratio=0.5
+    )
+    assert launch_command(p, oss, FP8, "openai/gpt-oss-120b") == (
+        "python -m sglang.launch_server \\\n"
+        "  --model-path openai/gpt-oss-120b \\\n"
+        "  --tp-size 2 \\\n"
+        "  --mem-fraction-static 0.85 \\\n"
+        "  --kv-cache-dtype fp8_e4m3 \\\n"
+        "  --context-length 65536 \\\n"
+        "  --swa-full-tokens-ratio 0.5"
+    )
+    llama = KB.models["llama-3.3-70b"]
+    p = memory.plan(llama, KB.hardware["h200"], BF16, BF16, 8, page_size=16, max_total_tokens=500_000, ep=1)
+    assert launch_flags(p, llama, BF16, None) == [
+        ("--model-path", "<model>"),
+        ("--tp-size", "8"),
+        ("--mem-fraction-static", "0.85"),
+        ("--kv-cache-dtype", "bf16"),
+        ("--context-length", "8192"),  # no native context published: the planner's own is set explicitly
+        ("--page-size", "16"),
+        ("--max-total-tokens", "500000"),
+    ]
+    qwen = KB.models["qwen3.8-flash-next"]
+    p = memory.plan(qwen, KB.hardware["b300"], FP8, BF16, 4, ep=4)
+    assert ("--ep-size", "4") in launch_flags(p, qwen, BF16, "Qwen/Qwen3.8-Flash-Next-FP8")
+
+
+def test_the_kbs_checker_rules_add_their_flags():
+    minimax, qwen = KB.models["minimax-m3"], KB.models["qwen3.5-397b-a17b"]
+    assert rule_flags(KB, minimax) == [
+        RuleFlag("--reasoning-parser", "auto", "always", "minimax-reasoning-parser-auto")
+    ]
+    # the value is the one the handbook's own single-GPU Qwen3.5 command sets
+    assert rule_flags(KB, qwen) == [
+        RuleFlag("--max-running-requests", "64", "single-gpu", "qwen35-single-gpu-mamba-cap")
+    ]
+    assert rule_flags(KB, KB.models["llama-3.3-70b"]) == []
+    mxfp4 = KB.dtypes["mxfp4"]
+    one = memory.plan(qwen, KB.hardware["mi355x"], mxfp4, BF16, 1)
+    assert suggested_command(KB, one).endswith("  --kv-cache-dtype bf16 \\\n  --max-running-requests 64")
+    four = memory.plan(qwen, KB.hardware["mi355x"], mxfp4, BF16, 4)
+    assert "--max-running-requests" not in suggested_command(KB, four)
+    eight = memory.plan(minimax, KB.hardware["b200"], KB.dtypes["mxfp8"], BF16, 8)
+    assert suggested_command(KB, eight).splitlines()[1:] == [
+        "  --model-path MiniMaxAI/MiniMax-M3-MXFP8 \\",
+        "  --tp-size 8 \\",
+        "  --mem-fraction-static 0.85 \\",
+        "  --kv-cache-dtype bf16 \\",
+        "  --reasoning-parser auto",
+    ]
+
+
+def test_every_suggested_command_passes_the_command_checker():
+    checker = pytest.importorskip("handbook.checker")
+    from handbook.calc.export import kv_dtypes, weight_dtypes
+    from handbook.engine import load_snapshot
+
+    snapshot = load_snapshot()
+    checked = 0
+    for model in KB.models.values():
+        for hw in KB.hardware.values():
+            for weights in weight_dtypes(KB, model):
+                for kv in kv_dtypes(KB):
+                    auto = memory.auto_tp(model, hw, KB.dtypes[weights], KB.dtypes[kv])
+                    for tp in sorted({auto.tp, 1}):  # the automatic choice, and one GPU (rules of its own)
+                        p = memory.plan(model, hw, KB.dtypes[weights], KB.dtypes[kv], tp)
+                        text = suggested_command(KB, p)
+                        findings = checker.check_command(text, snapshot, KB, model=model.id)
+                        assert checker.exit_status(findings) == 0, (text, [f.message.en for f in findings])
+                        assert {f.code for f in findings} <= {"value.placeholder"}
+                        checked += 1
+    assert checked >= sum(len(weight_dtypes(KB, m)) for m in KB.models.values()) * len(KB.hardware) * 3

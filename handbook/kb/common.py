@@ -7,7 +7,16 @@ import shlex
 from datetime import date
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, StringConstraints
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    ModelWrapValidatorHandler,
+    StringConstraints,
+    ValidationError,
+    model_validator,
+)
 from pydantic_core import PydanticCustomError
 
 LANGS = ("zh", "en")
@@ -16,14 +25,57 @@ Lang = Literal["zh", "en"]
 _HAN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 
 
+# What `python -m handbook new` writes where the contributor must write something; never valid data.
+PLACEHOLDER = "<fill in>"
+UNFILLED = f"got the placeholder '{PLACEHOLDER}', expected a real value (fill in this field)"
+
+
+def _unfilled() -> PydanticCustomError:
+    return PydanticCustomError("kb_rule", UNFILLED, {"at": ""})
+
+
+def _holds_placeholder(value: object) -> bool:
+    return isinstance(value, str) and PLACEHOLDER in value
+
+
+def _filled_in(value: object) -> object:
+    if _holds_placeholder(value):
+        raise _unfilled()
+    return value
+
+
 class Closed(BaseModel):
     """Every KB model rejects unknown keys: a typo is an error, not silently ignored data."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, validate_default=True)
 
+    @model_validator(mode="wrap")
+    @classmethod
+    def _placeholder_is_unfilled(cls, data: object, handler: ModelWrapValidatorHandler) -> Closed:
+        """A placeholder left in a number, a choice or a nested entry reads "fill in this field" too."""
+        try:
+            return handler(data)
+        except ValidationError as exc:
+            errors = exc.errors()
+            if not any(_holds_placeholder(e.get("input")) for e in errors):
+                raise
+            details = [
+                {
+                    "type": _unfilled()
+                    if _holds_placeholder(e.get("input"))
+                    else PydanticCustomError(e["type"], e["msg"], e.get("ctx")),
+                    "loc": e["loc"],
+                    "input": e.get("input"),
+                }
+                for e in errors
+            ]
+            raise ValidationError.from_exception_data(exc.title, details) from None
 
-NonEmpty = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
-Id = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9._-]*$", max_length=80)]
+
+NonEmpty = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1), BeforeValidator(_filled_in)]
+Id = Annotated[
+    str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9._-]*$", max_length=80), BeforeValidator(_filled_in)
+]
 SourceId = Id
 Day = date
 
@@ -41,7 +93,12 @@ def _neutral(value: str) -> str:
 
 
 # A name, version or other string that reads the same in both languages.
-Neutral = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1), AfterValidator(_neutral)]
+Neutral = Annotated[
+    str,
+    StringConstraints(strip_whitespace=True, min_length=1),
+    AfterValidator(_neutral),
+    BeforeValidator(_filled_in),
+]
 
 
 class Text(Closed):
@@ -83,7 +140,10 @@ def _flag_line(value: str) -> str:
 
 
 FlagLineText = Annotated[
-    str, StringConstraints(strip_whitespace=True, min_length=3), AfterValidator(_flag_line)
+    str,
+    StringConstraints(strip_whitespace=True, min_length=3),
+    AfterValidator(_flag_line),
+    BeforeValidator(_filled_in),
 ]
 
 

@@ -1,0 +1,368 @@
+"""Machine-readable copies of the handbook, written into the built site beside the pages.
+
+- ``kb.json``: the whole knowledge base, versioned (schema version, engine release, source commit), and
+  ``kb.schema.json``, its JSON Schema, generated from the same pydantic models;
+- ``llms.txt`` (https://llmstxt.org): the title, a summary and a link to every page in both languages;
+- ``llms-full.txt``: every page as Markdown with its markers rendered by the site's own renderers,
+  English first, then Chinese, links made absolute.
+
+Nothing here depends on the time of the build or on which language MkDocs is building, so every build of
+the same tree writes the same bytes.
+"""
+
+from __future__ import annotations
+
+import html
+import posixpath
+import re
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+from urllib.parse import urljoin
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from handbook.kb import schema as s
+from handbook.kb.json_schema import DRAFT, REGENERATE, dumps
+from handbook.kb.loader import KB, REPO_ROOT
+from handbook.render.context import page_url
+from handbook.render.markers import _code_lines
+
+if TYPE_CHECKING:  # the site (and its renderers) is only needed to write the pages' files
+    from handbook.site import Site
+
+SCHEMA_VERSION = 1  # bump when kb.json changes shape in a way its readers must know about
+KB_JSON = "kb.json"
+KB_SCHEMA = "kb.schema.json"
+LLMS = "llms.txt"
+LLMS_FULL = "llms-full.txt"
+
+DEFAULT_LANG = "zh"  # served at the site root; every other language under /<lang>/
+LANG_ORDER = ("en", "zh")  # llms.txt readers are mostly English-language agents: English first
+LANG_NAMES = {"en": "English", "zh": "中文"}
+
+# The few words of the site's own in these files, in both languages.
+WORDING = {
+    "full": (
+        "Every page above as Markdown, with the knowledge base's figures, tables and commands filled in",
+        "以上每一页的 Markdown 全文，知识库中的数字、表格与命令均已填入",
+    ),
+    "kb": (
+        "The whole knowledge base as JSON (schema version {version}, SGLang {engine})",
+        "整个知识库的 JSON（schema 版本 {version}，SGLang {engine}）",
+    ),
+    "schema": ("The JSON Schema of kb.json", "kb.json 的 JSON Schema"),
+    "full-intro": (
+        "Every page of the handbook as Markdown with the knowledge base's figures, tables and commands "
+        "filled in: English first, then Chinese. Each page starts with its URL.",
+        "手册每一页的 Markdown 全文，知识库中的数字、表格与命令均已填入：先英文，后中文。"
+        "每页开头是它的网址。",
+    ),
+}
+
+
+def _both(key: str, **values: object) -> str:
+    en, zh = WORDING[key]
+    return f"{en.format(**values)} / {zh.format(**values)}"
+
+
+# ------------------------------------------------------------------------------------------------ kb.json
+class Engine(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str
+    version: str
+
+
+class KBExport(BaseModel):
+    """The SGLang handbook's knowledge base: every entity of kb/, as the loader validated it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, title="SGLang handbook knowledge base")
+
+    schema_version: Literal[1] = Field(description="Changes when kb.json changes shape; see kb.schema.json")
+    engine: Engine = Field(description="The SGLang release the handbook is pinned to")
+    source_commit: str | None = Field(description="The git commit the site was built from, when known")
+    source_modified: bool | None = Field(
+        description="Whether kb/ had changes not in source_commit when the site was built (null: unknown)"
+    )
+    handbook: s.HandbookFile
+    sources: dict[str, s.Source]
+    dtypes: dict[str, s.Dtype]
+    hardware: dict[str, s.Hardware]
+    models: dict[str, s.Model]
+    attention: dict[str, s.AttentionFamily]
+    parameter_groups: dict[str, s.ParameterGroup] = Field(description="By group id, in display order")
+    recipes: dict[str, s.Recipe]
+    pitfalls: dict[str, s.Pitfall]
+    env_vars: dict[str, s.EnvVar]
+    observability: s.ObservabilityFile
+    tuning: s.TuningFile
+    architecture: s.ArchitectureFile
+    topologies: s.TopologiesFile
+    claims: dict[str, s.Claim]
+    rules: dict[str, s.Rule] = Field(description="What the command checker enforces")
+    resolved_defaults: list[s.ResolvedDefault]
+
+
+def export_schema() -> dict[str, Any]:
+    """The JSON Schema of kb.json (committed as kb/schema/kb.schema.json, published beside kb.json)."""
+    return {
+        "$schema": DRAFT,
+        "$comment": f"Generated from handbook/exports.py by `{REGENERATE}`; do not edit.",
+        **KBExport.model_json_schema(mode="serialization"),
+    }
+
+
+def source_state(repo: Path = REPO_ROOT) -> tuple[str | None, bool | None]:
+    """The checked-out commit and whether kb/ differs from it, from the local git (no network); else None."""
+
+    def git(*args: str) -> str | None:
+        try:
+            done = subprocess.run(
+                ["git", "-C", str(repo), *args], capture_output=True, text=True, timeout=20, check=False
+            )
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+        return done.stdout if done.returncode == 0 else None
+
+    head = (git("rev-parse", "--verify", "HEAD") or "").strip()
+    if not re.fullmatch(r"[0-9a-f]{40}", head):
+        return None, None
+    status = git("status", "--porcelain", "--", "kb")
+    return head, (None if status is None else bool(status.strip()))
+
+
+def kb_export(kb: KB, commit: str | None, modified: bool | None) -> KBExport:
+    return KBExport(
+        schema_version=SCHEMA_VERSION,
+        engine=Engine(name=kb.handbook.engine, version=kb.handbook.engine_version),
+        source_commit=commit,
+        source_modified=modified,
+        handbook=kb.handbook,
+        sources=kb.sources,
+        dtypes=kb.dtypes,
+        hardware=kb.hardware,
+        models=kb.models,
+        attention=kb.attention,
+        parameter_groups=kb.groups,
+        recipes=kb.recipes,
+        pitfalls=kb.pitfalls,
+        env_vars=kb.env_vars,
+        observability=kb.observability,
+        tuning=kb.tuning,
+        architecture=kb.architecture,
+        topologies=kb.topologies,
+        claims=kb.claims,
+        rules=kb.rules,
+        resolved_defaults=kb.resolved_defaults,
+    )
+
+
+def kb_json(kb: KB, commit: str | None, modified: bool | None) -> str:
+    return dumps(kb_export(kb, commit, modified).model_dump(mode="json"))
+
+
+# ------------------------------------------------------------------------------------------------ pages
+@dataclass(frozen=True)
+class Page:
+    lang: str
+    path: str  # relative to the language folder, e.g. "02-memory.md"
+    href: str  # relative to the site root, e.g. "en/02-memory/"
+    title: str
+    markdown: str  # markers rendered
+
+
+def page_href(lang: str, path: str) -> str:
+    return ("" if lang == DEFAULT_LANG else f"{lang}/") + page_url(path)
+
+
+_H1 = re.compile(r"^# (?P<title>.+?)(?:\s*\{[^}]*\})?\s*$")
+
+
+def _title(markdown: str, fallback: str) -> str:
+    code = _code_lines(markdown)
+    for number, line in enumerate(markdown.splitlines()):
+        match = _H1.match(line)
+        if match and number not in code:
+            return html.unescape(match.group("title"))
+    return fallback
+
+
+def pages(site: Site) -> list[Page]:
+    """Every page of every language, English first; in each, the home page first, then by path."""
+    out = []
+    for lang in LANG_ORDER:
+        for path in sorted(site.pages(lang), key=lambda p: (p != "index.md", p)):
+            text = (site.docs_dir / lang / path).read_text(encoding="utf-8")
+            markdown = site.render(text, lang, path)
+            out.append(Page(lang, path, page_href(lang, path), _title(markdown, path), markdown))
+    return out
+
+
+def _blocks(markdown: str) -> list[list[str]]:
+    """The page's blocks (runs of non-blank lines), code blocks left out."""
+    code = _code_lines(markdown)
+    blocks: list[list[str]] = [[]]
+    for number, line in enumerate(markdown.splitlines()):
+        if number in code or not line.strip():
+            if blocks[-1]:
+                blocks.append([])
+            continue
+        blocks[-1].append(line)
+    return [b for b in blocks if b]
+
+
+def _summary(markdown: str) -> tuple[str, list[str]]:
+    """The home page's first paragraph, and the paragraphs of its first blockquote (version, provenance)."""
+    paragraph, quoted = "", []
+    for block in _blocks(markdown):
+        first = block[0].lstrip()
+        if first.startswith(">"):
+            if not quoted:
+                text = "\n".join(line.lstrip()[1:].strip() for line in block)
+                quoted = [" ".join(p.split("\n")) for p in text.split("\n\n") if p.strip()]
+        elif not paragraph and not re.match(r"(#|[-*+] |\d+\. |!!!|===|\||<|\{)", first):
+            paragraph = " ".join(line.strip() for line in block)
+    return html.unescape(paragraph), [html.unescape(q) for q in quoted]
+
+
+# ------------------------------------------------------------------------------------------------ llms.txt
+def _base(site_url: str | None) -> str:
+    return site_url if not site_url or site_url.endswith("/") else site_url + "/"
+
+
+def _url(base: str, href: str) -> str:
+    return base + href if base else (href or "./")
+
+
+def llms_txt(site: Site, site_url: str | None) -> str:
+    base = _base(site_url)
+    all_pages = pages(site)
+    home = {p.lang: p for p in all_pages if p.path == "index.md"}
+    title = site.kb.handbook.title
+    lines = [f"# {title['en']}", ""]
+    summary, quoted = _summary(home["en"].markdown) if "en" in home else ("", [])
+    if summary:
+        lines += [f"> {summary}", ""]
+    for paragraph in quoted:
+        lines += [paragraph, ""]
+    zh_summary = _summary(home["zh"].markdown)[0] if "zh" in home else ""
+    lines += [f"{title['zh']}：{zh_summary}" if zh_summary else title["zh"], ""]
+    for lang in LANG_ORDER:
+        lines += [f"## {LANG_NAMES[lang]}", ""]
+        lines += [f"- [{p.title}]({_url(base, p.href)})" for p in all_pages if p.lang == lang]
+        lines.append("")
+    engine = site.kb.handbook.engine_version
+    lines += [
+        "## Optional",
+        "",
+        f"- [{LLMS_FULL}]({_url(base, LLMS_FULL)}): {_both('full')}",
+        f"- [{KB_JSON}]({_url(base, KB_JSON)}): {_both('kb', version=SCHEMA_VERSION, engine=engine)}",
+        f"- [{KB_SCHEMA}]({_url(base, KB_SCHEMA)}): {_both('schema')}",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+# ------------------------------------------------------------------------------------------- llms-full.txt
+# "](target)": also the outer link of a linked image, [![alt](src)](href)
+_MD_LINK = re.compile(r"(?P<head>\]\()(?P<target>[^)\s]+)(?P<tail>[)\s])")
+_HTML_LINK = re.compile(r"(?P<head>\b(?:href|src)=\")(?P<target>[^\"]+)(?P<tail>\")")
+_SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*:", re.IGNORECASE)
+_FAKE_ROOT = "https://site.invalid/"  # resolves relative URLs when the site has no site_url
+
+
+def _resolve_markdown(target: str, page: Page, base: str) -> str:
+    """A Markdown link as MkDocs resolves it: relative to the source file; ``.md`` becomes the page URL."""
+    if _SCHEME.match(target) or target.startswith("/"):
+        return target
+    path, _, anchor = target.partition("#")
+    fragment = f"#{anchor}" if anchor else ""
+    if not path:
+        return base + page.href + fragment
+    doc = posixpath.normpath(posixpath.join(posixpath.dirname(f"{page.lang}/{page.path}"), path))
+    if doc.startswith("../"):
+        return target  # outside docs/: leave it as written
+    lang, _, rest = doc.partition("/")
+    if lang in LANG_NAMES and rest:
+        href = page_href(lang, rest) if rest.endswith(".md") else page_href(lang, "") + rest
+    else:
+        href = doc
+    return base + href + fragment
+
+
+def _resolve_html(target: str, page: Page, base: str) -> str:
+    """A renderer's link, relative to the page's URL (directory style)."""
+    if _SCHEME.match(target):
+        return target
+    resolved = urljoin(_FAKE_ROOT + page.href, target)
+    return base + resolved.removeprefix(_FAKE_ROOT)
+
+
+def absolute_links(page: Page, base: str) -> str:
+    """The page's Markdown with every relative link resolved against the site (code blocks untouched)."""
+    code = _code_lines(page.markdown)
+    out = []
+    for number, line in enumerate(page.markdown.splitlines()):
+        if number not in code:
+            line = _MD_LINK.sub(
+                lambda m: m["head"] + _resolve_markdown(m["target"], page, base) + m["tail"], line
+            )
+            line = _HTML_LINK.sub(
+                lambda m: m["head"] + _resolve_html(m["target"], page, base) + m["tail"], line
+            )
+        out.append(line)
+    return "\n".join(out)
+
+
+def _demoted(markdown: str, levels: int = 2) -> str:
+    """Headings two levels down, so that each page sits under its language's section."""
+    code = _code_lines(markdown)
+    out = []
+    for number, line in enumerate(markdown.splitlines()):
+        match = re.match(r"^(#{1,6}) ", line)
+        if match and number not in code:
+            line = "#" * min(len(match.group(1)) + levels, 6) + line[len(match.group(1)) :]
+        out.append(line)
+    return "\n".join(out)
+
+
+def llms_full_txt(site: Site, site_url: str | None) -> str:
+    base = _base(site_url)
+    all_pages = pages(site)
+    title = site.kb.handbook.title
+    home = next((p for p in all_pages if p.lang == "en" and p.path == "index.md"), None)
+    summary = _summary(home.markdown)[0] if home else ""
+    parts = [f"# {title['en']} / {title['zh']}", ""]
+    if summary:
+        parts += [f"> {summary}", ""]
+    parts += [_both("full-intro"), ""]
+    for lang in LANG_ORDER:
+        parts += [f"## {LANG_NAMES[lang]}", ""]
+        for page in (p for p in all_pages if p.lang == lang):
+            body = _demoted(absolute_links(page, base)).strip("\n").splitlines()
+            heading = 1 if body and body[0].startswith("### ") else 0
+            parts += body[:heading] + ["", f"URL: {_url(base, page.href)}", ""] + body[heading:] + [""]
+    text = "\n".join(parts)
+    return re.sub(r"\n{3,}", "\n\n", text).rstrip("\n") + "\n"
+
+
+# ------------------------------------------------------------------------------------------------ writing
+def exports(site: Site, site_url: str | None, repo: Path = REPO_ROOT) -> dict[str, str]:
+    """Every machine-readable file of the site: name (relative to the site root) → text."""
+    commit, modified = source_state(repo)
+    return {
+        KB_JSON: kb_json(site.kb, commit, modified),
+        KB_SCHEMA: dumps(export_schema()),
+        LLMS: llms_txt(site, site_url),
+        LLMS_FULL: llms_full_txt(site, site_url),
+    }
+
+
+def write_exports(site_dir: Path, site: Site, site_url: str | None) -> list[Path]:
+    written = []
+    for name, text in exports(site, site_url).items():
+        path = site_dir / name
+        path.write_text(text, encoding="utf-8")
+        written.append(path)
+    return written

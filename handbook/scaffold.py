@@ -1,0 +1,587 @@
+"""``python -m handbook new recipe|model|hardware|pitfall <id>``: a commented skeleton to fill in.
+
+What the options give (model, accelerators, GPUs, precision, source…) is checked against the KB's files
+and written in; everything else the contributor must write holds the placeholder ``<fill in>``, which
+``python -m handbook validate`` (and so the site build) rejects with the file and line. A recipe, model or
+accelerator gets its own file, kb/<kind>/<id>.yaml; a pitfall is appended to kb/pitfalls.yaml, leaving the
+file's existing text as it was. An id that exists already is refused and nothing is written.
+
+The ids and flags the options name are read from the YAML files directly (not through the loader), so that
+a KB with an unfinished scaffold in it can still be scaffolded into.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import re
+import sys
+import typing
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import StringConstraints
+
+from handbook.kb import schema as s
+from handbook.kb.common import PLACEHOLDER, Id
+from handbook.kb.loader import KB_ROOT, REPO_ROOT
+from handbook.kb.yamlfile import load_yaml
+
+FILL = PLACEHOLDER
+TEXT = f"{{zh: {FILL}, en: {FILL}}}"  # a bilingual field to write
+ID_PATTERN = next(m.pattern for m in Id.__metadata__ if isinstance(m, StringConstraints))
+ID_MAX = next(m.max_length for m in Id.__metadata__ if isinstance(m, StringConstraints))
+
+
+class ScaffoldError(Exception):
+    """The request cannot be honoured; ``problems`` say why, one line each. Nothing was written."""
+
+    def __init__(self, problems: list[str]):
+        self.problems = problems
+        super().__init__("\n".join(problems))
+
+
+def choices(model: type, name: str) -> list[str]:
+    """The values a Literal field accepts (through ``X | None`` and ``list[X]``), from the schema itself."""
+
+    def literals(annotation: Any) -> list[str]:
+        if typing.get_origin(annotation) is typing.Literal:
+            return list(typing.get_args(annotation))
+        return [v for arg in typing.get_args(annotation) for v in literals(arg)]
+
+    return literals(model.model_fields[name].annotation)
+
+
+def scalar(value: Any) -> str:
+    """One YAML value in flow style, quoted only where YAML needs it."""
+    text = yaml.safe_dump(value, default_flow_style=True, allow_unicode=True, width=1_000_000)
+    return text.removesuffix("\n").removesuffix("\n...").strip()
+
+
+# --------------------------------------------------------------------------------------------- the KB's ids
+@dataclass
+class KnownIds:
+    """The ids the KB's files define, read leniently (a file that does not parse contributes nothing)."""
+
+    root: Path
+    models: dict[str, Any] = field(default_factory=dict)  # id → the file's data (for checkpoints)
+    hardware: set[str] = field(default_factory=set)
+    sources: set[str] = field(default_factory=set)
+    dtypes: set[str] = field(default_factory=set)
+    families: set[str] = field(default_factory=set)
+    flags: set[str] = field(default_factory=set)  # launch_server flags and every other spelling of them
+    pitfalls: dict[str, int] = field(default_factory=dict)  # id → line in kb/pitfalls.yaml
+
+    @classmethod
+    def read(cls, root: Path) -> KnownIds:
+        known = cls(root)
+        for path in sorted((root / "models").glob("*.yaml")):
+            known.models[path.stem] = _data(path) or {}
+        known.hardware = {p.stem for p in (root / "hardware").glob("*.yaml")}
+        known.sources = {p.stem for p in (root / "sources").glob("*.yaml")}
+        known.dtypes = {d["id"] for d in _items(root / "dtypes.yaml", "dtypes") if "id" in d}
+        known.families = {f["id"] for f in _items(root / "attention.yaml", "families") if "id" in f}
+        for path in sorted((root / "parameters").glob("*.yaml")):
+            for p in _items(path, "parameters"):
+                if p.get("program", "launch_server") == "launch_server":
+                    spellings = [p.get("flag"), *(p.get("aliases") or []), *(p.get("abbreviations") or [])]
+                    known.flags |= {flag for flag in spellings if isinstance(flag, str)}
+        doc, _ = (
+            load_yaml(root / "pitfalls.yaml", "kb/pitfalls.yaml")
+            if (root / "pitfalls.yaml").is_file()
+            else (None, [])
+        )
+        if doc is not None and isinstance(doc.data, dict):
+            for i, item in enumerate(doc.data.get("pitfalls") or []):
+                if isinstance(item, dict) and isinstance(item.get("id"), str):
+                    known.pitfalls.setdefault(item["id"], doc.line_of(("pitfalls", i, "id")))
+        return known
+
+
+def _data(path: Path) -> Any:
+    try:
+        return yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return None
+
+
+def _items(path: Path, key: str) -> list[dict[str, Any]]:
+    data = _data(path) if path.is_file() else None
+    items = data.get(key) if isinstance(data, dict) else None
+    return [item for item in items or [] if isinstance(item, dict)]
+
+
+def _did_you_mean(value: str, options: typing.Iterable[str]) -> str:
+    close = difflib.get_close_matches(value, sorted(options), n=1, cutoff=0.6)
+    return f" (did you mean '{close[0]}'?)" if close else ""
+
+
+class Checks:
+    """Collects every problem with the request before anything is written."""
+
+    def __init__(self, known: KnownIds):
+        self.known = known
+        self.problems: list[str] = []
+
+    def new_id(self, value: str) -> None:
+        if not re.fullmatch(ID_PATTERN, value) or len(value) > ID_MAX:
+            self.problems.append(
+                f"id: got '{value}', expected lowercase letters, digits, '.', '_' and '-', starting with a "
+                f"letter or digit, at most {ID_MAX} characters ({ID_PATTERN})"
+            )
+
+    def ref(
+        self, option: str, value: str | None, pool: typing.Collection[str], what: str, where: str
+    ) -> None:
+        if value is not None and value not in pool:
+            self.problems.append(
+                f"{option}: got '{value}', expected one of the {what} ids in {where}"
+                f"{_did_you_mean(value, pool)}"
+            )
+
+    def refs(
+        self, option: str, values: list[str], pool: typing.Collection[str], what: str, where: str
+    ) -> None:
+        for value in values:
+            self.ref(option, value, pool, what, where)
+
+    def source(self, value: str | None) -> None:
+        self.ref("--source", value, self.known.sources, "source", "kb/sources/")
+
+    def done(self) -> None:
+        if self.problems:
+            raise ScaffoldError(self.problems)
+
+
+# ------------------------------------------------------------------------------------------------ skeletons
+def _source_line(source: str | None, indent: str = "") -> str:
+    if source:
+        return f"{indent}source: {source}"
+    return f"{indent}source: {FILL}  # the id of a file in kb/sources/ that states these facts"
+
+
+def _list(values: list[str]) -> str:
+    return scalar(list(values))
+
+
+def recipe_yaml(rid: str, args: argparse.Namespace, known: KnownIds) -> str:
+    model = args.model
+    checkpoint = None
+    if model and args.precision:
+        for precision in (known.models.get(model) or {}).get("precisions") or []:
+            if isinstance(precision, dict) and precision.get("dtype") == args.precision:
+                checkpoint = precision.get("checkpoint")
+    lines = [
+        "# A launch command of the handbook, as data (schema: kb/schema/recipes.schema.json).",
+        f"# Replace every {FILL}, run `python -m handbook validate`, then show it on a page with",
+        f"#   <!-- kb:recipe id={rid} -->",
+        f"id: {rid}",
+        f"title: {TEXT}  # the label readers see, e.g. {{zh: 多卡, en: Multi-GPU}}",
+        "kind: launch",
+        "program: launch_server",
+        f"model: {model}"
+        if model
+        else "# model: <id>  # the id of a file in kb/models/, when it launches one",
+        f"hardware: {_list(args.hardware)}"
+        if args.hardware
+        else "hardware: []  # ids in kb/hardware/; empty when the command does not depend on the accelerator",
+        f"gpus: {args.gpus}" if args.gpus else "# gpus: 8  # how many GPUs the command uses",
+        f"precision: {args.precision}"
+        if args.precision
+        else "# precision: fp8  # a dtype id in kb/dtypes.yaml",
+        f"strategy: {args.strategy}"
+        if args.strategy
+        else f"# strategy: throughput  # one of: {', '.join(choices(s.Recipe, 'strategy'))}",
+        "flags:  # one line per flag, as a person types it; each flag is documented in kb/parameters/",
+        f"  - --model-path {scalar(checkpoint)}"
+        if checkpoint
+        else f"  - --model-path {FILL}  # the checkpoint to launch, e.g. its Hugging Face repository",
+    ]
+    if args.gpus and args.gpus > 1:
+        lines.append(
+            f"  - --tp-size {args.gpus}  # tensor parallel over the {args.gpus} GPUs; change to your layout"
+        )
+    lines += [
+        "# env:  # variables set before the command; each one is documented in kb/env_vars.yaml",
+        "#   - {name: SGLANG_…, value: '1'}",
+        "# notes:",
+        "#   - {zh: …, en: …}",
+        _source_line(args.source),
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def model_yaml(mid: str, args: argparse.Namespace, known: KnownIds) -> str:
+    src = args.source or FILL
+    kv_fields = s.KV_FIELDS[args.kv_formula]
+    other_fields = [
+        name
+        for name in ("num_attention_heads", "hidden_size", "head_dim", "v_head_dim", "sliding_window")
+        if name not in kv_fields
+    ]
+    lines = [
+        "# A model (schema: kb/schema/models.schema.json). Every number comes from a source you cite:",
+        "# the checkpoint's config.json, the vendor's model card, the handbook. Never from memory: when no",
+        "# source gives a value, write null and say why.",
+        "# Replace every <fill in>, then run `python -m handbook validate`.",
+        f"id: {mid}",
+        f"name: {scalar(args.name)}" if args.name else f"name: {FILL}  # as the vendor writes it",
+        f"vendor: {scalar(args.vendor)}"
+        if args.vendor
+        else f"vendor: {FILL}  # who publishes it, e.g. DeepSeek",
+        f"role: {args.role}"
+        if args.role
+        else f"role: {FILL}  # frontier (deployed here) or reference (a baseline)",
+        f"summary: {TEXT}  # one line for the models overview",
+        "params:  # in billions, as the source states them",
+        f"  total_b: {FILL}",
+        f"  active_b: {FILL}  # per token; the same as total_b for a dense model",
+        "  # stated: {zh: …, en: …}  # the source's own wording; required when a count is null",
+        f"  source: {src}",
+    ]
+    if args.dense:
+        lines.append("experts: null  # a dense model")
+    else:
+        lines += [
+            "experts:",
+            f"  routed: {FILL}",
+            f"  per_token: {FILL}  # experts each token is routed to",
+            "  # shared: 1",
+            f"  source: {src}",
+        ]
+    lines += [
+        "context:  # null when no source states it",
+        f"  native: {FILL}  # tokens",
+        "  # extended: 1048576  # with extended_method: yarn",
+        f"  source: {src}",
+        "attention:",
+        f"  kv_formula: {args.kv_formula}",
+        f"  stated: {TEXT}  # the design in the handbook's words,",
+        "  #   e.g. {zh: 滑窗 + 全注意力, en: sliding window + full attention}",
+        f"  families: {_list(args.family)}"
+        if args.family
+        else f"  families: [{FILL}]  # ids in kb/attention.yaml",
+        f"  source: {src}",
+        "config:  # fields of the checkpoint's config.json, named as there",
+        f"  source: {src}",
+    ]
+    lines += [f"  {name}: {FILL}  # the {args.kv_formula} KV formula needs it" for name in kv_fields]
+    lines += [f"  # {name}: …" for name in other_fields]
+    lines += [
+        "# unknown:  # why a config field above is null, when no source gives it",
+        f"#   {kv_fields[-1]}: {{zh: …, en: …}}",
+    ]
+    if args.precision:
+        lines.append("precisions:")
+        for dtype in args.precision:
+            lines += [
+                f"  - dtype: {dtype}",
+                f"    checkpoint: {FILL}  # the repository to launch in this dtype; null if none is named",
+                f"    source: {src}",
+            ]
+    else:
+        lines.append("precisions: []  # each: {dtype: <id in kb/dtypes.yaml>, checkpoint: …, source: …}")
+    lines += [
+        "# parsers: {tool_call: …, reasoning: …, source: …}",
+        "notes: []  # each: {zh: …, en: …}",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def hardware_yaml(hid: str, args: argparse.Namespace, known: KnownIds) -> str:
+    forms = " | ".join(choices(s.Hardware, "form"))
+    lines = [
+        "# An accelerator (schema: kb/schema/hardware.schema.json), as its vendor or the handbook states it.",
+        "# Unknown is a valid value: write null and give the reason under `unknown`.",
+        "# Replace every <fill in>, then run `python -m handbook validate`.",
+        f"id: {hid}",
+        f"name: {scalar(args.name)}" if args.name else f"name: {FILL}  # e.g. NVIDIA H200",
+        f"vendor: {args.vendor}"
+        if args.vendor
+        else f"vendor: {FILL}  # {' | '.join(choices(s.Hardware, 'vendor'))}",
+        f"form: {args.form}" if args.form else f"form: {FILL}  # {forms}",
+        f"architecture: {scalar(args.architecture)}"
+        if args.architecture
+        else f"architecture: {FILL}  # e.g. Hopper; or null with a reason under unknown.architecture",
+        f"memory_gb: {scalar(args.memory_gb)}"
+        if args.memory_gb is not None
+        else f"memory_gb: {FILL}  # per device, the vendor's nominal GB; or null with a reason under unknown",
+        "# gpus_per_device: 2  # a superchip's GPUs",
+        "# unknown:",
+        "#   memory_gb: {zh: …, en: …}",
+        "# notes: {zh: …, en: …}",
+        _source_line(args.source),
+        "# field_sources: {memory_gb: <source id>}  # where one field has a source of its own",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def pitfall_yaml(pid: str, args: argparse.Namespace, known: KnownIds, indent: str) -> str:
+    """One entry of kb/pitfalls.yaml's list, its dash at ``indent``."""
+    inner = indent + "  "
+    lines = [
+        f"{indent}- id: {pid}",
+        f"{inner}symptom: {TEXT}  # what the operator sees (optional when `log` is given)",
+        f"{inner}# log: the log line, verbatim",
+        f"{inner}cause: {TEXT}",
+        f"{inner}fix: {TEXT}",
+        f"{inner}flags: {_list(args.flag)}"
+        if args.flag
+        else f"{inner}flags: []  # the flags the fix touches, e.g. [--mem-fraction-static]",
+    ]
+    scope = [("models", args.model), ("hardware", args.hardware), ("topics", args.topic)]
+    if any(values for _, values in scope):
+        lines.append(f"{inner}scope:")
+        lines += [f"{inner}  {name}: {_list(values)}" for name, values in scope if values]
+    else:
+        lines.append(f"{inner}# scope: {{models: [], hardware: [], topics: []}}  # where it applies")
+    lines += [
+        f"{inner}troubleshooting: {'false' if args.no_troubleshooting else 'true'}"
+        "  # listed in chapter 08's troubleshooting table",
+        _source_line(args.source, inner),
+    ]
+    return "\n".join(lines) + "\n"
+
+
+# --------------------------------------------------------------------------------------------------- writing
+@dataclass(frozen=True)
+class Written:
+    path: Path
+    first_line: int  # where the new text starts in the file
+    text: str  # the new text
+
+
+def _shown(path: Path, root: Path) -> str:
+    base = REPO_ROOT if root.resolve().is_relative_to(REPO_ROOT) else root.parent
+    try:
+        return path.resolve().relative_to(base.resolve()).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def _well_formed(text: str, shown: str) -> Any:
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as exc:  # an option value YAML cannot hold as written
+        raise ScaffoldError(
+            [f"{shown}: the skeleton is not valid YAML ({exc}); nothing was written"]
+        ) from None
+
+
+def new_file(kind: str, entity_id: str, args: argparse.Namespace, root: Path) -> Written:
+    known = KnownIds.read(root)
+    checks = Checks(known)
+    checks.new_id(entity_id)
+    folder = {"recipe": "recipes", "model": "models", "hardware": "hardware"}[kind]
+    path = root / folder / f"{entity_id}.yaml"
+    if path.exists():
+        shown = _shown(path, root)
+        raise ScaffoldError(
+            [
+                f"{shown}: got {kind} id '{entity_id}', which exists already; "
+                "expected a new id (or edit that file)"
+            ]
+        )
+    checks.source(args.source)
+    if kind == "recipe":
+        checks.ref("--model", args.model, known.models, "model", "kb/models/")
+        checks.refs("--hardware", args.hardware, known.hardware, "hardware", "kb/hardware/")
+        checks.ref("--precision", args.precision, known.dtypes, "dtype", "kb/dtypes.yaml")
+        text = recipe_yaml
+    elif kind == "model":
+        checks.refs("--precision", args.precision, known.dtypes, "dtype", "kb/dtypes.yaml")
+        checks.refs("--family", args.family, known.families, "attention family", "kb/attention.yaml")
+        text = model_yaml
+    else:
+        text = hardware_yaml
+    checks.done()
+    body = text(entity_id, args, known)
+    _well_formed(body, _shown(path, root))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("x", encoding="utf-8") as out:  # "x": never replace a file that appeared meanwhile
+        out.write(body)
+    return Written(path, 1, body)
+
+
+_ENTRY = re.compile(r"^(?P<indent>[ ]*)- id:", re.MULTILINE)
+
+
+def new_pitfall(entity_id: str, args: argparse.Namespace, root: Path) -> Written:
+    known = KnownIds.read(root)
+    checks = Checks(known)
+    path = root / "pitfalls.yaml"
+    shown = _shown(path, root)
+    checks.new_id(entity_id)
+    if entity_id in known.pitfalls:
+        line = known.pitfalls[entity_id]
+        raise ScaffoldError(
+            [
+                f"{shown}:{line}: got pitfall id '{entity_id}', which exists already; "
+                "expected a new id (or edit that entry)"
+            ]
+        )
+    if not path.is_file():
+        raise ScaffoldError([f"{shown}: got no such file, expected the KB's pitfalls"])
+    checks.source(args.source)
+    checks.refs("--model", args.model, known.models, "model", "kb/models/")
+    checks.refs("--hardware", args.hardware, known.hardware, "hardware", "kb/hardware/")
+    topics = choices(s.Scope, "topics")
+    for topic in args.topic:
+        if topic not in topics:
+            checks.problems.append(f"--topic: got '{topic}', expected one of: {', '.join(topics)}")
+    for flag in args.flag:
+        if flag not in known.flags:
+            checks.problems.append(
+                f"--flag: got '{flag}', expected a launch_server flag documented in kb/parameters/"
+                f"{_did_you_mean(flag, known.flags)}"
+            )
+    checks.done()
+    old = path.read_text(encoding="utf-8")
+    entry = _ENTRY.search(old)
+    indent = entry.group("indent") if entry else "  "
+    prefix = old if old.endswith("\n") or not old else old + "\n"
+    body = pitfall_yaml(entity_id, args, known, indent)
+    data = _well_formed(prefix + body, shown)
+    items = data.get("pitfalls") if isinstance(data, dict) else None
+    if not items or not isinstance(items[-1], dict) or items[-1].get("id") != entity_id:
+        raise ScaffoldError(
+            [
+                f"{shown}: could not append to its `pitfalls:` list as the file is laid out; "
+                "add the entry by hand"
+            ]
+        )
+    path.write_text(prefix + body, encoding="utf-8")
+    return Written(path, prefix.count("\n") + 1, body)
+
+
+def placeholders(written: Written) -> list[tuple[int, str]]:
+    """``(line, text)`` of every line of the new text whose value (not its comment) holds the placeholder."""
+    out = []
+    for i, line in enumerate(written.text.splitlines()):
+        value = "" if line.lstrip().startswith("#") else line.split("  # ", 1)[0]
+        if FILL in value:
+            out.append((written.first_line + i, value.strip()))
+    return out
+
+
+# ------------------------------------------------------------------------------------------------ command
+def _run(args: argparse.Namespace) -> int:
+    root = Path(args.kb)
+    try:
+        if args.kind == "pitfall":
+            written = new_pitfall(args.id, args, root)
+        else:
+            written = new_file(args.kind, args.id, args, root)
+    except ScaffoldError as exc:
+        for problem in exc.problems:
+            print(f"✖ {problem}", file=sys.stderr)
+        print("Nothing was written.", file=sys.stderr)
+        return 1
+    shown = _shown(written.path, root)
+    verb = "appended to" if args.kind == "pitfall" else "wrote"
+    print(f"✔ {verb} {shown}")
+    todo = placeholders(written)
+    if todo:
+        print(f"Fill in ({len(todo)}):")
+        for line, text in todo:
+            print(f"  {shown}:{line}: {text}")
+    print("Then check it: python -m handbook validate")
+    return 0
+
+
+def _ids(value: str) -> list[str]:
+    """``a,b`` → ``[a, b]`` (options that take several ids accept commas or repetition)."""
+    return [part for part in value.split(",") if part]
+
+
+def _flag(value: str) -> str:
+    """``mem-fraction-static`` or ``--mem-fraction-static`` (argparse cannot take ``--x`` as a value)."""
+    return value if value.startswith("--") else f"--{value}"
+
+
+def _positive_float(value: str) -> float:
+    number = float(value)
+    if number <= 0:
+        raise argparse.ArgumentTypeError(f"got {value}, expected a positive number")
+    return int(number) if number.is_integer() else number
+
+
+def _positive_int(value: str) -> int:
+    number = int(value)
+    if number <= 0:
+        raise argparse.ArgumentTypeError(f"got {value}, expected a positive whole number")
+    return number
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    new = sub.add_parser(
+        "new",
+        help="write a commented skeleton for a new recipe, model, accelerator or pitfall",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    kinds = new.add_subparsers(dest="kind", required=True, metavar="recipe|model|hardware|pitfall")
+
+    def kind(name: str, help_text: str) -> argparse.ArgumentParser:
+        parser = kinds.add_parser(name, help=help_text, description=help_text)
+        parser.add_argument("id", help=f"the new id ({ID_PATTERN}); for a file, also its name")
+        parser.add_argument("--source", help="the id of the source in kb/sources/ that states these facts")
+        parser.add_argument("--kb", default=str(KB_ROOT), help=argparse.SUPPRESS)  # tests use a copy
+        parser.set_defaults(run=_run)
+        return parser
+
+    recipe = kind("recipe", "a launch command: kb/recipes/<id>.yaml")
+    recipe.add_argument("--model", help="the model it launches (an id in kb/models/)")
+    recipe.add_argument(
+        "--hardware", type=_ids, action="extend", default=[], help="accelerator ids, a,b or repeated"
+    )
+    recipe.add_argument(
+        "--gpus", type=_positive_int, help="how many GPUs it uses (adds --tp-size N when N > 1)"
+    )
+    recipe.add_argument("--precision", help="the dtype it runs in (an id in kb/dtypes.yaml)")
+    recipe.add_argument("--strategy", choices=choices(s.Recipe, "strategy"))
+
+    model = kind("model", "a model: kb/models/<id>.yaml")
+    model.add_argument(
+        "--kv-formula",
+        required=True,
+        choices=choices(s.Attention, "kv_formula"),
+        help="what the KV pool holds per token: gqa (K and V heads) or mla (a compressed latent)",
+    )
+    model.add_argument("--name", help="the model's name as its vendor writes it")
+    model.add_argument("--vendor", help="who publishes it")
+    model.add_argument("--role", choices=choices(s.Model, "role"))
+    model.add_argument("--dense", action="store_true", help="a dense model (no experts)")
+    model.add_argument("--family", type=_ids, action="extend", default=[], help="attention family ids")
+    model.add_argument(
+        "--precision", type=_ids, action="extend", default=[], help="dtype ids of its checkpoints"
+    )
+
+    hardware = kind("hardware", "an accelerator: kb/hardware/<id>.yaml")
+    hardware.add_argument("--name", help="e.g. 'NVIDIA H200'")
+    hardware.add_argument("--vendor", choices=choices(s.Hardware, "vendor"))
+    hardware.add_argument("--form", choices=choices(s.Hardware, "form"))
+    hardware.add_argument("--architecture", help="e.g. Hopper")
+    hardware.add_argument(
+        "--memory-gb", type=_positive_float, help="memory per device, the vendor's nominal GB"
+    )
+
+    pitfall = kind("pitfall", "a known pitfall: appended to kb/pitfalls.yaml")
+    pitfall.add_argument(
+        "--flag",
+        type=_flag,
+        action="append",
+        default=[],
+        help="a flag the fix touches, e.g. mem-fraction-static",
+    )
+    pitfall.add_argument("--model", type=_ids, action="extend", default=[], help="model ids it applies to")
+    pitfall.add_argument(
+        "--hardware", type=_ids, action="extend", default=[], help="accelerator ids it applies to"
+    )
+    topics = ", ".join(choices(s.Scope, "topics"))
+    pitfall.add_argument("--topic", type=_ids, action="extend", default=[], help=f"topics: {topics}")
+    pitfall.add_argument(
+        "--no-troubleshooting", action="store_true", help="leave it out of chapter 08's troubleshooting table"
+    )

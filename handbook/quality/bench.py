@@ -1,0 +1,417 @@
+"""``nox -s bench``: the site's performance budget, measured and printed; the latest figures are recorded.
+
+What is measured, and how:
+- cold build: wall time of ``build_site`` (what ``nox -s build`` runs: a fresh ``python -m mkdocs build
+  --strict`` process, both languages, jieba included).
+- warm rebuild after a KB edit: what ``mkdocs serve`` does when a file under kb/ changes, reproduced in one
+  process on a copy of the tree (the real kb/ is never touched): build once, append a comment to a KB file,
+  then time ``load_config`` + ``build`` exactly as serve's builder calls them (same process, so the hook
+  module, jieba and the theme stay loaded; the KB is reloaded and every page re-rendered, as in serve).
+- KB hooks: every event function of hooks/kb.py is wrapped with a wall-clock timer in that process's first
+  (cold) build. Share = hook functions' time / that process's whole build (importing the package, loading
+  the config, building). Importing the package the hook loads (the KB schema) is shown beside it, as a
+  second share that counts it as hook time too.
+- test suite: wall time of ``pytest`` on the cold-built site (as ``nox -s tests`` runs it).
+- site size: every file of the cold-built site. Page weight: each page is opened in chromium and every file
+  it fetches (HTML, CSS, JS, the search worker and its scripts, images), except the search index, is counted
+  at its gzip -6 size; the heaviest chapter page (the target's) and the heaviest page of all are reported.
+  The search index is reported on its own (gzip -6).
+Targets are printed pass/fail; the benchmark itself never fails for a missed target (exit 1 only when the
+site cannot be built).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import os
+import platform
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+# Only the standard library at import time: the probe times the import of the package the hook loads.
+from handbook.quality.browser import CHROMIUM, CHROMIUM_ARGS, serve_folder
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+RECORD = REPO_ROOT / "benchmarks" / "latest.json"
+TARGETS = {"hooks_share": 0.10, "warm_rebuild_s": 3.0, "page_gzip_bytes": 150_000}
+SEARCH_INDEX = "search/search_index.json"
+CHAPTER = re.compile(
+    r"^(?:[a-z]{2}/)?\d\d-[^/]+/$"
+)  # 02-memory/, en/02-memory/: the page-weight target's pages
+SERVE_URL = "http://127.0.0.1:8000/"
+_COPY_IGNORE = shutil.ignore_patterns(
+    ".git", ".nox", ".venv", "site", "site.old", ".site-build-*", "__pycache__", ".pytest_cache",
+    ".ruff_cache", "*.egg-info", ".cache",
+)  # fmt: skip
+
+
+def gzip_size(data: bytes) -> int:
+    return len(gzip.compress(data, compresslevel=6, mtime=0))
+
+
+# ----------------------------------------------------------------------------------- in-process probe
+class _HookTimer:
+    """Wraps the hook module's event functions in a MkDocs plugin collection; sums their wall time."""
+
+    def __init__(self) -> None:
+        self.seconds = 0.0
+        self.by_function: dict[str, float] = {}
+
+    def install(self, config: Any) -> None:  # MkDocsConfig, imported only inside the probe
+        hook_functions = {
+            getattr(module, name)
+            for module in config["hooks"].values()
+            for name in dir(module)
+            if name.startswith("on_")
+        }
+        for event, methods in config.plugins.events.items():
+            config.plugins.events[event] = [self._timed(m) if m in hook_functions else m for m in methods]
+
+    def _timed(self, method: Callable[..., Any]) -> Callable[..., Any]:
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            start = time.perf_counter()
+            try:
+                return method(*args, **kwargs)
+            finally:
+                spent = time.perf_counter() - start
+                self.seconds += spent
+                self.by_function[method.__name__] = self.by_function.get(method.__name__, 0.0) + spent
+
+        return timed
+
+
+def probe(tree: Path, out: Path) -> dict:
+    """Run inside a copy of the tree (``python -m handbook.quality.bench --probe``): cold then warm build."""
+    import logging
+
+    logging.getLogger("mkdocs").setLevel(logging.WARNING)
+    start = time.perf_counter()
+    import handbook.site  # noqa: F401 - what the hook imports: counted as hook time
+
+    import_s = time.perf_counter() - start
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+
+    def one_build() -> tuple[float, _HookTimer]:
+        begin = time.perf_counter()
+        config = load_config(str(tree / "mkdocs.yml"), site_dir=str(out))
+        config.site_url = SERVE_URL  # as mkdocs serve's builder does
+        timer = _HookTimer()
+        timer.install(config)
+        build(config, serve_url=SERVE_URL)
+        return time.perf_counter() - begin, timer
+
+    cold_s, cold_hooks = one_build()
+    edited = sorted((tree / "kb" / "models").glob("*.yaml"))[0]
+    time.sleep(0.01)  # a later mtime, whatever the filesystem's resolution
+    with edited.open("a", encoding="utf-8") as handle:
+        handle.write("\n# edited by the benchmark (a warm rebuild reloads the KB)\n")
+    warm_s, warm_hooks = one_build()
+    return {
+        "import_s": import_s,
+        "cold_s": cold_s,
+        "cold_hooks_s": cold_hooks.seconds,
+        "cold_hooks_by_function": cold_hooks.by_function,
+        "warm_s": warm_s,
+        "warm_hooks_s": warm_hooks.seconds,
+        "warm_hooks_by_function": warm_hooks.by_function,
+        "edited": edited.relative_to(tree).as_posix(),
+    }
+
+
+# ----------------------------------------------------------------------------------- page weight
+@dataclass
+class PageWeight:
+    page: str
+    by_kind: dict[str, int]  # html / css / js / other → gzip bytes
+
+    @property
+    def total(self) -> int:
+        return sum(self.by_kind.values())
+
+
+def _kind(path: str) -> str:
+    suffix = Path(path).suffix
+    page = not path or path.endswith("/")  # a folder URL serves its index.html
+    return {".html": "html", ".css": "css", ".js": "js"}.get(suffix, "html" if page else "other")
+
+
+def page_weights(site_dir: Path, browser: Any = None) -> list[PageWeight] | str:
+    """Every page's gzip transfer size as chromium loads it (cold cache), or why it could not be measured.
+
+    ``browser``: a Playwright chromium already running (the tests' fixture); else one is launched here."""
+    if browser is None:
+        if not Path(CHROMIUM).exists():
+            return f"chromium not found at {CHROMIUM} (apt-get install chromium)"
+        from playwright.sync_api import sync_playwright
+
+        with sync_playwright() as playwright:
+            own = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            try:
+                return page_weights(site_dir, own)
+            finally:
+                own.close()
+
+    pages = sorted(
+        rel
+        for rel in (p.relative_to(site_dir).as_posix() for p in site_dir.rglob("index.html"))
+        if not rel.startswith(("assets/", "search/"))
+    )
+    sizes: dict[str, int] = {}
+    weights = []
+    with serve_folder(site_dir) as base:
+        for page_path in pages:
+            context = browser.new_context()  # an empty cache: every page pays for its CSS and JS
+            fetched: list[str] = []
+            context.on("request", lambda request, into=fetched: into.append(request.url))
+            tab = context.new_page()
+            tab.goto(base + page_path.removesuffix("index.html"), wait_until="networkidle")
+            context.close()
+            weight = PageWeight(page_path.removesuffix("index.html") or "/", {})
+            for url in dict.fromkeys(fetched):
+                rel = url.removeprefix(base).split("#")[0].split("?")[0]
+                if not url.startswith(base) or rel == SEARCH_INDEX:
+                    continue
+                file = site_dir / (rel + "index.html" if rel.endswith("/") or not rel else rel)
+                if file.is_file():
+                    if rel not in sizes:
+                        sizes[rel] = gzip_size(file.read_bytes())
+                    kind = _kind(rel)
+                    weight.by_kind[kind] = weight.by_kind.get(kind, 0) + sizes[rel]
+            weights.append(weight)
+    return weights
+
+
+# ----------------------------------------------------------------------------------- the whole benchmark
+def machine() -> dict:
+    cpu = platform.processor() or platform.machine()
+    cpuinfo = Path("/proc/cpuinfo")
+    if cpuinfo.is_file():
+        names = [
+            line.split(":", 1)[1].strip()
+            for line in cpuinfo.read_text().splitlines()
+            if line.startswith("model name")
+        ]
+        cpu = names[0] if names else cpu
+    memory_gib = None
+    meminfo = Path("/proc/meminfo")
+    if meminfo.is_file():
+        total_kib = next(
+            int(line.split()[1]) for line in meminfo.read_text().splitlines() if line.startswith("MemTotal")
+        )
+        memory_gib = round(total_kib / 1024**2)
+    return {
+        "cpu": cpu,
+        "cores": os.cpu_count(),
+        # other work on the machine slows every figure: the 1-minute load average when the bench started
+        "load_average": round(os.getloadavg()[0], 2) if hasattr(os, "getloadavg") else None,
+        "memory_gib": memory_gib,
+        "os": f"{platform.system()} {platform.release()}",
+        "python": platform.python_version(),
+    }
+
+
+def _commit() -> str:
+    try:
+        head = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=REPO_ROOT, capture_output=True, text=True
+        )
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain"], cwd=REPO_ROOT, capture_output=True, text=True
+        )
+    except FileNotFoundError:
+        return "unknown"
+    if head.returncode != 0:
+        return "unknown"
+    return head.stdout.strip() + ("+uncommitted" if dirty.stdout.strip() else "")
+
+
+def run_bench(work: Path, run_tests: bool = True) -> dict:
+    """Every figure of the benchmark (the module's docstring says how); ``work`` is scratch space."""
+    from handbook.build import build_site
+
+    figures: dict = {}
+    site = work / "site"
+    start = time.perf_counter()
+    if build_site(site) != 0:
+        raise SystemExit("✖ the site does not build; nothing to measure.")
+    figures["cold_build_s"] = time.perf_counter() - start
+
+    tree = work / "tree"
+    shutil.copytree(REPO_ROOT, tree, ignore=_COPY_IGNORE)
+    env = {**os.environ, "PYTHONPATH": str(tree), "NO_MKDOCS_2_WARNING": "1"}
+    done = subprocess.run(
+        [sys.executable, "-m", "handbook.quality.bench", "--probe", str(tree), str(work / "probe-site")],
+        cwd=tree, env=env, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    if done.returncode != 0:
+        raise SystemExit(f"✖ the in-process build failed:\n{done.stderr[-4000:]}")
+    measured = json.loads(done.stdout.strip().splitlines()[-1])
+    figures["warm_rebuild_s"] = measured["warm_s"]
+    figures["hooks_s"] = measured["cold_hooks_s"]
+    figures["hooks_import_s"] = measured["import_s"]
+    figures["in_process_build_s"] = measured["import_s"] + measured["cold_s"]
+    figures["hooks_share"] = figures["hooks_s"] / figures["in_process_build_s"]
+    figures["hooks_share_with_import"] = (figures["hooks_s"] + figures["hooks_import_s"]) / figures[
+        "in_process_build_s"
+    ]
+    figures["warm_hooks_s"] = measured["warm_hooks_s"]
+    figures["hooks_by_function_s"] = dict(sorted(measured["cold_hooks_by_function"].items()))
+    figures["warm_hooks_by_function_s"] = dict(sorted(measured["warm_hooks_by_function"].items()))
+    figures["kb_file_edited"] = measured["edited"]
+
+    if run_tests:
+        start = time.perf_counter()
+        tests = subprocess.run(
+            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
+            cwd=REPO_ROOT, env={**os.environ, "HANDBOOK_SITE_DIR": str(site), "NO_MKDOCS_2_WARNING": "1"},
+            capture_output=True, text=True, check=False,
+        )  # fmt: skip
+        figures["tests_s"] = time.perf_counter() - start
+        figures["tests_passed"] = tests.returncode == 0
+        figures["tests_summary"] = (tests.stdout.strip().splitlines() or [""])[-1]
+
+    files = [p for p in site.rglob("*") if p.is_file()]
+    figures["site_bytes"] = sum(p.stat().st_size for p in files)
+    figures["site_files"] = len(files)
+    figures["search_index_gzip_bytes"] = gzip_size((site / SEARCH_INDEX).read_bytes())
+    weights = page_weights(site)
+    if isinstance(weights, str):
+        figures["page_weight_unmeasured"] = weights
+    else:
+        chapters = [w for w in weights if CHAPTER.match(w.page)]
+        for prefix, measured in (("heaviest_page", weights), ("heaviest_chapter_page", chapters)):
+            if measured:
+                heaviest = max(measured, key=lambda w: w.total)
+                figures[prefix] = heaviest.page
+                figures[f"{prefix}_gzip_bytes"] = heaviest.total
+                figures[f"{prefix}_gzip_by_kind"] = dict(sorted(heaviest.by_kind.items()))
+        figures["pages_measured"] = len(weights)
+        figures["chapter_pages_measured"] = len(chapters)
+    figures["load_average_end"] = round(os.getloadavg()[0], 2) if hasattr(os, "getloadavg") else None
+    return figures
+
+
+def verdicts(figures: dict) -> dict[str, bool | None]:
+    """Each target: met (True), missed (False) or not measured (None)."""
+    page = figures.get("heaviest_chapter_page_gzip_bytes")
+    return {
+        "hooks_share": figures["hooks_share"] <= TARGETS["hooks_share"],
+        "warm_rebuild_s": figures["warm_rebuild_s"] <= TARGETS["warm_rebuild_s"],
+        "page_gzip_bytes": None if page is None else page <= TARGETS["page_gzip_bytes"],
+    }
+
+
+def kilobytes(n: int) -> str:
+    return f"{n / 1000:,.1f} kB"
+
+
+def report_lines(record: dict) -> list[str]:
+    f, met, m = record["figures"], record["targets_met"], record["machine"]
+    mark = {True: "✔ pass", False: "✖ MISSED", None: "– not measured"}
+
+    def row(label: str, value: str, target: str = "", verdict: str = "") -> str:
+        return f"{label:<54}{value:>10}   {target:<14}{verdict}".rstrip()
+
+    hooks = f"{f['hooks_s']:.2f} s of {f['in_process_build_s']:.2f} s"
+    lines = [
+        f"Handbook benchmark, {record['date']}, commit {record['commit']}",
+        f"machine: {m['cpu']}, {m['cores']} cores, {m['memory_gib']} GiB, {m['os']}, Python {m['python']}, "
+        f"load average {m.get('load_average')} at the start, {f.get('load_average_end')} at the end",
+        "",
+        row("cold build (python -m handbook build)", f"{f['cold_build_s']:.2f} s"),
+        row(
+            "warm rebuild after a KB edit (as serve does)",
+            f"{f['warm_rebuild_s']:.2f} s",
+            f"≤ {TARGETS['warm_rebuild_s']:g} s",
+            mark[met["warm_rebuild_s"]],
+        ),
+        row(
+            f"KB hook functions in a cold build ({hooks})",
+            f"{f['hooks_share']:.1%}",
+            f"≤ {TARGETS['hooks_share']:.0%}",
+            mark[met["hooks_share"]],
+        ),
+        row(
+            f"    with importing the package (+{f['hooks_import_s']:.2f} s)",
+            f"{f['hooks_share_with_import']:.1%}",
+            "(not a target)",
+        ),
+    ]
+    for label, key in (("cold", "hooks_by_function_s"), ("warm", "warm_hooks_by_function_s")):
+        if f.get(key):
+            parts = ", ".join(f"{name} {seconds:.2f} s" for name, seconds in f[key].items())
+            lines.append(f"    hook functions, {label} build: {parts}")
+    if "tests_s" in f:
+        outcome = "passed" if f["tests_passed"] else "FAILED"
+        lines.append(row("test suite (pytest)", f"{f['tests_s']:.2f} s", f"{outcome}: {f['tests_summary']}"))
+    lines.append(row(f"site size ({f['site_files']} files)", f"{f['site_bytes'] / 1e6:.2f} MB"))
+    for prefix, label, of, target in (
+        ("heaviest_chapter_page", "heaviest chapter page", "chapter_pages_measured", True),
+        ("heaviest_page", "heaviest page of all", "pages_measured", False),
+    ):
+        if f"{prefix}_gzip_bytes" not in f:
+            why = f.get("page_weight_unmeasured", "no such page")
+            lines.append(row(label, "–", why, mark[None] if target else ""))
+            continue
+        parts = ", ".join(f"{kind} {kilobytes(n)}" for kind, n in f[f"{prefix}_gzip_by_kind"].items())
+        lines.append(
+            row(
+                f"{label} (gzip, without search index)",
+                kilobytes(f[f"{prefix}_gzip_bytes"]),
+                f"≤ {kilobytes(TARGETS['page_gzip_bytes'])}" if target else "",
+                mark[met["page_gzip_bytes"]] if target else "",
+            )
+        )
+        lines.append(f"    {f[prefix]} (of {f[of]}): {parts}")
+    lines.append(row("search index (gzip)", kilobytes(f["search_index_gzip_bytes"])))
+    return lines
+
+
+def _run(args: argparse.Namespace) -> int:
+    started = {"date": time.strftime("%Y-%m-%d", time.gmtime()), "commit": _commit(), "machine": machine()}
+    with tempfile.TemporaryDirectory(prefix="handbook-bench-") as work:
+        figures = run_bench(Path(work), run_tests=not args.no_tests)
+    record = {
+        **started,
+        "figures": figures,
+        "targets": TARGETS,
+    }
+    record["targets_met"] = verdicts(figures)
+    print("\n".join(report_lines(record)))
+    if args.record != "-":
+        path = Path(args.record)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(
+            json.dumps(record, indent=2, ensure_ascii=False, sort_keys=True) + "\n", encoding="utf-8"
+        )
+        print(f"\nrecorded in {path} (the benchmarks page renders it; commit it with the change it measures)")
+    return 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser(
+        "bench", help="measure the site's performance budget (never fails on a missed target)"
+    )
+    parser.add_argument(
+        "--record", default=str(RECORD), help="where the figures go, '-' for nowhere (default: %(default)s)"
+    )
+    parser.add_argument("--no-tests", action="store_true", help="skip timing the test suite")
+    parser.set_defaults(run=_run)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 4 and sys.argv[1] == "--probe":
+        print(json.dumps(probe(Path(sys.argv[2]), Path(sys.argv[3]))))
+    else:
+        raise SystemExit("usage: python -m handbook bench  (the --probe form is internal)")

@@ -1,0 +1,164 @@
+"""The benchmark's pieces (its run is ``nox -s bench``; timings are never asserted): targets, the report,
+the hook timer, page weight, and the page that shows the recorded figures."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import pytest
+
+from handbook.quality.bench import CHAPTER, TARGETS, _HookTimer, page_weights, report_lines, verdicts
+
+REPO = Path(__file__).resolve().parents[1]
+FIGURES = {
+    "cold_build_s": 4.0,
+    "warm_rebuild_s": 3.5,
+    "hooks_s": 0.3,
+    "hooks_import_s": 0.1,
+    "in_process_build_s": 4.0,
+    "hooks_share": 0.075,
+    "hooks_share_with_import": 0.1,
+    "tests_s": 60.0,
+    "tests_passed": True,
+    "tests_summary": "90 passed in 59.80s",
+    "site_bytes": 3_600_000,
+    "site_files": 71,
+    "heaviest_page": "engine-options/",
+    "heaviest_page_gzip_bytes": 160_000,
+    "heaviest_page_gzip_by_kind": {"css": 26_000, "html": 74_000, "js": 60_000},
+    "heaviest_chapter_page": "en/04-parameters/",
+    "heaviest_chapter_page_gzip_bytes": 150_001,
+    "heaviest_chapter_page_gzip_by_kind": {"css": 25_500, "html": 74_501, "js": 50_000},
+    "pages_measured": 28,
+    "chapter_pages_measured": 20,
+    "load_average_end": 1.5,
+    "search_index_gzip_bytes": 59_500,
+}
+RECORD = {
+    "date": "2026-11-30",
+    "commit": "abc1234",
+    "machine": {
+        "cpu": "Test CPU",
+        "cores": 2,
+        "memory_gib": 24,
+        "os": "Linux 6.1",
+        "python": "3.11.7",
+        "load_average": 0.42,
+    },
+    "figures": FIGURES,
+    "targets": TARGETS,
+    "targets_met": verdicts(FIGURES),
+}
+
+
+def test_each_target_is_judged_on_its_own_figure():
+    assert TARGETS == {"hooks_share": 0.10, "warm_rebuild_s": 3.0, "page_gzip_bytes": 150_000}
+    assert verdicts(FIGURES) == {"hooks_share": True, "warm_rebuild_s": False, "page_gzip_bytes": False}
+    unmeasured = {k: v for k, v in FIGURES.items() if not k.startswith("heaviest_")}
+    assert verdicts(unmeasured)["page_gzip_bytes"] is None
+    chapters = [
+        p
+        for p in ("02-memory/", "en/02-memory/", "engine-options/", "", "en/", "02-memory/x/")
+        if CHAPTER.match(p)
+    ]
+    assert chapters == ["02-memory/", "en/02-memory/"]  # the target applies to chapter pages
+
+
+def test_the_report_prints_every_figure_with_its_verdict():
+    assert report_lines(RECORD) == [
+        "Handbook benchmark, 2026-11-30, commit abc1234",
+        "machine: Test CPU, 2 cores, 24 GiB, Linux 6.1, Python 3.11.7, load average 0.42 at the start, 1.5 at the end",
+        "",
+        "cold build (python -m handbook build)                     4.00 s",
+        "warm rebuild after a KB edit (as serve does)              3.50 s   ≤ 3 s         ✖ MISSED",
+        "KB hook functions in a cold build (0.30 s of 4.00 s)        7.5%   ≤ 10%         ✔ pass",
+        "    with importing the package (+0.10 s)                   10.0%   (not a target)",
+        "test suite (pytest)                                      60.00 s   passed: 90 passed in 59.80s",
+        "site size (71 files)                                     3.60 MB",
+        "heaviest chapter page (gzip, without search index)      150.0 kB   ≤ 150.0 kB    ✖ MISSED",
+        "    en/04-parameters/ (of 20): css 25.5 kB, html 74.5 kB, js 50.0 kB",
+        "heaviest page of all (gzip, without search index)       160.0 kB",
+        "    engine-options/ (of 28): css 26.0 kB, html 74.0 kB, js 60.0 kB",
+        "search index (gzip)                                      59.5 kB",
+    ]
+    with_breakdown = {
+        **RECORD,
+        "figures": {**FIGURES, "hooks_by_function_s": {"on_files": 0.1, "on_pre_build": 0.2}},
+    }
+    assert "    hook functions, cold build: on_files 0.10 s, on_pre_build 0.20 s" in report_lines(
+        with_breakdown
+    )
+
+
+def test_the_hook_timer_wraps_the_hook_functions_only():
+    from mkdocs.config import load_config
+
+    config = load_config(str(REPO / "mkdocs.yml"))
+    hooks = next(iter(config["hooks"].values()))
+    before = {event: list(methods) for event, methods in config.plugins.events.items()}
+    timer = _HookTimer()
+    timer.install(config)
+    for event, methods in config.plugins.events.items():
+        for old, new in zip(before[event], methods, strict=True):
+            is_hook = getattr(old, "__module__", None) == hooks.__name__
+            assert (new is not old) == is_hook, (event, old)
+    wrapped = [m for m in config.plugins.events["page_markdown"] if m not in before["page_markdown"]]
+    assert len(wrapped) == 1  # on_page_markdown
+    assert timer.seconds == 0.0
+
+
+@pytest.mark.browser
+def test_page_weight_counts_what_the_page_fetches_at_gzip_size(browser):
+    site = Path(__file__).parent / "fixtures" / "links-site"
+    weights = {w.page: w for w in page_weights(site, browser)}
+
+    def gz(rel: str) -> int:
+        return len(gzip.compress((site / rel).read_bytes(), compresslevel=6, mtime=0))
+
+    # index.html loads its stylesheet; its script and image 404 and weigh nothing; the srcset's CSS counts once
+    assert weights["/"].by_kind == {"html": gz("index.html"), "css": gz("assets/site.css")}
+    assert weights["guide/"].by_kind == {"html": gz("guide/index.html")}
+    assert sorted(weights) == ["/", "en/", "en/guide/", "guide/"]
+
+
+def test_the_benchmarks_page_shows_the_recorded_figures_and_machine(tmp_path):
+    from handbook.kb.loader import load_kb
+    from handbook.render.context import RenderContext
+    from handbook.render.markers import render_page
+
+    record = tmp_path / "latest.json"
+    record.write_text(json.dumps(RECORD), encoding="utf-8")
+    kb = load_kb(Path(__file__).parent / "fixtures" / "kb-mini")
+
+    def render(lang: str, path: Path = record) -> str:
+        ctx = RenderContext(kb, lang, "benchmarks.md", extras={"bench_record": path})
+        return render_page("<!-- kb:benchmarks -->\n", ctx, f"docs/{lang}/benchmarks.md").strip()
+
+    en = render("en")
+    assert en.startswith(
+        "Measured on 2026-11-30 (commit <code>abc1234</code>) on Test CPU, 2 cores, 24 GiB of memory, "
+        "Linux 6.1, Python 3.11.7; the 1-minute load average was 0.42 at the start and 1.5 at the end."
+        "\n\n<table>"
+    )
+    assert (
+        "<tr><td>Warm rebuild after a KB edit (as <code>mkdocs serve</code> does it)</td>"
+        '<td style="text-align: right">3.50 s</td><td>≤ 3 s</td><td>✖ missed</td></tr>'
+    ) in en
+    assert (
+        "<tr><td>Heaviest chapter page <code>en/04-parameters/</code> (of 20 chapter pages; gzip, search index "
+        'excluded: css 25.5 kB, html 74.5 kB, js 50.0 kB)</td><td style="text-align: right">150.0 kB</td>'
+        "<td>≤ 150.0 kB</td><td>✖ missed</td></tr>"
+    ) in en
+    assert (
+        "<tr><td>Heaviest page of all <code>engine-options/</code> (of 28; gzip, search index excluded: "
+        'css 26.0 kB, html 74.0 kB, js 60.0 kB)</td><td style="text-align: right">160.0 kB</td><td></td><td></td></tr>'
+    ) in en
+    zh = render("zh")
+    assert "冷构建中知识库钩子函数所占比例（0.30 s / 4.00 s）" in zh and "<td>✔ 达标</td>" in zh
+    assert render("en", tmp_path / "none.json") == (
+        '!!! info "No measurement yet"\n\n'
+        "    The repository holds no <code>benchmarks/latest.json</code> yet: run <code>nox -s bench</code> "
+        "and commit it."
+    )

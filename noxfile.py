@@ -43,6 +43,14 @@ def build(session: nox.Session) -> None:
 
 
 @nox.session(python=PYTHON)
+def diagrams(session: nox.Session) -> None:
+    """Re-render the diagrams' SVGs under assets/ from kb/ (needs graphviz: apt-get install graphviz
+    fonts-wqy-microhei). ``nox -s diagrams -- --check`` only verifies them; figure ids limit the run."""
+    install_project(session)
+    session.run("python", "-m", "handbook", "diagrams", *session.posargs)
+
+
+@nox.session(python=PYTHON)
 def serve(session: nox.Session) -> None:
     """Live preview on http://127.0.0.1:8000/ (rebuilds when docs/ or kb/ change)."""
     install_project(session)
@@ -54,8 +62,27 @@ def tests(session: nox.Session) -> None:
     """Validate the KB, build the site strictly, then run every test against the code and the built site."""
     install_project(session)
     session.run("python", "-m", "handbook", "validate")
+    # before the build, which would re-render stale SVGs where graphviz is installed and hide them
+    session.run("python", "-m", "handbook", "diagrams", "--check")
     session.run("python", "-m", "handbook", "build", env=QUIET_MKDOCS)
     session.run("pytest", *session.posargs, env={**QUIET_MKDOCS, "HANDBOOK_SITE_DIR": "site"})
+
+
+@nox.session(python=PYTHON)
+def bench(session: nox.Session) -> None:
+    """The performance budget: cold and warm build, KB hooks' share, tests, site and page weight, search
+    index. Prints pass/fail per target (a missed target never fails it) and records the figures in
+    benchmarks/latest.json, which the benchmarks page renders. ``-- --record -`` records nothing."""
+    install_project(session)
+    session.run("python", "-m", "handbook", "bench", *session.posargs, env=QUIET_MKDOCS)
+
+
+@nox.session(name="links-external", python=PYTHON)
+def links_external(session: nox.Session) -> None:
+    """Build the site, then fetch every external link it holds (needs the network; the tests never do)."""
+    install_project(session)
+    session.run("python", "-m", "handbook", "build", env=QUIET_MKDOCS)
+    session.run("python", "-m", "handbook", "links", "--check-external", *session.posargs)
 
 
 @nox.session(python=PYTHON)
@@ -139,3 +166,21 @@ def engine_snapshot(session: nox.Session) -> None:
     wheel_args = [arg for wheel in wheels for arg in ("--wheel", wheel)]
     output = f"kb/engine/sglang-{version}.json"
     session.run("python", "handbook/engine/dump.py", *wheel_args, "--output", output)
+
+
+@nox.session(name="engine-replay", python=False)
+def engine_replay(session: nox.Session) -> None:
+    """Replay the KB's rule examples (and, with --configs DIR, its recipes) through SGLang's own argument
+    resolution on the CPU, and check each rule's claim about what the engine does.
+
+    Usage: nox -s engine-replay [-- --configs DIR]   (DIR/<model id>/config.json: real configs to replay)
+    Opt-in and offline: it runs in the virtualenv that `nox -s engine-snapshot` built (the real wheel).
+    """
+    python = Path(".nox/engine-snapshot/bin/python")
+    if not python.exists():
+        session.error(
+            "run `nox -s engine-snapshot` first: the replay uses its virtualenv (the real sglang wheel)"
+        )
+    session.run(
+        str(python), "-m", "handbook.engine.replay", *session.posargs, external=True, env={"PYTHONPATH": "."}
+    )

@@ -12,6 +12,15 @@ from pathlib import Path
 
 SUBCOMMANDS = [
     "handbook.cli",  # validate, build
+    "handbook.quality.links",  # links
+    "handbook.quality.translations",  # translations
+    "handbook.quality.bench",  # bench
+    "handbook.kb.json_schema",  # schema
+    "handbook.scaffold",  # new
+    "handbook.engine.command",  # engine-diff
+    "handbook.diagrams.cli",  # diagrams
+    "handbook.checker.cli",  # check
+    "handbook.plan_command",  # plan
 ]
 
 

@@ -8,10 +8,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from handbook.checker.docs import engine_preflight
+from handbook.checker.kbcheck import pinned_snapshot
 from handbook.checks import run_checks
 from handbook.kb.loader import KB, KB_ROOT, REPO_ROOT, KBInvalid, load_kb
+from handbook.quality.parity import source_parity
 from handbook.render import renderers  # noqa: F401 - registers every kb: renderer
 from handbook.render.context import RenderContext
+from handbook.render.engine import command_status
 from handbook.render.markers import MarkerErrors, render_page
 
 LANGS = ("zh", "en")
@@ -35,7 +39,8 @@ class Site:
         """One page's markdown with its markers replaced (cached: the preflight already rendered it)."""
         key = (lang, page, hash(markdown))
         if key not in self.rendered:
-            ctx = RenderContext(self.kb, lang, page)
+            extras = {"command_status": command_status}
+            ctx = RenderContext(self.kb, lang, page, snapshot=pinned_snapshot(self.kb), extras=extras)
             self.rendered[key] = render_page(markdown, ctx, f"docs/{lang}/{page}")
         return self.rendered[key]
 
@@ -43,12 +48,16 @@ class Site:
         root = self.docs_dir / lang
         return sorted(p.relative_to(root).as_posix() for p in root.rglob("*.md"))
 
+    def write_assets(self, site_dir: Path) -> None:
+        """Files the build adds to a language's built site: the planner's KB export."""
+        from handbook.calc.export import write_planner_data
+
+        write_planner_data(self.kb, site_dir)
+
     def preflight(self) -> None:
         """Render every page of both languages before anything is written; report all problems at once."""
-        problems: list[str] = []
-        zh, en = set(self.pages("zh")), set(self.pages("en"))
-        problems += [f"docs/en/{p}: missing translation of docs/zh/{p}" for p in sorted(zh - en)]
-        problems += [f"docs/zh/{p}: missing translation of docs/en/{p}" for p in sorted(en - zh)]
+        problems: list[str] = missing_translations(self.docs_dir) + source_parity(self.docs_dir, LANGS)
+        problems += engine_preflight(self.docs_dir, LANGS, self.kb)  # shell blocks, rules' links
         for lang in LANGS:
             for page in self.pages(lang):
                 text = (self.docs_dir / lang / page).read_text(encoding="utf-8")
@@ -58,6 +67,18 @@ class Site:
                     problems += [str(p) for p in exc.problems]
         if problems:
             raise SiteError(problems)
+
+
+def missing_translations(docs_dir: Path) -> list[str]:
+    """One line per page that exists in one language only."""
+
+    def pages(lang: str) -> set[str]:
+        return {p.relative_to(docs_dir / lang).as_posix() for p in (docs_dir / lang).rglob("*.md")}
+
+    zh, en = pages("zh"), pages("en")
+    return [f"docs/en/{p}: missing translation of docs/zh/{p}" for p in sorted(zh - en)] + [
+        f"docs/zh/{p}: missing translation of docs/en/{p}" for p in sorted(en - zh)
+    ]
 
 
 _loaded: dict[tuple, Site] = {}

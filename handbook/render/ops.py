@@ -260,6 +260,17 @@ def drift(ctx: RenderContext) -> str:
                         ctx.text_html(ctx.msg("tp-drift-why", fraction=memory.TABLE_MEM_FRACTION)),
                     ]
                 )
+    for scenario in ctx.kb.tuning.scenarios:
+        for fix in scenario.corrections:
+            where = f"{ctx.msg('drift-scenario')} · {ctx.t(scenario.name)}"
+            rows.append(
+                [
+                    esc(where),
+                    f"<code>{esc(fix.stated)}</code>",
+                    f"<code>{esc(fix.published)}</code>",
+                    ctx.text_html(fix.why),
+                ]
+            )
     for r in ctx.kb.recipes.values():
         for fix in r.corrections:
             rows.append(

@@ -1,3 +1,5 @@
 """Importing this module registers every kb: renderer."""
 
-from handbook.render import landscape, ops, pages_a, pages_b, params, recipes  # noqa: F401
+import handbook.render.contributors  # kb:translation-status and kb:benchmarks (the contributors' pages)
+import handbook.render.engine  # noqa: F401 - command status, the engine drift page, the option reference
+from handbook.render import figures, landscape, ops, pages_a, pages_b, params, planner, recipes  # noqa: F401

@@ -229,7 +229,10 @@ def _summary(markdown: str) -> tuple[str, list[str]]:
 
 # ------------------------------------------------------------------------------------------------ llms.txt
 def _base(site_url: str | None) -> str:
-    return site_url if not site_url or site_url.endswith("/") else site_url + "/"
+    """The site's URL with a final slash; without one, links stay relative to the site's root."""
+    if not site_url:
+        return ""
+    return site_url if site_url.endswith("/") else site_url + "/"
 
 
 def _url(base: str, href: str) -> str:
@@ -353,7 +356,9 @@ def exports(site: Site, site_url: str | None, repo: Path = REPO_ROOT) -> dict[st
     commit, modified = source_state(repo)
     return {
         KB_JSON: kb_json(site.kb, commit, modified),
-        KB_SCHEMA: dumps(export_schema()),
+        # the committed copy (kb/schema/, kept fresh by `python -m handbook schema --check`): generating it
+        # again on every build costs more than the rest of the exports together
+        KB_SCHEMA: (repo / "kb" / "schema" / KB_SCHEMA).read_text(encoding="utf-8"),
         LLMS: llms_txt(site, site_url),
         LLMS_FULL: llms_full_txt(site, site_url),
     }

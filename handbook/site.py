@@ -37,7 +37,8 @@ class Site:
 
     def render(self, markdown: str, lang: str, page: str) -> str:
         """One page's markdown with its markers replaced (cached: the preflight already rendered it)."""
-        key = (lang, page, hash(markdown))
+        # the i18n plugin hands pages over without their final newline: key on the text without it
+        key = (lang, page, hash(markdown.rstrip("\n")))
         if key not in self.rendered:
             extras = {"command_status": command_status}
             ctx = RenderContext(self.kb, lang, page, snapshot=pinned_snapshot(self.kb), extras=extras)

@@ -69,8 +69,11 @@ def on_post_page(output, page, config, **kwargs):
 
 
 def on_post_build(config, **kwargs):
-    _site.write_assets(Path(config["site_dir"]))  # once per language: the same bytes each time
-    write_exports(Path(config["site_dir"]), _site, config["site_url"])  # kb.json, llms.txt: at the site root
+    # The files at the site's root are the same for every language: write them once, in the default
+    # language's build (the i18n plugin runs it first, into the root).
+    if config["plugins"]["i18n"].is_default_language_build:
+        _site.write_assets(Path(config["site_dir"]))  # the planner's KB export
+        write_exports(Path(config["site_dir"]), _site, config["site_url"])  # kb.json, llms.txt
 
 
 def on_serve(server, config, builder, **kwargs):

@@ -39,7 +39,7 @@ def test_findings_in_english_with_the_explaining_link():
         "1: error[rule.hicache-excludes-disable-radix-cache]: HiCache (--enable-hierarchical-cache) extends "
         "RadixCache and cannot be combined with --disable-radix-cache. sglang 0.5.23 refuses to start: ValueError "
         "in kv_cache_hook.py handle_cache_compatibility.",
-        "    → https://sglang-handbook.github.io/en/04-parameters/#disable-radix-cache",
+        "    → en/04-parameters/#disable-radix-cache",
         "✖ 1 error(s), 0 warning(s), 0 note(s) (sglang 0.5.23)",
     ]
 

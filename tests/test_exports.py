@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from handbook import exports
+from handbook import exports, siteconfig
 from handbook.exports import KBExport, Page, absolute_links, kb_json, source_state
 from handbook.kb.loader import load_kb
 from handbook.site import load_site
@@ -203,9 +203,7 @@ def test_the_same_tree_gives_the_same_bytes(monkeypatch):
 
 @pytest.mark.site
 def test_built_site_carries_the_exports(built_site):
-    site_url = re.search(
-        r"^site_url:\s*(\S+)", (REPO / "mkdocs.yml").read_text(encoding="utf-8"), re.M
-    ).group(1)
+    site_url = siteconfig.site_url(REPO / "mkdocs.yml")
     expected = exports.exports(load_site(), site_url)
     for name, text in expected.items():
         assert (built_site / name).read_text(encoding="utf-8") == text, name

@@ -273,11 +273,22 @@ def check_command(
 _SYNTAX_ZH = {"unterminated single quote": "单引号没有闭合", "unterminated double quote": "双引号没有闭合"}
 
 
+# Validation and both languages' pages ask for the same recipes: check each once. Keyed by identity
+# (KB entities are immutable once loaded); the value keeps the objects alive so ids are not reused.
+_RECIPE_FINDINGS: dict[tuple[int, int, int], tuple[tuple[Any, ...], tuple[Finding, ...]]] = {}
+
+
 def check_recipe(recipe: Any, snapshot: EngineSnapshot | None = None, kb: Any = None) -> list[Finding]:
     """Findings for a KB recipe, checked as the exact text the site publishes."""
     from handbook.commands import command_text
 
-    return check_command(command_text(recipe), snapshot, kb, model=recipe.model)
+    key = (id(recipe), id(snapshot), id(kb))
+    if key not in _RECIPE_FINDINGS:
+        if len(_RECIPE_FINDINGS) > 4096:  # a long `mkdocs serve` session reloads the KB many times
+            _RECIPE_FINDINGS.clear()
+        findings = tuple(check_command(command_text(recipe), snapshot, kb, model=recipe.model))
+        _RECIPE_FINDINGS[key] = ((recipe, snapshot, kb), findings)
+    return list(_RECIPE_FINDINGS[key][1])
 
 
 def program_label(program: str) -> str:

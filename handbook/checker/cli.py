@@ -7,6 +7,7 @@ warnings, 2 with errors.
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import shlex
 import sys
@@ -40,13 +41,11 @@ def joined(argv: list[str]) -> str:
     return " ".join(word if _PLAIN.fullmatch(word) else shlex.quote(word) for word in argv)
 
 
-def site_url(repo: Path) -> str | None:
-    try:
-        text = (repo / "mkdocs.yml").read_text(encoding="utf-8")
-    except OSError:
-        return None
-    match = re.search(r"^site_url:\s*(\S+)", text, re.MULTILINE)
-    return match.group(1).rstrip("/") + "/" if match else None
+def site_url() -> str | None:
+    """Where the published handbook lives, when HANDBOOK_SITE_URL says (the Pages build sets it); otherwise
+    links are printed as paths within the site."""
+    url = os.environ.get("HANDBOOK_SITE_URL", "")
+    return (url if url.endswith("/") else url + "/") if url else None
 
 
 def link_of(finding: Finding, lang: str, base: str | None) -> str | None:
@@ -84,7 +83,7 @@ def _run(args: argparse.Namespace) -> int:
     from handbook.checker.check import check_command, entry_points
     from handbook.checker.shell import ShellSyntaxError, parse_script
     from handbook.engine.snapshot import SnapshotError, load_snapshot
-    from handbook.kb.loader import KB_ROOT, REPO_ROOT, KBInvalid, load_kb
+    from handbook.kb.loader import KB_ROOT, KBInvalid, load_kb
 
     command = list(args.command)
     if command and command[0] == "--":
@@ -112,7 +111,7 @@ def _run(args: argparse.Namespace) -> int:
     if not understood:
         print(NOTHING[args.lang])
         return 0
-    for line in render(findings, args.lang, snapshot.sglang_version, site_url(REPO_ROOT)):
+    for line in render(findings, args.lang, snapshot.sglang_version, site_url()):
         print(line)
     return exit_status(findings)
 

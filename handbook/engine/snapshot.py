@@ -151,7 +151,14 @@ class Parser(_Frozen):
 
     def by_dest(self, dest: str) -> list[Option]:
         """Options that store into ``dest`` (a deprecated spelling may share the dest of its successor)."""
-        return [option for option in self.options if option.dest == dest]
+        return list(self._by_dest.get(dest, ()))
+
+    @cached_property
+    def _by_dest(self) -> dict[str, tuple[Option, ...]]:
+        index: dict[str, list[Option]] = {}
+        for option in self.options:
+            index.setdefault(option.dest, []).append(option)
+        return {dest: tuple(options) for dest, options in index.items()}
 
     def abbreviation_matches(self, prefix: str) -> list[Option]:
         """The options a long-option prefix could abbreviate, as argparse (``allow_abbrev``) sees it."""

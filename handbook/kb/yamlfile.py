@@ -114,6 +114,18 @@ class _Builder:
         return self._scalars.construct_object(node, deep=True)
 
 
+def _compose(text: str) -> list[yaml.Node]:
+    """Node trees of every document: libyaml's parser when present (several times faster); on an error,
+    the pure-Python parser again, whose messages the errors report (and the tests pin)."""
+    fast = getattr(yaml, "CSafeLoader", None)
+    if fast is not None:
+        try:
+            return list(yaml.compose_all(text, Loader=fast))
+        except yaml.YAMLError:
+            pass
+    return list(yaml.compose_all(text, Loader=yaml.SafeLoader))
+
+
 def load_yaml(path: Path, shown_as: str) -> tuple[YamlDoc | None, list[Problem]]:
     """Parse one YAML file. Returns the document, or None with problems; never raises on bad content."""
     try:
@@ -127,7 +139,7 @@ def load_yaml(path: Path, shown_as: str) -> tuple[YamlDoc | None, list[Problem]]
     ):
         return None, [Problem(shown_as, 1, "", "got an empty file, expected a YAML mapping")]
     try:
-        nodes = list(yaml.compose_all(text, Loader=yaml.SafeLoader))
+        nodes = _compose(text)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark else 1

@@ -22,9 +22,8 @@ from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-import yaml
-
 from handbook.site import LANGS
+from handbook.siteconfig import site_url
 
 # Attributes that make the browser fetch or navigate to a URL (tag → attributes).
 URL_ATTRIBUTES = {
@@ -121,13 +120,8 @@ class _PageParser(HTMLParser):
 
 
 def site_url_of(config: Path) -> str:
-    """``site_url`` of mkdocs.yml (read as plain YAML: the file's !!python tags are skipped, not run)."""
-
-    class _Loader(yaml.SafeLoader):
-        pass
-
-    _Loader.add_multi_constructor("tag:yaml.org,2002:python/", lambda loader, suffix, node: None)
-    return (yaml.load(config.read_text(encoding="utf-8"), Loader=_Loader) or {}).get("site_url") or ""
+    """``site_url`` of mkdocs.yml, as the build resolves it."""
+    return site_url(config)
 
 
 def language_of(page: str) -> str:

@@ -11,6 +11,7 @@ given instead: a shallow clone would make every file look changed in its one com
 from __future__ import annotations
 
 import argparse
+import functools
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -98,8 +99,31 @@ def _history(docs_dir: Path) -> dict[str, list[Change]]:
     return changes
 
 
+def _repository_stamp(docs_dir: Path) -> tuple[int, ...] | None:
+    """When the checkout's HEAD or index last changed (os.stat only): a new commit gives a new stamp."""
+    for folder in [docs_dir.resolve(), *docs_dir.resolve().parents]:
+        git = folder / ".git"
+        if git.is_dir():
+            marks = [git / "HEAD", git / "index"]
+            return tuple(mark.stat().st_mtime_ns for mark in marks if mark.exists())
+    return None
+
+
 def translation_status(docs_dir: Path, langs: tuple[str, ...] = LANGS) -> TranslationStatus:
     """The last committed change of each page in each language, and which translations are stale."""
+    # Both languages' pages show the status in one build: ask git once per state of the checkout.
+    stamp = _repository_stamp(docs_dir)
+    if stamp is None:
+        return _translation_status(docs_dir, langs)
+    return _cached_status(docs_dir, langs, stamp)
+
+
+@functools.lru_cache(maxsize=8)
+def _cached_status(docs_dir: Path, langs: tuple[str, ...], stamp: tuple[int, ...]) -> TranslationStatus:
+    return _translation_status(docs_dir, langs)
+
+
+def _translation_status(docs_dir: Path, langs: tuple[str, ...]) -> TranslationStatus:
     pages = page_pairs(docs_dir, langs)
     try:
         history = _history(docs_dir)

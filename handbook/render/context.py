@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import html
 import posixpath
 import re
@@ -94,6 +95,11 @@ class RenderContext:
             rel += "/"
         return rel + fragment
 
+    def asset(self, path: str) -> str:
+        """A relative URL from this page to a file at the site's root (shared by both languages)."""
+        depth = page_url(self.page).count("/") + (1 if self.lang != "zh" else 0)
+        return "../" * depth + path
+
     def parameter_link(self, parameter: Parameter, label: str | None = None) -> str:
         anchor = parameter_anchor(parameter.program, parameter.flag)
         url = attr(self.href(PARAMETERS_PAGE, anchor))
@@ -127,6 +133,11 @@ class RenderContext:
         return "".join(out)
 
     def _token_pattern(self) -> re.Pattern[str]:
-        names = sorted(self.kb.env_vars, key=len, reverse=True)
-        envs = "|".join(map(re.escape, names))
-        return re.compile(_FLAG_IN_TEXT.pattern + (rf"|(?<![\w])(?:{envs})(?![\w])" if envs else ""))
+        return _token_pattern(tuple(self.kb.env_vars))
+
+
+@functools.cache
+def _token_pattern(env_names: tuple[str, ...]) -> re.Pattern[str]:
+    """Flags and the KB's variable names, longest names first (compiled once per set of names)."""
+    envs = "|".join(map(re.escape, sorted(env_names, key=len, reverse=True)))
+    return re.compile(_FLAG_IN_TEXT.pattern + (rf"|(?<![\w])(?:{envs})(?![\w])" if envs else ""))

@@ -190,5 +190,8 @@ def planner(ctx: RenderContext) -> str:
         '<a class="planner-share" href="./"></a></p>',
         '<p class="planner-basis"></p>',
         "</div>",
+        # Only this page loads the planner's code and style (not every page of the site).
+        f'<link rel="stylesheet" href="{attr(ctx.asset("assets/planner.css"))}">',
+        f'<script src="{attr(ctx.asset("assets/planner.js"))}"></script>',
     ]
     return "\n".join(parts)

@@ -7,23 +7,15 @@ HANDBOOK_REQUIRE_BROWSER=1 (as in CI), where a missing browser is a failure.
 
 from __future__ import annotations
 
-import functools
-import http.server
 import os
 import shutil
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from handbook.build import build_site
-
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic",
-]  # fmt: skip
+from handbook.quality.browser import CHROMIUM, CHROMIUM_ARGS, serve_folder  # one recipe for tests and tools
 
 
 @pytest.fixture(scope="session")
@@ -39,20 +31,11 @@ def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return site
 
 
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args: object) -> None:
-        pass
-
-
 @pytest.fixture(scope="session")
 def site_url(built_site: Path) -> Iterator[str]:
-    """The built site served on localhost (a random free port)."""
-    handler = functools.partial(_QuietHandler, directory=str(built_site))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
+    """The built site served on localhost (a random free port), without the final slash."""
+    with serve_folder(built_site) as url:
+        yield url.rstrip("/")
 
 
 def _require_browser() -> None:

@@ -1,5 +1,4 @@
-"""Debian's chromium as the quality tools drive it (launched as tests/conftest.py launches it), and a folder
-served on localhost."""
+"""Debian's chromium as the quality tools and the tests drive it, and a folder served on localhost."""
 
 from __future__ import annotations
 

@@ -13,6 +13,7 @@ the same tree writes the same bytes.
 from __future__ import annotations
 
 import html
+import itertools
 import posixpath
 import re
 import subprocess
@@ -24,7 +25,7 @@ from urllib.parse import urljoin
 from pydantic import BaseModel, ConfigDict, Field
 
 from handbook.kb import schema as s
-from handbook.kb.json_schema import DRAFT, REGENERATE, dumps
+from handbook.kb.json_schema import DRAFT, REGENERATE
 from handbook.kb.loader import KB, REPO_ROOT
 from handbook.render.context import page_url
 from handbook.render.markers import _code_lines
@@ -160,7 +161,8 @@ def kb_export(kb: KB, commit: str | None, modified: bool | None) -> KBExport:
 
 
 def kb_json(kb: KB, commit: str | None, modified: bool | None) -> str:
-    return dumps(kb_export(kb, commit, modified).model_dump(mode="json"))
+    # pydantic's own JSON writer gives the same bytes as dumps() here, several times faster
+    return kb_export(kb, commit, modified).model_dump_json(indent=2) + "\n"
 
 
 # ------------------------------------------------------------------------------------------------ pages
@@ -305,16 +307,19 @@ def _resolve_html(target: str, page: Page, base: str) -> str:
 def absolute_links(page: Page, base: str) -> str:
     """The page's Markdown with every relative link resolved against the site (code blocks untouched)."""
     code = _code_lines(page.markdown)
-    out = []
-    for number, line in enumerate(page.markdown.splitlines()):
-        if number not in code:
-            line = _MD_LINK.sub(
-                lambda m: m["head"] + _resolve_markdown(m["target"], page, base) + m["tail"], line
+    lines = page.markdown.splitlines()
+    out: list[str] = []
+    # runs of prose lines are resolved together (two regex passes per run, not per line)
+    for in_code, run in itertools.groupby(range(len(lines)), key=code.__contains__):
+        text = "\n".join(lines[number] for number in run)
+        if not in_code:
+            text = _MD_LINK.sub(
+                lambda m: f"{m['head']}{_resolve_markdown(m['target'], page, base)}{m['tail']}", text
             )
-            line = _HTML_LINK.sub(
-                lambda m: m["head"] + _resolve_html(m["target"], page, base) + m["tail"], line
+            text = _HTML_LINK.sub(
+                lambda m: f"{m['head']}{_resolve_html(m['target'], page, base)}{m['tail']}", text
             )
-        out.append(line)
+        out.append(text)
     return "\n".join(out)
 
 

@@ -2,12 +2,13 @@
 
 PyYAML's composer gives every node a start mark; we build plain Python data from the node tree and,
 beside it, a map from each value's path (``("flags", 3, 1)``) to its 1-based line, so that every later
-error can say ``file:line``.
+error can say ``file:line``. A well-formed file is read by libyaml in one pass and its line map is only
+built when a message needs a line.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +37,16 @@ class YamlDoc:
 
     file: str  # as shown to people: relative to the repository root
     data: Any
-    lines: dict[Path_, int] = field(default_factory=dict)
+    _lines: dict[Path_, int] | None = None
+    text: str = ""  # the source, to locate values on demand
+
+    @property
+    def lines(self) -> dict[Path_, int]:
+        if self._lines is None:
+            builder = _Builder(self.file)
+            builder.build(_compose(self.text)[0], ())
+            self._lines = builder.lines
+        return self._lines
 
     def line_of(self, path: Path_) -> int:
         """Line of ``path``, or of its closest located ancestor (a missing key points at its parent)."""
@@ -126,6 +136,47 @@ def _compose(text: str) -> list[yaml.Node]:
     return list(yaml.compose_all(text, Loader=yaml.SafeLoader))
 
 
+class _Fallback(Exception):
+    """The fast reader met something only the careful one reports well (a duplicate or merge key…)."""
+
+
+_FAST_LOADER: type | None = None
+if hasattr(yaml, "CSafeLoader"):
+
+    class _FastLoader(yaml.CSafeLoader):  # type: ignore[name-defined,misc]
+        """libyaml, but a duplicate key, a merge key or a non-text key sends the file to the careful path."""
+
+        def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[str, Any]:
+            out: dict[str, Any] = {}
+            for key_node, value_node in node.value:
+                if key_node.tag == "tag:yaml.org,2002:merge":
+                    raise _Fallback
+                key = self.construct_object(key_node, deep=deep)
+                if not isinstance(key, str | int | float | bool) or key is None:
+                    raise _Fallback
+                key = key if isinstance(key, str) else str(key)
+                if key in out:
+                    raise _Fallback
+                out[key] = self.construct_object(value_node, deep=deep)
+            return out
+
+    _FastLoader.add_constructor(
+        "tag:yaml.org,2002:map", lambda loader, node: loader.construct_mapping(node, True)
+    )
+    _FAST_LOADER = _FastLoader
+
+
+def _fast_load(text: str) -> tuple[bool, Any]:
+    """(True, data) when libyaml reads the file as exactly one clean document; else (False, None)."""
+    if _FAST_LOADER is None:
+        return False, None
+    try:
+        documents = list(yaml.load_all(text, Loader=_FAST_LOADER))
+    except (yaml.YAMLError, _Fallback):
+        return False, None
+    return (True, documents[0]) if len(documents) == 1 else (False, None)
+
+
 def load_yaml(path: Path, shown_as: str) -> tuple[YamlDoc | None, list[Problem]]:
     """Parse one YAML file. Returns the document, or None with problems; never raises on bad content."""
     try:
@@ -138,6 +189,9 @@ def load_yaml(path: Path, shown_as: str) -> tuple[YamlDoc | None, list[Problem]]
         not line.strip() or line.lstrip().startswith("#") for line in text.splitlines()
     ):
         return None, [Problem(shown_as, 1, "", "got an empty file, expected a YAML mapping")]
+    clean, data = _fast_load(text)
+    if clean:
+        return YamlDoc(shown_as, data, text=text), []
     try:
         nodes = _compose(text)
     except yaml.MarkedYAMLError as exc:
@@ -163,4 +217,4 @@ def load_yaml(path: Path, shown_as: str) -> tuple[YamlDoc | None, list[Problem]]
         return None, [Problem(shown_as, line, "", f"got an unreadable value ({exc}), expected a plain value")]
     if builder.problems:
         return None, builder.problems
-    return YamlDoc(shown_as, data, builder.lines), []
+    return YamlDoc(shown_as, data, builder.lines, text), []

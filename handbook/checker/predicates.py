@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ipaddress
 import math
+from abc import abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Annotated, Any, ClassVar, Literal
@@ -120,8 +121,9 @@ class Predicate(BaseModel):
             return None
         return self.test(facts)
 
+    @abstractmethod
     def test(self, facts: Facts) -> dict[str, str] | None:
-        raise NotImplementedError
+        """The values the rule's message quotes when the rule is broken; None when it holds."""
 
 
 PREDICATES: dict[str, type[Predicate]] = {}

@@ -202,17 +202,6 @@ def latency(ctx: RenderContext) -> str:
     return bullet_list(items)
 
 
-@renderer("components")
-def components(ctx: RenderContext) -> str:
-    out = []
-    for c in ctx.kb.architecture.components:
-        head = f"<strong>{esc(c.name)}</strong>" + (f" × {esc(c.replicas)}" if c.replicas else "")
-        out.append(head + "\n\n" + bullet_list([ctx.text_html(d) for d in c.duties]))
-        if c.link_to_next:
-            out.append(f"↓ <em>{esc(c.link_to_next)}</em>")
-    return "\n\n".join(out)
-
-
 # ------------------------------------------------------------------------------------ sources & drift
 @renderer("sources")
 def sources(ctx: RenderContext) -> str:

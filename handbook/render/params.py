@@ -74,11 +74,6 @@ def parameters(ctx: RenderContext, groups: str) -> str:
     return table(headers, rows)
 
 
-@renderer("group-title", inline=True)
-def group_title(ctx: RenderContext, group: str) -> str:
-    return esc(ctx.t(ctx.kb.groups[_groups(ctx, group)[0]].title))
-
-
 @renderer("group-intro")
 def group_intro(ctx: RenderContext, group: str) -> str:
     intro = ctx.kb.groups[_groups(ctx, group)[0]].intro

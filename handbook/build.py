@@ -13,10 +13,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-from handbook.kb.loader import REPO_ROOT
+from handbook.core.paths import MKDOCS_YML, SITE_DIR
 
 
-def build_site(site_dir: Path = REPO_ROOT / "site", config: Path = REPO_ROOT / "mkdocs.yml") -> int:
+def build_site(site_dir: Path = SITE_DIR, config: Path = MKDOCS_YML) -> int:
     site_dir = site_dir.resolve()
     site_dir.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=".site-build-", dir=site_dir.parent))

@@ -57,7 +57,7 @@ def _build(args: argparse.Namespace) -> int:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    from handbook.kb.loader import KB_ROOT
+    from handbook.core.paths import KB_ROOT
 
     validate = sub.add_parser("validate", help="load the whole KB and report every problem at once")
     validate.add_argument("--kb", default=str(KB_ROOT), help="the KB folder (default: %(default)s)")

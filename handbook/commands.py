@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from handbook.kb.common import FlagLine, Text, flag_line_text
+from handbook.core.text import Text
+from handbook.kb.common import FlagLine, flag_line_text
 from handbook.kb.schema import Recipe
 
 MODULES = {

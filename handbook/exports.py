@@ -24,9 +24,10 @@ from urllib.parse import urljoin
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from handbook.core.paths import REPO_ROOT
 from handbook.kb import schema as s
 from handbook.kb.json_schema import DRAFT, REGENERATE
-from handbook.kb.loader import KB, REPO_ROOT
+from handbook.kb.loader import KB
 from handbook.render.context import page_url
 from handbook.render.markers import _code_lines
 

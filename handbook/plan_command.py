@@ -14,8 +14,9 @@ from pathlib import Path
 from handbook.calc import memory
 from handbook.calc.export import kv_dtypes, weight_dtypes
 from handbook.calc.launch import model_path, number, suggested_command
-from handbook.kb.loader import KB, KB_ROOT, KBInvalid, load_kb
-from handbook.render.formatting import gb, thousands
+from handbook.core.formatting import gb, thousands
+from handbook.core.paths import KB_ROOT
+from handbook.kb.loader import KB, KBInvalid, load_kb
 from handbook.render.planner import FIGURES, figure_texts, message, note_values
 
 

@@ -24,9 +24,10 @@ from typing import Any
 import yaml
 from pydantic import StringConstraints
 
+from handbook.core.paths import KB_ROOT, REPO_ROOT
+from handbook.core.text import PLACEHOLDER
 from handbook.kb import schema as s
-from handbook.kb.common import PLACEHOLDER, Id
-from handbook.kb.loader import KB_ROOT, REPO_ROOT
+from handbook.kb.common import Id
 from handbook.kb.yamlfile import load_yaml
 
 FILL = PLACEHOLDER

@@ -11,7 +11,8 @@ from pathlib import Path
 from handbook.checker.docs import engine_preflight
 from handbook.checker.kbcheck import pinned_snapshot
 from handbook.checks import run_checks
-from handbook.kb.loader import KB, KB_ROOT, REPO_ROOT, KBInvalid, load_kb
+from handbook.core.paths import DOCS_DIR, KB_ROOT
+from handbook.kb.loader import KB, KBInvalid, load_kb
 from handbook.quality.parity import source_parity
 from handbook.render import renderers  # noqa: F401 - registers every kb: renderer
 from handbook.render.context import RenderContext
@@ -90,7 +91,7 @@ def _stamp(*roots: Path) -> tuple:
     return tuple((str(p), p.stat().st_mtime_ns) for p in files)
 
 
-def load_site(kb_root: Path = KB_ROOT, docs_dir: Path = REPO_ROOT / "docs") -> Site:
+def load_site(kb_root: Path = KB_ROOT, docs_dir: Path = DOCS_DIR) -> Site:
     """The checked KB and the pages' renderer; reloaded only when a file under kb/ changed."""
     stamp = (str(kb_root), str(docs_dir), _stamp(kb_root))
     if stamp not in _loaded:

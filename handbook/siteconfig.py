@@ -7,9 +7,7 @@ from pathlib import Path
 
 import yaml
 
-from handbook.kb.loader import REPO_ROOT
-
-MKDOCS_YML = REPO_ROOT / "mkdocs.yml"
+from handbook.core.paths import MKDOCS_YML
 
 
 class _Loader(yaml.SafeLoader):

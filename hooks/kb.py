@@ -12,10 +12,10 @@ from mkdocs.structure.files import File
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # `mkdocs serve` without an installed package
 
+from handbook.core.paths import KB_ROOT
 from handbook.diagrams.dot import DiagramError
 from handbook.diagrams.files import figure_assets
 from handbook.exports import write_exports
-from handbook.kb.loader import KB_ROOT
 from handbook.quality.alternates import without_head_alternates
 from handbook.quality.reproducible import pin_build_date
 from handbook.site import SiteError, load_site

@@ -17,11 +17,12 @@ from pathlib import Path
 import pytest
 import yaml
 
+from handbook.core.paths import REPO_ROOT
 from handbook.diagrams import budget, files, pd, topologies
 from handbook.diagrams.catalogue import catalogue
 from handbook.diagrams.dot import DiagramError
 from handbook.diagrams.figure import source_hash
-from handbook.kb.loader import REPO_ROOT, load_kb
+from handbook.kb.loader import load_kb
 from handbook.render import renderers  # noqa: F401 - registers kb:figure
 from handbook.render.context import RenderContext, esc
 from handbook.render.markers import MarkerErrors, RenderError, render_page

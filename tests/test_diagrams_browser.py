@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from handbook.core.paths import REPO_ROOT
 from handbook.diagrams.catalogue import catalogue
-from handbook.kb.loader import REPO_ROOT, load_kb
+from handbook.kb.loader import load_kb
 
 pytestmark = pytest.mark.browser
 

@@ -12,6 +12,7 @@ import re
 
 import pytest
 
+from handbook.core.paths import REPO_ROOT
 from handbook.engine import (
     AmbiguousOption,
     EngineSnapshot,
@@ -21,7 +22,7 @@ from handbook.engine import (
     load_snapshot,
     snapshot_path,
 )
-from handbook.engine.snapshot import REPO_ROOT, parse_snapshot
+from handbook.engine.snapshot import parse_snapshot
 
 
 @pytest.fixture(scope="module")

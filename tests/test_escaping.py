@@ -18,7 +18,8 @@ import pytest
 
 import handbook.render.renderers  # noqa: F401 - registers the renderers
 from handbook.commands import command_text
-from handbook.kb.loader import REPO_ROOT, load_kb
+from handbook.core.paths import REPO_ROOT
+from handbook.kb.loader import load_kb
 from handbook.render.context import RenderContext
 from handbook.render.markers import render_page
 

@@ -12,8 +12,8 @@ import pytest
 from handbook.calc import memory
 from handbook.calc.export import kv_dtypes, weight_dtypes
 from handbook.calc.launch import suggested_command
+from handbook.core.formatting import binary_size, gb, sig, thousands
 from handbook.kb.loader import load_kb
-from handbook.render.formatting import binary_size, gb, sig, thousands
 from handbook.render.planner import figure_texts
 
 pytestmark = [pytest.mark.browser, pytest.mark.site]

@@ -6,7 +6,7 @@ import subprocess
 import sys
 
 from handbook.cli import main
-from handbook.kb.loader import REPO_ROOT
+from handbook.core.paths import REPO_ROOT
 
 MODEL_IDS = (
     "deepseek-v3, deepseek-v4-pro, deepseek-v4.1-flash, glm-5.3, glm-5, gpt-oss-120b, kimi-k3.1-pro, "

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 import handbook.render.renderers  # noqa: F401 - registers the renderers
-from handbook.kb.loader import KB, REPO_ROOT, load_kb
+from handbook.core.paths import REPO_ROOT
+from handbook.kb.loader import KB, load_kb
 from handbook.render.context import RenderContext
 from handbook.render.markers import MarkerErrors, render_page
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from handbook.cli import main
-from handbook.kb.common import PLACEHOLDER
+from handbook.core.text import PLACEHOLDER
 from handbook.kb.loader import KBInvalid, load_kb
 
 MINI = Path(__file__).parent / "fixtures" / "kb-mini"

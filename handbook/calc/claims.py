@@ -6,11 +6,13 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from handbook.calc import memory
-from handbook.kb.common import flags_in, in_lang
+from handbook.core.text import in_lang
+from handbook.core.units import GB, GIB, KIB, MIB
+from handbook.kb.common import flags_in
 from handbook.kb.loader import KB
 from handbook.kb.schema import Claim
 
-UNIT_BYTES = {"B": 1, "KiB": memory.KIB, "MiB": memory.MIB, "GiB": memory.GIB, "GB": memory.GB}
+UNIT_BYTES = {"B": 1, "KiB": KIB, "MiB": MIB, "GiB": GIB, "GB": GB}
 
 
 class ClaimError(ValueError):
@@ -67,7 +69,7 @@ def compute(kb: KB, claim: Claim) -> tuple[float, ...]:
             if not sizes or not sizes[0]:
                 raise ClaimError(f"claim {claim.id}: recipe {recipe.id} sets no --hicache-size")
             per_rank_gb = float(sizes[0][0])  # the flag takes GB per rank
-            return (per_rank_gb * int(claim.args["ranks"]) * memory.GB / UNIT_BYTES[claim.unit],)
+            return (per_rank_gb * int(claim.args["ranks"]) * GB / UNIT_BYTES[claim.unit],)
         if q == "weights-bytes":
             return (
                 memory.weight_bytes(_model(kb, claim), _dtype(kb, claim, "dtype")) / UNIT_BYTES[claim.unit],

@@ -44,10 +44,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from handbook.core.units import GB
 from handbook.kb.schema import Dtype, Hardware, Model
 
-GB = 10**9
-KIB, MIB, GIB = 2**10, 2**20, 2**30
 TP_CHOICES = (1, 2, 4, 8, 16, 32, 64)
 
 # The --mem-fraction-static the handbook's own recipes use; tables that size TP assume it, and the planner

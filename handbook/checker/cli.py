@@ -82,8 +82,9 @@ def render(findings: list[Finding], lang: str, version: str, base: str | None) -
 def _run(args: argparse.Namespace) -> int:
     from handbook.checker.check import check_command, entry_points
     from handbook.checker.shell import ShellSyntaxError, parse_script
+    from handbook.core.paths import KB_ROOT
     from handbook.engine.snapshot import SnapshotError, load_snapshot
-    from handbook.kb.loader import KB_ROOT, KBInvalid, load_kb
+    from handbook.kb.loader import KBInvalid, load_kb
 
     command = list(args.command)
     if command and command[0] == "--":

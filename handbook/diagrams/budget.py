@@ -10,11 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from handbook.calc import memory
+from handbook.core.formatting import gb, sig
 from handbook.diagrams.dot import COLOURS, DiagramError, bold, h, msg, new_graph, width_em
 from handbook.diagrams.figure import LANGS, Drawing, Figure, flags_of
 from handbook.kb.loader import KB
 from handbook.kb.schema import Recipe
-from handbook.render.formatting import gb, sig
 
 FIGURE_ID = "memory-budget"
 # Chapter 06.2's H200 × 8 FP8 command: it states every input of the plan, --mem-fraction-static included.

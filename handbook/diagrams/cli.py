@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from handbook.kb.loader import KB_ROOT, REPO_ROOT
+from handbook.core.paths import KB_ROOT, REPO_ROOT
 
 
 def _run(args: argparse.Namespace) -> int:

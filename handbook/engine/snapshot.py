@@ -15,8 +15,9 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
-REPO_ROOT = Path(__file__).resolve().parent.parent.parent  # the parent of the handbook/ package
-SNAPSHOT_DIR = REPO_ROOT / "kb" / "engine"
+from handbook.core.paths import ENGINE_DIR
+
+SNAPSHOT_DIR = ENGINE_DIR
 DEFAULT_VERSION = "0.5.23"
 SCHEMA_VERSION = 1
 

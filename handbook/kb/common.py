@@ -1,123 +1,25 @@
-"""Building blocks shared by every schema: closed models, bilingual text, ids, flag lines."""
+"""Building blocks shared by every schema: ids, dates, flag lines and cross-field errors.
+
+The closed base model and the bilingual ``Text`` are the whole package's: ``handbook.core.text``.
+"""
 
 from __future__ import annotations
 
 import re
 import shlex
 from datetime import date
-from typing import Annotated, Literal
+from typing import Annotated
 
-from pydantic import (
-    AfterValidator,
-    BaseModel,
-    BeforeValidator,
-    ConfigDict,
-    ModelWrapValidatorHandler,
-    StringConstraints,
-    ValidationError,
-    model_validator,
-)
+from pydantic import AfterValidator, BeforeValidator, StringConstraints
 from pydantic_core import PydanticCustomError
 
-LANGS = ("zh", "en")
-Lang = Literal["zh", "en"]
+from handbook.core.text import Closed, Text, filled_in
 
-_HAN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
-
-
-# What `python -m handbook new` writes where the contributor must write something; never valid data.
-PLACEHOLDER = "<fill in>"
-UNFILLED = f"got the placeholder '{PLACEHOLDER}', expected a real value (fill in this field)"
-
-
-def _unfilled() -> PydanticCustomError:
-    return PydanticCustomError("kb_rule", UNFILLED, {"at": ""})
-
-
-def _holds_placeholder(value: object) -> bool:
-    return isinstance(value, str) and PLACEHOLDER in value
-
-
-def _filled_in(value: object) -> object:
-    if _holds_placeholder(value):
-        raise _unfilled()
-    return value
-
-
-class Closed(BaseModel):
-    """Every KB model rejects unknown keys: a typo is an error, not silently ignored data."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True, validate_default=True)
-
-    @model_validator(mode="wrap")
-    @classmethod
-    def _placeholder_is_unfilled(cls, data: object, handler: ModelWrapValidatorHandler) -> Closed:
-        """A placeholder left in a number, a choice or a nested entry reads "fill in this field" too."""
-        try:
-            return handler(data)
-        except ValidationError as exc:
-            errors = exc.errors()
-            if not any(_holds_placeholder(e.get("input")) for e in errors):
-                raise
-            details = [
-                {
-                    "type": _unfilled()
-                    if _holds_placeholder(e.get("input"))
-                    else PydanticCustomError(e["type"], e["msg"], e.get("ctx")),
-                    "loc": e["loc"],
-                    "input": e.get("input"),
-                }
-                for e in errors
-            ]
-            raise ValidationError.from_exception_data(exc.title, details) from None
-
-
-NonEmpty = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1), BeforeValidator(_filled_in)]
 Id = Annotated[
-    str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9._-]*$", max_length=80), BeforeValidator(_filled_in)
+    str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9._-]*$", max_length=80), BeforeValidator(filled_in)
 ]
 SourceId = Id
 Day = date
-
-
-def _english(value: str) -> str:
-    if _HAN.search(value):
-        raise ValueError("English text, without Chinese characters (translation missing?)")
-    return value
-
-
-def _neutral(value: str) -> str:
-    if _HAN.search(value):
-        raise ValueError("language-neutral text such as a name or a version; prose needs {zh: …, en: …}")
-    return value
-
-
-# A name, version or other string that reads the same in both languages.
-Neutral = Annotated[
-    str,
-    StringConstraints(strip_whitespace=True, min_length=1),
-    AfterValidator(_neutral),
-    BeforeValidator(_filled_in),
-]
-
-
-class Text(Closed):
-    """One human-readable value in both languages; both are required and non-empty."""
-
-    zh: NonEmpty
-    en: Annotated[NonEmpty, AfterValidator(_english)]
-
-    def __getitem__(self, lang: str) -> str:
-        if lang not in LANGS:
-            raise KeyError(lang)
-        return getattr(self, lang)
-
-
-Label = Neutral | Text  # a plain string where both languages read the same, else {zh, en}
-
-
-def in_lang(label: str | Text, lang: str) -> str:
-    return label if isinstance(label, str) else label[lang]
 
 
 _FLAG = re.compile(r"^--[a-z0-9][a-z0-9_-]*$")
@@ -143,7 +45,7 @@ FlagLineText = Annotated[
     str,
     StringConstraints(strip_whitespace=True, min_length=3),
     AfterValidator(_flag_line),
-    BeforeValidator(_filled_in),
+    BeforeValidator(filled_in),
 ]
 
 
@@ -169,12 +71,6 @@ def flags_in(lines: list[str | FlagLine]) -> list[tuple[str, list[str]]]:
             elif out:
                 out[-1][1].append(token)
     return out
-
-
-class Cited(Closed):
-    """A fact with the id of the source that backs it."""
-
-    source: SourceId
 
 
 def rule_error(at: str, message: str) -> PydanticCustomError:

@@ -16,7 +16,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from handbook.kb.loader import ENTITY_DIRS, REPO_ROOT, SINGLE_FILES, Kind
+from handbook.core.paths import REPO_ROOT
+from handbook.kb.loader import ENTITY_DIRS, SINGLE_FILES, Kind
 
 REGENERATE = "python -m handbook schema"
 DRAFT = "https://json-schema.org/draft/2020-12/schema"

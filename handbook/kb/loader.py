@@ -16,12 +16,10 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from handbook.core.paths import KB_ROOT, REPO_ROOT
 from handbook.kb import schema as s
 from handbook.kb.common import flags_in
 from handbook.kb.yamlfile import Path_, Problem, YamlDoc, format_path, load_yaml
-
-REPO_ROOT = Path(__file__).resolve().parents[2]
-KB_ROOT = REPO_ROOT / "kb"
 
 # Files the loader reads besides YAML, and folders it leaves to other readers.
 IGNORED = ("README.md", "engine/*", "schema/*")

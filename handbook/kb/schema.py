@@ -11,17 +11,13 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, PositiveFloat, PositiveInt, StringConstraints, model_validator
 
+from handbook.core.text import Closed, Label, Neutral, NonEmpty, Text
 from handbook.kb.common import (
-    Closed,
     Day,
     FlagLine,
     FlagLineText,
     Id,
-    Label,
-    Neutral,
-    NonEmpty,
     SourceId,
-    Text,
     flags_in,
     rule_error,
 )

@@ -39,10 +39,10 @@ from pathlib import Path
 from typing import Any
 
 # Only the standard library at import time: the probe times the import of the package the hook loads.
+from handbook.core.paths import BENCH_RECORD, REPO_ROOT
 from handbook.quality.browser import CHROMIUM, CHROMIUM_ARGS, serve_folder
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-RECORD = REPO_ROOT / "benchmarks" / "latest.json"
+RECORD = BENCH_RECORD
 TARGETS = {"hooks_share": 0.10, "warm_rebuild_s": 3.0, "page_gzip_bytes": 150_000}
 SEARCH_INDEX = "search/search_index.json"
 CHAPTER = re.compile(

@@ -310,7 +310,7 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    from handbook.kb.loader import REPO_ROOT
+    from handbook.core.paths import DOCS_DIR
 
     parser = sub.add_parser(
         "links",
@@ -319,7 +319,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--site-dir", default="site", help="the built site (default: %(default)s)")
     parser.add_argument("--config", default="mkdocs.yml", help="for site_url (default: %(default)s)")
     parser.add_argument(
-        "--docs", default=str(REPO_ROOT / "docs"), help="to name each page's source (default: %(default)s)"
+        "--docs", default=str(DOCS_DIR), help="to name each page's source (default: %(default)s)"
     )
     what = parser.add_mutually_exclusive_group()
     what.add_argument("--external", action="store_true", help="print the external links (url, pages)")

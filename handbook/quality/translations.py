@@ -179,13 +179,13 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    from handbook.kb.loader import REPO_ROOT
+    from handbook.core.paths import DOCS_DIR
 
     parser = sub.add_parser(
         "translations",
         help="check both languages' pages (same headings and anchors) and list stale translations",
     )
     parser.add_argument(
-        "--docs", default=str(REPO_ROOT / "docs"), help="the docs folder (default: %(default)s)"
+        "--docs", default=str(DOCS_DIR), help="the docs folder (default: %(default)s)"
     )
     parser.set_defaults(run=_run)

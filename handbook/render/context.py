@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from handbook.kb.common import Text
+from handbook.core.text import Text
 from handbook.kb.loader import KB
 from handbook.kb.schema import Parameter
 

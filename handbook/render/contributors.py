@@ -10,12 +10,11 @@ import json
 import re
 from pathlib import Path
 
-from handbook.kb.loader import REPO_ROOT
+from handbook.core.paths import BENCH_RECORD, DOCS_DIR
 from handbook.render.context import RenderContext, attr, esc
 from handbook.render.html import admonition, table
 from handbook.render.markers import RenderError, renderer
 
-BENCH_RECORD = REPO_ROOT / "benchmarks" / "latest.json"
 _COMMENT = re.compile(r"<!--.*?-->")
 
 
@@ -34,7 +33,7 @@ def translation_status(ctx: RenderContext) -> str:
     from handbook.quality.translations import translation_status as status_of
     from handbook.site import LANGS as langs
 
-    docs_dir = ctx.extras.get("docs_dir", REPO_ROOT / "docs")
+    docs_dir = ctx.extras.get("docs_dir", DOCS_DIR)
     status = status_of(docs_dir)
     status.pages.sort(key=lambda p: (p.page != "index.md", p.page))  # the home page first, as in the nav
     rows = []

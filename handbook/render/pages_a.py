@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from datetime import date
 
+from handbook.core.formatting import sig
 from handbook.render.context import RenderContext, esc
-from handbook.render.formatting import sig
 from handbook.render.html import table
 from handbook.render.landscape import claim_value, fact
 from handbook.render.markers import RenderError, renderer

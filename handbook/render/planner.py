@@ -11,9 +11,9 @@ import json
 
 from handbook.calc.launch import has_sliding_window, number
 from handbook.calc.memory import Plan
+from handbook.core.formatting import binary_size, gb, thousands
 from handbook.kb.schema import Model
 from handbook.render.context import RenderContext, attr, esc
-from handbook.render.formatting import binary_size, gb, thousands
 from handbook.render.markers import renderer
 from handbook.render.strings import STRINGS
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from handbook.calc import memory
+from handbook.core.units import GB, GIB, KIB, MIB
 
 
 def thousands(n: float) -> str:
@@ -21,14 +21,14 @@ def sig(x: float, digits: int = 3) -> str:
 
 def binary_size(n_bytes: float) -> str:
     """Bytes in the largest binary unit that keeps the number ≥ 1 (KiB, MiB, GiB)."""
-    for unit, size in (("GiB", memory.GIB), ("MiB", memory.MIB), ("KiB", memory.KIB)):
+    for unit, size in (("GiB", GIB), ("MiB", MIB), ("KiB", KIB)):
         if n_bytes >= size:
             return f"{sig(n_bytes / size)} {unit}"
     return f"{thousands(n_bytes)} B"
 
 
 def gb(n_bytes: float, digits: int = 3) -> str:
-    return f"{sig(n_bytes / memory.GB, digits)} GB"
+    return f"{sig(n_bytes / GB, digits)} GB"
 
 
 def billions(b: float) -> str:

@@ -1,0 +1,21 @@
+"""Where the repository's parts live. Every path the package uses by default starts from here."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parents[2]  # the parent of the handbook/ package
+KB_ROOT = REPO_ROOT / "kb"
+ENGINE_DIR = KB_ROOT / "engine"  # the engine snapshots (kb/engine/sglang-<version>.json)
+DOCS_DIR = REPO_ROOT / "docs"
+SITE_DIR = REPO_ROOT / "site"
+MKDOCS_YML = REPO_ROOT / "mkdocs.yml"
+BENCH_RECORD = REPO_ROOT / "benchmarks" / "latest.json"
+
+
+def shown(path: Path, repo: Path = REPO_ROOT) -> str:
+    """A path as people read it in messages: relative to the repository when it is inside it."""
+    try:
+        return path.resolve().relative_to(repo.resolve()).as_posix()
+    except ValueError:
+        return path.as_posix()

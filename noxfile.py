@@ -43,11 +43,11 @@ def build(session: nox.Session) -> None:
 
 
 @nox.session(python=PYTHON)
-def diagrams(session: nox.Session) -> None:
-    """Re-render the diagrams' SVGs under assets/ from kb/ (needs graphviz: apt-get install graphviz
-    fonts-wqy-microhei). ``nox -s diagrams -- --check`` only verifies them; figure ids limit the run."""
+def generate(session: nox.Session) -> None:
+    """Rewrite every committed generated file: kb/schema/, .vscode/settings.json and the diagrams' SVGs
+    (the SVGs need graphviz: apt-get install graphviz fonts-wqy-microhei). ``-- --check`` only verifies."""
     install_project(session)
-    session.run("python", "-m", "handbook", "diagrams", *session.posargs)
+    session.run("python", "-m", "handbook", "generate", *session.posargs)
 
 
 @nox.session(python=PYTHON)
@@ -62,8 +62,7 @@ def tests(session: nox.Session) -> None:
     """Validate the KB, build the site strictly, then run every test against the code and the built site."""
     install_project(session)
     session.run("python", "-m", "handbook", "validate")
-    # before the build, which would re-render stale SVGs where graphviz is installed and hide them
-    session.run("python", "-m", "handbook", "diagrams", "--check")
+    session.run("python", "-m", "handbook", "generate", "--check")
     session.run("python", "-m", "handbook", "build", env=QUIET_MKDOCS)
     session.run("pytest", *session.posargs, env={**QUIET_MKDOCS, "HANDBOOK_SITE_DIR": "site"})
 
@@ -182,5 +181,5 @@ def engine_replay(session: nox.Session) -> None:
             "run `nox -s engine-snapshot` first: the replay uses its virtualenv (the real sglang wheel)"
         )
     session.run(
-        str(python), "-m", "handbook.engine.replay", *session.posargs, external=True, env={"PYTHONPATH": "."}
+        str(python), "-m", "handbook.oracles.replay", *session.posargs, external=True, env={"PYTHONPATH": "."}
     )

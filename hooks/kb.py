@@ -3,56 +3,44 @@
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
-from mkdocs.plugins import event_priority, get_plugin_logger
+from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # `mkdocs serve` without an installed package
-
 from handbook.core.paths import KB_ROOT
-from handbook.diagrams.dot import DiagramError
-from handbook.diagrams.files import figure_assets
-from handbook.exports import write_exports
-from handbook.quality.alternates import without_head_alternates
-from handbook.quality.reproducible import pin_build_date
-from handbook.site import SiteError, load_site
+from handbook.render.markers import MarkerErrors
+from handbook.site.alternates import without_head_alternates
+from handbook.site.exports import write_exports
+from handbook.site.state import Site, SiteError, load_site
 
 # HANDBOOK_KB points a build at another KB folder (tests build broken copies this way).
 KB_FOLDER = Path(os.environ.get("HANDBOOK_KB", KB_ROOT))
 
-_site = None
-
-
-def on_config(config, **kwargs):
-    # The sitemap's dates become the last commit's, so two builds of one commit are byte-identical.
-    pin_build_date(Path(config["config_file_path"]).parent)
+# The one build state MkDocs' events share: loaded and checked once, again only when kb/ changed (serve).
+_site: Site | None = None
 
 
 @event_priority(-200)  # after the i18n plugin has set the language being built
 def on_pre_build(config, **kwargs):
     global _site
+    docs_dir = Path(config["docs_dir"])
+    if _site is not None and _site.is_current(KB_FOLDER, docs_dir):
+        return  # the other language of this build, or a rebuild with the KB unchanged
     try:
-        site = load_site(kb_root=KB_FOLDER, docs_dir=Path(config["docs_dir"]))
-        if site is not _site:  # first language of this build, or the KB changed: check every page first
-            site.preflight()
-        _site = site
+        _site = load_site(kb_root=KB_FOLDER, docs_dir=docs_dir)
+        _site.preflight()
     except SiteError as exc:
+        _site = None
         raise PluginError("The handbook cannot be built:\n" + "\n".join(exc.problems)) from None
 
 
 def on_files(files, config, **kwargs):
     """Publish the diagrams' SVGs (kept in the repository's assets/, outside docs_dir) at the same paths."""
-    try:
-        assets = figure_assets(_site.kb)
-    except DiagramError as exc:
-        raise PluginError("The diagrams cannot be published:\n" + "\n".join(exc.problems)) from None
-    for path in assets.rerendered:
-        get_plugin_logger("kb").info(f"re-rendered {path}: its data had changed")
-    for path in assets.paths:
-        files.append(File(path, str(assets.root), config["site_dir"], config["use_directory_urls"]))
+    root = str(_site.kb.root.resolve().parent)
+    for path in _site.figures:
+        files.append(File(path, root, config["site_dir"], config["use_directory_urls"]))
     return files
 
 
@@ -60,7 +48,7 @@ def on_page_markdown(markdown, page, config, files, **kwargs):
     lang, _, rel = page.file.src_uri.partition("/")
     try:
         return _site.render(markdown, lang, rel)
-    except Exception as exc:  # a page edited during `mkdocs serve` after the preflight
+    except MarkerErrors as exc:  # a page edited during `mkdocs serve` after the preflight
         raise PluginError(f"docs/{page.file.src_uri}: {exc}") from None
 
 

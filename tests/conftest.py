@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from handbook.build import build_site
-from handbook.quality.browser import CHROMIUM, CHROMIUM_ARGS, serve_folder  # one recipe for tests and tools
+from handbook.site.browser import CHROMIUM, CHROMIUM_ARGS, serve_folder  # one recipe for tests and tools
+from handbook.site.build import build_site
 
 
 @pytest.fixture(scope="session")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from handbook.quality.bench import CHAPTER, TARGETS, _HookTimer, page_weights, report_lines, verdicts
+from handbook.site.bench import CHAPTER, TARGETS, _HookTimer, page_weights, report_lines, verdicts
 
 REPO = Path(__file__).resolve().parents[1]
 FIGURES = {
@@ -133,7 +133,7 @@ def test_the_benchmarks_page_shows_the_recorded_figures_and_machine(tmp_path):
     kb = load_kb(Path(__file__).parent / "fixtures" / "kb-mini")
 
     def render(lang: str, path: Path = record) -> str:
-        ctx = RenderContext(kb, lang, "benchmarks.md", extras={"bench_record": path})
+        ctx = RenderContext(kb, lang, "benchmarks.md", bench_record=path)
         return render_page("<!-- kb:benchmarks -->\n", ctx, f"docs/{lang}/benchmarks.md").strip()
 
     en = render("en")

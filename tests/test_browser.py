@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from handbook.quality.parity import built_pages
+from handbook.pages.headings import built_pages
 
 pytestmark = [pytest.mark.browser, pytest.mark.site]
 

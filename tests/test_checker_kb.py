@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 
 from handbook.checker import check_recipe
-from handbook.checker.docs import docs_command_problems, rule_link_problems, shell_blocks
-from handbook.checks import run_checks
 from handbook.engine import load_snapshot
 from handbook.kb.loader import load_kb
 from handbook.render.context import RenderContext
 from handbook.render.engine import command_status, default_verdict
+from handbook.validation.pages import docs_command_problems, rule_link_problems, shell_blocks
+from handbook.validation.registry import run_checks
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -117,7 +117,7 @@ def test_shell_blocks_of_a_page():
 def test_docs_errors_are_located_at_the_page_line(tmp_path, kb, snapshot):
     (tmp_path / "zh").mkdir()
     (tmp_path / "zh" / "x.md").write_text(PAGE, encoding="utf-8")
-    assert docs_command_problems(tmp_path, ("zh",), snapshot, kb) == [
+    assert [str(p) for p in docs_command_problems(tmp_path, ("zh",), snapshot, kb)] == [
         "docs/zh/x.md:8: error[value.type]: --tp-size got two, expected an integer",
         "docs/zh/x.md:12: error[flag.takes-no-value]: --enable-metrics is a switch and takes no value; argparse "
         "fails with \"ignored explicit argument 'true'\"",
@@ -130,7 +130,7 @@ def test_rule_links_must_reach_an_anchor(tmp_path):
         (tmp_path / lang).mkdir()
     (tmp_path / "zh" / "08-production.md").write_text("# 08 { #production }\n\n## 8.4 { #security }\n")
     (tmp_path / "en" / "08-production.md").write_text("# 08 { #production }\n\n## 8.4 { #safety }\n")
-    assert rule_link_problems(tmp_path, ("zh", "en"), kb) == [
+    assert [str(p) for p in rule_link_problems(tmp_path, ("zh", "en"), kb)] == [
         "tests/fixtures/kb-mini/rules.yaml:6: rules[0].explained_at: got '#security', expected an anchor that "
         "docs/en/08-production.md defines",
     ]

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from handbook.engine.replay import Outcome, _argv_and_env, judge
 from handbook.kb.loader import load_kb
+from handbook.oracles.replay import Outcome, _argv_and_env, judge
 
 
 @pytest.fixture(scope="module")

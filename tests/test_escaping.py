@@ -17,7 +17,7 @@ import markdown
 import pytest
 
 import handbook.render.renderers  # noqa: F401 - registers the renderers
-from handbook.commands import command_text
+from handbook.calc.recipe_text import command_text
 from handbook.core.paths import REPO_ROOT
 from handbook.kb.loader import load_kb
 from handbook.render.context import RenderContext

@@ -13,14 +13,14 @@ from handbook.kb import json_schema, schema
 from handbook.kb.loader import ENTITY_DIRS, SINGLE_FILES
 
 REPO = Path(__file__).resolve().parents[1]
-COMMAND = "python -m handbook schema"
+COMMAND = "python -m handbook generate"
 
 
 def test_committed_schema_and_editor_mapping_are_fresh():
     stale = json_schema.stale(REPO)
     assert stale == [], (
         "generated files are stale: "
-        + ", ".join(f"{path} ({why})" for path, why in stale)
+        + ", ".join(str(item) for item in stale)
         + f"\nRegenerate them with:\n\n    {COMMAND}\n"
     )
 
@@ -72,12 +72,19 @@ def test_check_names_each_stale_file_and_the_command(tmp_path, capsys):
     (copy / "kb" / "schema" / "models.schema.json").write_text("{}\n", encoding="utf-8")
     (copy / "kb" / "schema" / "hardware.schema.json").unlink()
     (copy / "kb" / "schema" / "retired.schema.json").write_text("{}\n", encoding="utf-8")
-    assert main(["schema", "--check", "--repo", str(copy)]) == 1
-    assert capsys.readouterr().err.splitlines() == [
+    assert main(["generate", "schema", "--check", "--repo", str(copy)]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert err[:4] == [
         "✖ kb/schema/hardware.schema.json: missing",
         "✖ kb/schema/models.schema.json: out of date",
+        "    --- kb/schema/models.schema.json (committed)",
+        "    +++ kb/schema/models.schema.json (generated)",
+    ]
+    # the start of the diff (12 lines), then the rest counted
+    assert err[14].startswith("    … ") and err[14].endswith(" more diff line(s)")
+    assert err[15:] == [
         "✖ kb/schema/retired.schema.json: no longer generated",
-        "3 generated file(s) stale. Regenerate them with:",
+        "✖ 3 generated file(s) stale. Regenerate them with:",
         "",
         f"    {COMMAND}",
         "",
@@ -91,17 +98,16 @@ def test_write_brings_everything_up_to_date(tmp_path, capsys):
     copy = _repo_copy(tmp_path)
     (copy / "kb" / "schema" / "models.schema.json").write_text("{}\n", encoding="utf-8")
     (copy / "kb" / "schema" / "retired.schema.json").write_text("{}\n", encoding="utf-8")
-    assert main(["schema", "--repo", str(copy)]) == 0
+    assert main(["generate", "schema", "--repo", str(copy)]) == 0
     assert capsys.readouterr().out.splitlines() == [
         "wrote kb/schema/models.schema.json",
-        "wrote kb/schema/retired.schema.json",
+        "removed kb/schema/retired.schema.json (no longer generated)",
         "✔ 2 file(s) changed",
     ]
     assert not (copy / "kb" / "schema" / "retired.schema.json").exists()
-    assert main(["schema", "--check", "--repo", str(copy)]) == 0
+    assert main(["generate", "schema", "--check", "--repo", str(copy)]) == 0
     assert (
-        capsys.readouterr().out
-        == f"✔ {len(json_schema.generated())} schema and editor files are up to date\n"
+        capsys.readouterr().out == f"✔ up to date: {len(json_schema.generated())} schema and editor files\n"
     )
 
 

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from handbook.cli import main
-from handbook.quality.links import BuiltSite, check_site, site_url_of, source_of
-from handbook.quality.parity import built_pages
+from handbook.pages.headings import built_pages
+from handbook.site.links import BuiltSite, check_site, site_url_of, source_of
 
 FIXTURE = Path(__file__).parent / "fixtures" / "links-site"
 REPO = Path(__file__).resolve().parents[1]

@@ -11,9 +11,8 @@ from pathlib import Path
 import pytest
 
 from handbook.cli import main
-from handbook.quality.parity import built_parity, source_headings, source_parity
-from handbook.quality.translations import translation_status
-from handbook.site import missing_translations
+from handbook.pages.headings import built_parity, source_headings, source_parity
+from handbook.pages.translations import missing_translations, translation_status
 
 FIXTURES = Path(__file__).parent / "fixtures" / "parity"
 REPO = Path(__file__).resolve().parents[1]
@@ -46,16 +45,16 @@ REPO = Path(__file__).resolve().parents[1]
     ],
 )
 def test_heading_outlines_are_compared_with_exact_messages(case, expected):
-    assert source_parity(FIXTURES / case) == expected
+    assert [str(p) for p in source_parity(FIXTURES / case)] == expected
 
 
 def test_a_missing_translation_is_the_preflights_finding_and_parity_skips_the_page():
     tree = FIXTURES / "missing-page"
-    assert missing_translations(tree) == [
+    assert [str(p) for p in missing_translations(tree)] == [
         "docs/en/only-zh.md: missing translation of docs/zh/only-zh.md",
         "docs/zh/guide/only-en.md: missing translation of docs/en/guide/only-en.md",
     ]
-    assert source_parity(tree) == []  # reported once, by the preflight, not again here
+    assert [str(p) for p in source_parity(tree)] == []  # reported once, by the preflight, not again here
 
 
 def test_headings_in_code_blocks_and_closing_hashes_are_handled():
@@ -77,7 +76,7 @@ def test_built_pages_compare_the_ids_of_h1_to_h4(tmp_path):
     page("only/index.html", '<h1 id="only">仅中文</h1>')
     page("404.html", "<h1>404</h1>")
     page("assets/x.html", "<h1>not a page</h1>")
-    assert built_parity(tmp_path) == [
+    assert [str(p) for p in built_parity(tmp_path)] == [
         "en/guide/index.html:3: #setup is h3, but h2 in guide/index.html:3",
         "en/only/index.html: not built, but only/index.html is",
     ]
@@ -181,13 +180,13 @@ def test_command_fails_on_parity_problems(capsys):
 
 # ----------------------------------------------------------------------------------- the handbook itself
 def test_the_handbooks_pages_have_the_same_headings_and_anchors_in_both_languages():
-    assert missing_translations(REPO / "docs") == []
-    assert source_parity(REPO / "docs") == []
+    assert [str(p) for p in missing_translations(REPO / "docs")] == []
+    assert [str(p) for p in source_parity(REPO / "docs")] == []
 
 
 @pytest.mark.site
 def test_the_built_pages_have_the_same_h1_to_h4_ids_in_both_languages(built_site):
-    assert built_parity(built_site) == []
+    assert [str(p) for p in built_parity(built_site)] == []
 
 
 def test_the_status_page_shows_each_pages_last_changes_and_verdict(history, tmp_path):
@@ -198,7 +197,7 @@ def test_the_status_page_shows_each_pages_last_changes_and_verdict(history, tmp_
     kb = load_kb(Path(__file__).parent / "fixtures" / "kb-mini")
 
     def render(lang: str, docs: Path) -> str:
-        ctx = RenderContext(kb, lang, "translation-status.md", extras={"docs_dir": docs})
+        ctx = RenderContext(kb, lang, "translation-status.md", docs_dir=docs)
         return render_page(
             "<!-- kb:translation-status -->\n", ctx, f"docs/{lang}/translation-status.md"
         ).strip()

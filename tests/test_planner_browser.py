@@ -10,8 +10,8 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 
 from handbook.calc import memory
-from handbook.calc.export import kv_dtypes, weight_dtypes
 from handbook.calc.launch import suggested_command
+from handbook.calc.planner_data import kv_dtypes, weight_dtypes
 from handbook.core.formatting import binary_size, gb, sig, thousands
 from handbook.kb.loader import load_kb
 from handbook.render.planner import figure_texts

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import handbook.render.renderers  # noqa: F401 - registers the renderers
-from handbook.calc.export import (
+from handbook.calc.planner_data import (
     PLANNER_DATA_PATH,
     SCHEMA_VERSION,
     planner_data,
@@ -21,7 +21,7 @@ from handbook.render.context import RenderContext
 from handbook.render.markers import render_page
 from handbook.render.planner import FIGURES
 from handbook.render.strings import STRINGS
-from handbook.site import Site
+from handbook.site.state import load_site
 
 KB = load_kb()
 
@@ -119,7 +119,7 @@ def test_export_is_canonical_and_deterministic(tmp_path):
 
 
 def test_the_site_writes_the_same_file_for_each_language_build(tmp_path):
-    site = Site(KB, Path("docs"))
+    site = load_site()
     site.write_assets(tmp_path)  # the zh build
     zh = (tmp_path / PLANNER_DATA_PATH).read_bytes()
     site.write_assets(tmp_path)  # the en build (same site root: the languages share assets/)

@@ -357,7 +357,7 @@ def test_the_kbs_checker_rules_add_their_flags():
 
 def test_every_suggested_command_passes_the_command_checker():
     checker = pytest.importorskip("handbook.checker")
-    from handbook.calc.export import kv_dtypes, weight_dtypes
+    from handbook.calc.planner_data import kv_dtypes, weight_dtypes
     from handbook.engine import load_snapshot
 
     snapshot = load_snapshot()

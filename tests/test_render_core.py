@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import handbook.render.renderers  # noqa: F401 - registers the renderers
-from handbook.commands import command_text
+from handbook.calc.recipe_text import command_text
 from handbook.kb.loader import load_kb
 from handbook.render.context import RenderContext, esc
 from handbook.render.markers import render_page

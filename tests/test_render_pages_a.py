@@ -1,4 +1,4 @@
-"""Renderers of handbook/render/pages_a.py on the mini KB: exact output, and exact errors for bad markers."""
+"""Renderers of handbook/render/facts.py on the mini KB: exact output, and exact errors for bad markers."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Two builds of the same commit, in different folders, are byte-identical.
 
 The one date MkDocs writes (sitemap.xml's <lastmod> and the mtime in sitemap.xml.gz's header) is pinned to
-the last commit's time by hooks/kb.py (handbook.quality.reproducible), so no file is excused. Without git
+the last commit's time by the build (handbook.site.build), so no file is excused. Without git
 history that pin is skipped and those dates are the build day's: builds on either side of midnight (UTC)
 would then differ in sitemap.xml and sitemap.xml.gz only, which is why the test needs git to be strict.
 """
@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from handbook.build import build_site
-from handbook.quality.reproducible import commit_epoch, pin_build_date
+from handbook.site.build import build_site, mkdocs_env
+from handbook.site.reproducible import commit_epoch
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -32,7 +32,7 @@ def _digests(site: Path) -> dict[str, str]:
 def test_two_builds_in_different_folders_are_byte_identical(tmp_path, monkeypatch):
     if shutil.which("git") is None or commit_epoch(REPO) is None:
         pytest.skip("no git history: the sitemap's dates would be the build day's")
-    monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)  # the hook pins it, as in a plain build
+    monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)  # the build pins it, as in a plain build
     first, second = tmp_path / "one" / "site", tmp_path / "two" / "deeper" / "site"
     assert build_site(first) == 0
     assert build_site(second) == 0
@@ -46,8 +46,9 @@ def test_the_build_date_is_the_commits(monkeypatch, tmp_path):
     monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)
     if shutil.which("git") is None or commit_epoch(REPO) is None:
         pytest.skip("no git history")
-    assert pin_build_date(REPO) == commit_epoch(REPO) == os.environ["SOURCE_DATE_EPOCH"]
-    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
-    assert pin_build_date(REPO) == "1700000000"  # a value the caller set wins
-    monkeypatch.delenv("SOURCE_DATE_EPOCH")
-    assert pin_build_date(tmp_path) is None  # not a git checkout: nothing pinned
+    assert mkdocs_env(REPO, {})["SOURCE_DATE_EPOCH"] == commit_epoch(REPO)
+    assert (
+        mkdocs_env(REPO, {"SOURCE_DATE_EPOCH": "1700000000"})["SOURCE_DATE_EPOCH"] == "1700000000"
+    )  # the caller's wins
+    assert "SOURCE_DATE_EPOCH" not in mkdocs_env(tmp_path, {})  # not a git checkout: nothing pinned
+    assert "SOURCE_DATE_EPOCH" not in os.environ  # nothing is set in the process itself

@@ -4,7 +4,7 @@
  * handbook/render/planner.py written again for the browser, with the same operations in the same order,
  * so both sides give identical numbers; the test suite compares them over every model × accelerator ×
  * dtype of the knowledge base. The data is the KB export the build writes beside the pages
- * (handbook/calc/export.py); the wording comes from the page (<script class="planner-messages">).
+ * (handbook/calc/planner_data.py); the wording comes from the page (<script class="planner-messages">).
  * Plain ES2020: no third-party code, no request beyond that one file of this site.
  */
 (function () {
@@ -27,7 +27,7 @@
     "capped",
   ];
   const PLACEHOLDER = "<model>";
-  // The build writes the KB export beside this script (handbook.calc.export.PLANNER_DATA_PATH), and both
+  // The build writes the KB export beside this script (handbook.calc.planner_data.PLANNER_DATA_PATH), and both
   // language builds share the one assets folder.
   const DATA_URL = new URL("planner-data.json", document.currentScript ? document.currentScript.src : window.location.href);
 

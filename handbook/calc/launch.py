@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from handbook.calc.memory import SWA_FULL_TOKENS_RATIO, Plan
-from handbook.commands import MODULES
+from handbook.calc.recipe_text import MODULES
 from handbook.kb.common import flags_in
 from handbook.kb.loader import KB
 from handbook.kb.schema import Dtype, Model

@@ -5,12 +5,15 @@ from __future__ import annotations
 import difflib
 from typing import Any
 
+from pydantic import ValidationError
+
 from handbook.checker.argv import PROGRAM_LABEL, UNKNOWN, ParsedArgs, parse_args
 from handbook.checker.envcheck import check_assignments
 from handbook.checker.findings import Bilingual, Finding, ordered
-from handbook.checker.predicates import PREDICATES, Facts
+from handbook.checker.predicates import PREDICATES, Facts, Predicate
 from handbook.checker.shell import EnvAssignment, Invocation, ShellSyntaxError, Word, parse_script
 from handbook.engine.snapshot import EngineSnapshot, load_snapshot
+from handbook.kb.schema import Rule
 
 
 def entry_points(snapshot: EngineSnapshot) -> tuple[dict[tuple[str, ...], str], dict[str, str]]:
@@ -53,6 +56,18 @@ def _engine_clause(rule: Any, version: str) -> Bilingual:
         f"这是本手册的建议：sglang {version} 不检查这一点",
         f"The handbook's advice: sglang {version} does not check this",
     )
+
+
+def rule_params(rule: Rule) -> Predicate | None:
+    """The rule's predicate with its parameters, or None when the rule is broken (the rule-predicates check
+    of ``python -m handbook validate`` reports it with its file and line)."""
+    predicate = PREDICATES.get(rule.predicate)
+    if predicate is None:
+        return None
+    try:
+        return predicate.model_validate(rule.params)
+    except ValidationError:
+        return None
 
 
 def rule_finding(rule: Any, values: dict[str, str], version: str, line: int | None) -> Finding:
@@ -214,7 +229,9 @@ def check_invocation(
         for rule in kb.rules.values():
             if rule.program != invocation.program:
                 continue
-            params = PREDICATES[rule.predicate].model_validate(rule.params)
+            params = rule_params(rule)
+            if params is None:  # a rule that names no predicate or gives it bad parameters: validate says
+                continue
             try:
                 values = params.check(facts)
             except KeyError:  # a flag this snapshot lacks: reported by `python -m handbook validate`
@@ -280,7 +297,7 @@ _RECIPE_FINDINGS: dict[tuple[int, int, int], tuple[tuple[Any, ...], tuple[Findin
 
 def check_recipe(recipe: Any, snapshot: EngineSnapshot | None = None, kb: Any = None) -> list[Finding]:
     """Findings for a KB recipe, checked as the exact text the site publishes."""
-    from handbook.commands import command_text
+    from handbook.calc.recipe_text import command_text
 
     key = (id(recipe), id(snapshot), id(kb))
     if key not in _RECIPE_FINDINGS:

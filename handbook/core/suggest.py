@@ -1,4 +1,4 @@
-""""Did you mean …?": one way to find the closest known spelling of a mistyped name."""
+""" "Did you mean …?": one way to find the closest known spelling of a mistyped name."""
 
 from __future__ import annotations
 

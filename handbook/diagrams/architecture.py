@@ -6,8 +6,9 @@ the client's link is labelled with the request path's first stage (access), whic
 
 from __future__ import annotations
 
+from handbook.core.text import LANGS
 from handbook.diagrams.dot import COLOURS, client_label, edge_label, h, msg, new_graph, text_cell
-from handbook.diagrams.figure import LANGS, Drawing, Figure
+from handbook.diagrams.figure import Drawing, Figure
 from handbook.kb.loader import KB
 from handbook.kb.schema import Component
 

@@ -11,8 +11,9 @@ from dataclasses import dataclass
 
 from handbook.calc import memory
 from handbook.core.formatting import gb, sig
+from handbook.core.text import LANGS
 from handbook.diagrams.dot import COLOURS, DiagramError, bold, h, msg, new_graph, width_em
-from handbook.diagrams.figure import LANGS, Drawing, Figure, flags_of
+from handbook.diagrams.figure import Drawing, Figure, flags_of
 from handbook.kb.loader import KB
 from handbook.kb.schema import Recipe
 

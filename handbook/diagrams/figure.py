@@ -9,8 +9,6 @@ from handbook.diagrams import GENERATOR_VERSION
 from handbook.kb.common import FlagLine, flags_in
 from handbook.kb.loader import KB
 
-LANGS = ("zh", "en")
-
 
 @dataclass(frozen=True)
 class Drawing:

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from handbook.commands import module_of
+from handbook.calc.recipe_text import module_of
+from handbook.core.text import LANGS
 from handbook.diagrams.dot import (
     COLOURS,
     DiagramError,
@@ -21,7 +22,7 @@ from handbook.diagrams.dot import (
     sentences,
     text_cell,
 )
-from handbook.diagrams.figure import LANGS, Drawing, Figure, flags_of
+from handbook.diagrams.figure import Drawing, Figure, flags_of
 from handbook.kb.common import flag_line_text
 from handbook.kb.loader import KB
 from handbook.kb.schema import Recipe

@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass
 
+from handbook.core.text import LANGS
 from handbook.diagrams.dot import (
     COLOURS,
     DiagramError,
@@ -22,7 +23,7 @@ from handbook.diagrams.dot import (
     text_cell,
     wrap,
 )
-from handbook.diagrams.figure import LANGS, Drawing, Figure, flags_of
+from handbook.diagrams.figure import Drawing, Figure, flags_of
 from handbook.kb.loader import KB
 from handbook.kb.schema import TopologiesFile, Topology
 

@@ -5,7 +5,6 @@
 """
 
 from handbook.engine.snapshot import (
-    DEFAULT_VERSION,
     PARSER_NAMES,
     AmbiguousOption,
     EngineSnapshot,
@@ -15,11 +14,11 @@ from handbook.engine.snapshot import (
     SnapshotError,
     UnknownOption,
     load_snapshot,
+    pinned_version,
     snapshot_path,
 )
 
 __all__ = [
-    "DEFAULT_VERSION",
     "PARSER_NAMES",
     "AmbiguousOption",
     "EngineSnapshot",
@@ -29,5 +28,6 @@ __all__ = [
     "SnapshotError",
     "UnknownOption",
     "load_snapshot",
+    "pinned_version",
     "snapshot_path",
 ]

@@ -13,12 +13,12 @@ import json
 from functools import cached_property
 from pathlib import Path
 
+import yaml
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
-from handbook.core.paths import ENGINE_DIR
+from handbook.core.paths import ENGINE_DIR, KB_ROOT
 
 SNAPSHOT_DIR = ENGINE_DIR
-DEFAULT_VERSION = "0.5.23"
 SCHEMA_VERSION = 1
 
 PARSER_NAMES: tuple[str, ...] = ("launch_server", "launch_router", "bench_serving")
@@ -290,8 +290,17 @@ class EngineSnapshot(_Frozen):
         return variable
 
 
-def snapshot_path(version: str = DEFAULT_VERSION) -> Path:
-    return SNAPSHOT_DIR / f"sglang-{version}.json"
+def pinned_version(kb_root: Path = KB_ROOT) -> str:
+    """The engine release the handbook is pinned to: ``engine_version`` in kb/handbook.yaml."""
+    try:
+        data = yaml.safe_load((kb_root / "handbook.yaml").read_text(encoding="utf-8"))
+        return str(data["engine_version"])
+    except (OSError, yaml.YAMLError, TypeError, KeyError) as exc:
+        raise SnapshotError(f"{kb_root / 'handbook.yaml'}: no engine_version to pin ({exc})") from None
+
+
+def snapshot_path(version: str | None = None) -> Path:
+    return SNAPSHOT_DIR / f"sglang-{version or pinned_version()}.json"
 
 
 def parse_snapshot(data: object, *, source: str = "<snapshot>") -> EngineSnapshot:
@@ -318,7 +327,8 @@ def _load(path: Path) -> EngineSnapshot:
     return parse_snapshot(data, source=str(path))
 
 
-def load_snapshot(version: str = DEFAULT_VERSION, path: str | Path | None = None) -> EngineSnapshot:
-    """Load ``kb/engine/sglang-<version>.json`` (or an explicit ``path``); cached, read-only."""
+def load_snapshot(version: str | None = None, path: str | Path | None = None) -> EngineSnapshot:
+    """Load ``kb/engine/sglang-<version>.json`` (default: the pinned release; or an explicit ``path``);
+    cached by path, read-only."""
     target = Path(path) if path is not None else snapshot_path(version)
     return _load(target.resolve())

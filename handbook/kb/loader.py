@@ -17,9 +17,10 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from handbook.core.paths import KB_ROOT, REPO_ROOT
+from handbook.core.problem import Problem
 from handbook.kb import schema as s
 from handbook.kb.common import flags_in
-from handbook.kb.yamlfile import Path_, Problem, YamlDoc, format_path, load_yaml
+from handbook.kb.yamlfile import Path_, YamlDoc, format_path, load_yaml
 
 # Files the loader reads besides YAML, and folders it leaves to other readers.
 IGNORED = ("README.md", "engine/*", "schema/*")
@@ -560,7 +561,9 @@ def check_references(kb: KB, broken: frozenset[str] = frozenset()) -> list[Probl
     for group in kb.groups.values():
         for p in group.parameters:
             refs.flags(kb.origin(p), ("related",), p.related, p.program)
-    for rule in kb.rules.values():  # flags are checked against the engine snapshot (handbook/checks.py)
+    for (
+        rule
+    ) in kb.rules.values():  # flags are checked against the engine snapshot (handbook/validation/registry.py)
         refs.ids(kb.origin(rule), ("params", "models"), list(rule.params.get("models", [])), "model")
     if obs := kb.observability:
         for i, band in enumerate(obs.available_gpu_mem_bands):

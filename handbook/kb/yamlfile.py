@@ -14,21 +14,9 @@ from typing import Any
 
 import yaml
 
+from handbook.core.problem import Problem
+
 Path_ = tuple[str | int, ...]
-
-
-@dataclass(frozen=True)
-class Problem:
-    """One thing wrong with the knowledge base, located as precisely as the data allows."""
-
-    file: str
-    line: int
-    path: str
-    message: str
-
-    def __str__(self) -> str:
-        where = f"{self.file}:{self.line}"
-        return f"{where}: {self.path}: {self.message}" if self.path else f"{where}: {self.message}"
 
 
 @dataclass

@@ -6,41 +6,18 @@ import functools
 import html
 import posixpath
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
+from handbook.core.anchors import ENV_PAGE, PARAMETERS_PAGE, env_anchor, page_url, parameter_anchor
+from handbook.core.paths import BENCH_RECORD, DOCS_DIR
 from handbook.core.text import Text
+from handbook.engine.snapshot import EngineSnapshot
 from handbook.kb.loader import KB
 from handbook.kb.schema import Parameter
 
-# Where each kind of entity has its anchor, as a page path relative to the language folder.
-PARAMETERS_PAGE = "04-parameters.md"
-MODELS_PAGE = "01-landscape.md"
-KV_TABLE_PAGE = "02-memory.md"
-ENV_PAGE = "09-appendix.md"
-
-PROGRAM_ANCHOR_PREFIX = {"launch_server": "", "launch_router": "router-", "bench_serving": "bench-"}
-
 _FLAG_IN_TEXT = re.compile(r"(?<![\w-])(--[a-z0-9][a-z0-9_-]*)")
-
-
-def parameter_anchor(program: str, flag: str) -> str:
-    return PROGRAM_ANCHOR_PREFIX[program] + flag.lstrip("-")
-
-
-def env_anchor(name: str) -> str:
-    return name.lower().replace("_", "-")
-
-
-def page_url(page: str) -> str:
-    """The URL (directory style, relative to the language root) of a docs page path."""
-    stem = page.removesuffix(".md")
-    if stem == "index":
-        return ""
-    if stem.endswith("/index"):
-        return stem.removesuffix("index")
-    return stem + "/"
-
 
 # Markdown metacharacters become entities too, so escaped text stays literal in Markdown contexts
 # (lists, admonitions, tab labels) as well as in raw HTML blocks.
@@ -62,8 +39,10 @@ class RenderContext:
     kb: KB
     lang: str
     page: str  # e.g. "02-memory.md"
-    snapshot: Any = None  # handbook.engine.snapshot.EngineSnapshot, when the page needs the engine
-    extras: dict[str, Any] = field(default_factory=dict)
+    snapshot: EngineSnapshot | None = None  # loaded on first use by the renderers that need the engine
+    docs_dir: Path = DOCS_DIR  # the pages, for renderers that read them (the translations' status)
+    bench_record: Path = BENCH_RECORD  # the benchmark figures the benchmarks page shows
+    command_status: bool = False  # a line under each command: what the pinned engine says of it
 
     # ----------------------------------------------------------------------------------- language
     def t(self, value: Text | str | None) -> str:

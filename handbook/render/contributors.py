@@ -1,6 +1,6 @@
 """Renderers for the contributors' pages: the translations' status and the latest benchmark figures.
 
-Neither is a KB fact: the first comes from the git history of docs/ (handbook.quality.translations), the
+Neither is a KB fact: the first comes from the git history of docs/ (handbook.pages.translations), the
 second from the committed record that ``nox -s bench`` writes (benchmarks/latest.json).
 """
 
@@ -10,7 +10,6 @@ import json
 import re
 from pathlib import Path
 
-from handbook.core.paths import BENCH_RECORD, DOCS_DIR
 from handbook.render.context import RenderContext, attr, esc
 from handbook.render.html import admonition, table
 from handbook.render.markers import RenderError, renderer
@@ -20,7 +19,7 @@ _COMMENT = re.compile(r"<!--.*?-->")
 
 def _title(docs_dir: Path, lang: str, page: str) -> str:
     """A page's h1 as written (markers dropped), or its file name when it has none."""
-    from handbook.quality.parity import source_headings
+    from handbook.pages.headings import source_headings
 
     headings = source_headings((docs_dir / lang / page).read_text(encoding="utf-8"))
     h1 = next((h.text for h in headings if h.level == 1), "")
@@ -30,10 +29,10 @@ def _title(docs_dir: Path, lang: str, page: str) -> str:
 @renderer("translation-status")
 def translation_status(ctx: RenderContext) -> str:
     """Every page's last committed change in each language, and which translation is stale."""
-    from handbook.quality.translations import translation_status as status_of
-    from handbook.site import LANGS as langs
+    from handbook.core.text import LANGS as langs
+    from handbook.pages.translations import translation_status as status_of
 
-    docs_dir = ctx.extras.get("docs_dir", DOCS_DIR)
+    docs_dir = ctx.docs_dir
     status = status_of(docs_dir)
     status.pages.sort(key=lambda p: (p.page != "index.md", p.page))  # the home page first, as in the nav
     rows = []
@@ -82,7 +81,7 @@ def _kb(n: int) -> str:
 @renderer("benchmarks")
 def benchmarks(ctx: RenderContext) -> str:
     """The latest figures of ``nox -s bench``, with the machine and date they were taken on."""
-    path = ctx.extras.get("bench_record", BENCH_RECORD)
+    path = ctx.bench_record
     if not path.is_file():  # the bench needs a built site, so a first build must work without it
         return admonition("info", ctx.msg("bench-none-title"), ctx.msg("bench-none"))
     record = json.loads(path.read_text(encoding="utf-8"))

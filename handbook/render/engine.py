@@ -9,20 +9,13 @@ from typing import Any
 from handbook.checker.argv import PROGRAM_LABEL, _matches
 from handbook.checker.check import check_recipe
 from handbook.checker.findings import Finding
-from handbook.checker.kbcheck import pinned_snapshot
-from handbook.engine.snapshot import EngineSnapshot, Option
+from handbook.core.anchors import DRIFT_PAGE, OPTIONS_PAGE, PARAMETERS_PAGE, option_anchor, parameter_anchor
+from handbook.engine.snapshot import EngineSnapshot, Option, load_snapshot
 from handbook.kb.schema import Parameter, Recipe
-from handbook.render.context import PARAMETERS_PAGE, RenderContext, attr, esc, parameter_anchor
+from handbook.render.context import RenderContext, attr, esc
 from handbook.render.html import table
 from handbook.render.markers import RenderError, renderer
 
-DRIFT_PAGE = "engine-drift.md"
-OPTIONS_PAGE = "engine-options.md"
-OPTION_ANCHOR_PREFIX = {
-    "launch_server": "opt-",
-    "launch_router": "router-opt-",
-    "bench_serving": "bench-opt-",
-}
 SEVERITY = {"error": ("错误", "Error"), "warning": ("警告", "Warning"), "note": ("提示", "Note")}
 DOES = {
     "raises": ("启动报错", "raises"),
@@ -41,12 +34,8 @@ HOW = {"reading": ("读代码", "read in the code"), "replay": ("CPU 复现", "r
 
 def snapshot_of(ctx: RenderContext) -> EngineSnapshot:
     if ctx.snapshot is None:
-        ctx.snapshot = pinned_snapshot(ctx.kb)
+        ctx.snapshot = load_snapshot(ctx.kb.handbook.engine_version)
     return ctx.snapshot
-
-
-def option_anchor(program: str, option: Option) -> str:
-    return OPTION_ANCHOR_PREFIX[program] + option.name.lstrip("-")
 
 
 def _shown(value: Any) -> str:
@@ -385,7 +374,7 @@ def engine_rules(ctx: RenderContext) -> str:
 def drift_env(ctx: RenderContext) -> str:
     """The KB's environment variables against the engine's registry (environ.py)."""
     from handbook.checker.envcheck import READERS
-    from handbook.render.context import env_anchor
+    from handbook.core.anchors import env_anchor
 
     snapshot = snapshot_of(ctx)
     environ = snapshot.environ
@@ -502,7 +491,7 @@ def engine_options(ctx: RenderContext, program: str) -> str:
             )
         default = "—" if option.nargs == 0 and option.default is False else _engine_default(ctx, option)
         rows.append([spellings, _type_cell(ctx, option), default, help_text])
-        ids.append(option_anchor(program, option))
+        ids.append(option_anchor(program, option.name))
     headers = [
         ctx.pick("参数", "Option"),
         ctx.pick("类型 / 取值", "Type / choices"),

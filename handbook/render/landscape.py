@@ -6,10 +6,11 @@ from typing import Any
 
 from handbook.calc import claims as claim_calc
 from handbook.calc import memory
+from handbook.core.anchors import KV_TABLE_PAGE, MODELS_PAGE
 from handbook.core.formatting import billions, binary_size, gb, percent, sig, thousands
 from handbook.core.units import GB
 from handbook.kb.schema import Model
-from handbook.render.context import KV_TABLE_PAGE, MODELS_PAGE, RenderContext, attr, esc
+from handbook.render.context import RenderContext, attr, esc
 from handbook.render.html import table
 from handbook.render.markers import RenderError, renderer
 
@@ -213,9 +214,7 @@ def format_claim(ctx: RenderContext, claim: Any, values: tuple[float, ...]) -> s
         return "–".join(percent(v) for v in values)
     if unit in claim_calc.UNIT_BYTES:
         n_bytes = values[0] * claim_calc.UNIT_BYTES[unit]
-        return (
-            f"{binary_size(n_bytes)} ({gb(n_bytes)})" if n_bytes >= GB / 10 else binary_size(n_bytes)
-        )
+        return f"{binary_size(n_bytes)} ({gb(n_bytes)})" if n_bytes >= GB / 10 else binary_size(n_bytes)
     raise RenderError(f"unit {unit!r} has no format")
 
 

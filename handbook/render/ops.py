@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from handbook.calc import claims as claim_calc
 from handbook.calc import memory
-from handbook.render.context import RenderContext, attr, env_anchor, esc
+from handbook.core.anchors import env_anchor
+from handbook.render.context import RenderContext, attr, esc
 from handbook.render.html import bullet_list, fence, table
 from handbook.render.landscape import format_claim
 from handbook.render.markers import RenderError, renderer

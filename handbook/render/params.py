@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from handbook.core.anchors import PARAMETERS_PAGE, parameter_anchor
 from handbook.kb.schema import Default, Parameter
-from handbook.render.context import PARAMETERS_PAGE, RenderContext, attr, esc, parameter_anchor
+from handbook.render.context import RenderContext, attr, esc
 from handbook.render.html import table
 from handbook.render.markers import RenderError, renderer
 

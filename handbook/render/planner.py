@@ -1,7 +1,7 @@
 """``<!-- kb:planner -->``: the interactive memory and KV planner's form and result slots.
 
 The markup carries the page's wording (handbook/render/strings.py); docs/assets/planner.js fills it from the
-KB export that the build writes beside it, assets/planner-data.json (handbook/calc/export.py), with the
+KB export that the build writes beside it, assets/planner-data.json (handbook/calc/planner_data.py), with the
 same formulas as handbook/calc/memory.py.
 """
 

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from handbook.commands import command_text, line_notes
+from handbook.calc.recipe_text import command_text, line_notes
 from handbook.kb.schema import Recipe
 from handbook.render.context import RenderContext, esc
+from handbook.render.engine import command_status
 from handbook.render.html import admonition, bullet_list, fence, tabs
 from handbook.render.markers import RenderError, renderer
 
@@ -19,9 +20,8 @@ def _recipe(ctx: RenderContext, rid: str) -> Recipe:
 def recipe_block(ctx: RenderContext, recipe: Recipe, with_title: bool = True) -> str:
     """The command, its check status right under it, then line remarks and the source's notes."""
     parts = [fence(command_text(recipe, ctx.lang, with_title), "bash")]
-    status = ctx.extras.get("command_status")
-    if status is not None:
-        parts.append(status(ctx, recipe))
+    if ctx.command_status:
+        parts.append(command_status(ctx, recipe))
     remarks = [
         f"<code>{esc(line)}</code>: {ctx.text_html(note, recipe.program)}"
         for line, note in line_notes(recipe)

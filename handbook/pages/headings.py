@@ -2,7 +2,7 @@
 
 Checked twice: on the source pages (``{ #id }`` anchors of h1–h4, with file:line messages for writers) and on
 the built pages (the ids of h1–h4 after rendering, which also covers headings that markers produce). A page
-missing in one language is the site preflight's finding (``handbook.site.missing_translations``); both checks
+missing in one language is the site preflight's finding (``missing_translations``); both checks
 here skip such pages rather than report them twice.
 """
 
@@ -14,7 +14,9 @@ from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
 
-from handbook.render.markers import _code_lines as code_lines  # the markers' own notion of a code block
+from handbook.core.markdown import code_lines
+from handbook.core.problem import Problem
+from handbook.core.text import LANGS
 
 # h1–h4 carry the deep-link anchors (the docs guide's rule); deeper headings are not compared.
 LEVELS = range(1, 5)
@@ -68,29 +70,39 @@ def built_headings(html: str) -> list[Heading]:
     return parser.headings
 
 
-def compare(first: list[Heading], second: list[Heading], first_name: str, second_name: str) -> list[str]:
+def compare(first: list[Heading], second: list[Heading], first_name: str, second_name: str) -> list[Problem]:
     """Where two pages' heading outlines differ, as messages naming each side's file and line."""
 
     def at(name: str, heading: Heading) -> str:
         return f"{name}:{heading.line}" if heading.line else name
 
+    def problem(name: str, heading: Heading | None, message: str) -> Problem:
+        return Problem(name, heading.line if heading is not None and heading.line else None, "", message)
+
     def label(heading: Heading) -> str:
         return f"h{heading.level} #{heading.anchor}"
 
-    problems = []
+    problems: list[Problem] = []
     for name, headings in ((first_name, first), (second_name, second)):
         seen: dict[str, Heading] = {}
         for heading in headings:
             if heading.anchor is None:
                 shown = f' "{heading.text}"' if heading.text else ""
                 problems.append(
-                    f"{at(name, heading)}: h{heading.level}{shown} has no explicit anchor "
-                    "(add { #id }, the same in both languages)"
+                    problem(
+                        name,
+                        heading,
+                        f"h{heading.level}{shown} has no explicit anchor "
+                        "(add { #id }, the same in both languages)",
+                    )
                 )
             elif heading.anchor in seen:
                 problems.append(
-                    f"{at(name, heading)}: anchor #{heading.anchor} is used twice "
-                    f"(first at line {seen[heading.anchor].line})"
+                    problem(
+                        name,
+                        heading,
+                        f"anchor #{heading.anchor} is used twice (first at line {seen[heading.anchor].line})",
+                    )
                 )
             else:
                 seen[heading.anchor] = heading
@@ -104,21 +116,29 @@ def compare(first: list[Heading], second: list[Heading], first_name: str, second
                 if x.level != y.level:
                     where = at(first_name, x)
                     problems.append(
-                        f"{at(second_name, y)}: #{y.anchor} is h{y.level}, but h{x.level} in {where}"
+                        problem(second_name, y, f"#{y.anchor} is h{y.level}, but h{x.level} in {where}")
                     )
             continue
         for x in first[i1:i2]:
             if x.anchor in b:  # present in both, elsewhere: reported once, from this side
                 here, there = b.index(x.anchor), a.index(x.anchor)
                 problems.append(
-                    f"{at(second_name, second[here])}: {label(second[here])} is out of order "
-                    f"(heading {here + 1} here, heading {there + 1} in {at(first_name, x)})"
+                    problem(
+                        second_name,
+                        second[here],
+                        f"{label(second[here])} is out of order "
+                        f"(heading {here + 1} here, heading {there + 1} in {at(first_name, x)})",
+                    )
                 )
             else:
-                problems.append(f"{second_name}: {label(x)} is missing ({at(first_name, x)} has it)")
+                problems.append(
+                    problem(second_name, None, f"{label(x)} is missing ({at(first_name, x)} has it)")
+                )
         for y in second[j1:j2]:
             if y.anchor not in a:
-                problems.append(f"{first_name}: {label(y)} is missing ({at(second_name, y)} has it)")
+                problems.append(
+                    problem(first_name, None, f"{label(y)} is missing ({at(second_name, y)} has it)")
+                )
     return problems
 
 
@@ -130,9 +150,9 @@ def page_pairs(docs_dir: Path, langs: tuple[str, str]) -> list[str]:
     return sorted(first & second)
 
 
-def source_parity(docs_dir: Path, langs: tuple[str, str] = ("zh", "en")) -> list[str]:
+def source_parity(docs_dir: Path, langs: tuple[str, str] = LANGS) -> list[Problem]:
     """Heading-outline differences between the two languages' source pages (missing pages are skipped)."""
-    problems = []
+    problems: list[Problem] = []
     for page in page_pairs(docs_dir, langs):
         outlines = [source_headings((docs_dir / lang / page).read_text(encoding="utf-8")) for lang in langs]
         names = [f"docs/{lang}/{page}" for lang in langs]
@@ -153,16 +173,16 @@ def built_pages(site_dir: Path, langs: tuple[str, str]) -> dict[str, dict[str, P
     return pages
 
 
-def built_parity(site_dir: Path, langs: tuple[str, str] = ("zh", "en")) -> list[str]:
+def built_parity(site_dir: Path, langs: tuple[str, str] = LANGS) -> list[Problem]:
     """The same comparison on the built pages' h1–h4 ids; a page built in one language only is reported."""
     pages = built_pages(site_dir, langs)
     default, other = langs
-    problems = []
+    problems: list[Problem] = []
     for rel in sorted(set(pages[default]) | set(pages[other])):
         names = [rel, f"{other}/{rel}"]
         if rel not in pages[other] or rel not in pages[default]:
             have, lack = (names[0], names[1]) if rel in pages[default] else (names[1], names[0])
-            problems.append(f"{lack}: not built, but {have} is")
+            problems.append(Problem(lack, None, "", f"not built, but {have} is"))
             continue
         outlines = [built_headings(pages[lang][rel].read_text(encoding="utf-8")) for lang in langs]
         problems += compare(outlines[0], outlines[1], names[0], names[1])

@@ -10,14 +10,14 @@ given instead: a shallow clone would make every file look changed in its one com
 
 from __future__ import annotations
 
-import argparse
 import functools
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from handbook.quality.parity import page_pairs
-from handbook.site import LANGS
+from handbook.core.problem import Problem
+from handbook.core.text import LANGS
+from handbook.pages.headings import page_pairs
 
 
 @dataclass(frozen=True)
@@ -144,48 +144,13 @@ def _translation_status(docs_dir: Path, langs: tuple[str, ...]) -> TranslationSt
     return status
 
 
-# ----------------------------------------------------------------------------------- command line
-def _run(args: argparse.Namespace) -> int:
-    from handbook.cli import report
-    from handbook.quality.parity import source_parity
-    from handbook.site import missing_translations
+def missing_translations(docs_dir: Path) -> list[Problem]:
+    """One problem per page that exists in one language only."""
 
-    docs_dir = Path(args.docs)
-    problems = missing_translations(docs_dir) + source_parity(docs_dir)
-    status = translation_status(docs_dir)
-    if problems:
-        report(problems, "in the translations")
-    else:
-        print(f"✔ {len(status.pages)} pages in both languages, with the same headings and anchors.")
-    if status.unavailable:
-        why = NO_HISTORY[status.unavailable] + (f": {status.detail}" if status.detail else "")
-        print(f"git history unavailable ({why}); stale translations not judged.")
-    elif status.stale:
-        print(f"{len(status.stale)} stale translation(s), older than the other language's page:")
-        for page in status.stale:
-            newer = next(lang for lang in LANGS if lang != page.stale)
-            new, old = page.last[newer], page.last[page.stale]
-            assert new is not None and old is not None  # a stale page has history on both sides
-            print(
-                f"  docs/{page.stale}/{page.page}: {page.behind} change(s) behind docs/{newer}/{page.page} "
-                f"(last changed {old.date} in {old.commit}; the other {new.date} in {new.commit})"
-            )
-    else:
-        print("✔ no stale translation.")
-    uncommitted = [p.page for p in status.pages if not p.committed and not status.unavailable]
-    if uncommitted:
-        print(f"not judged, never committed in one language or both: {', '.join(uncommitted)}")
-    return 1 if problems else 0
+    def pages(lang: str) -> set[str]:
+        return {p.relative_to(docs_dir / lang).as_posix() for p in (docs_dir / lang).rglob("*.md")}
 
-
-def register(sub: argparse._SubParsersAction) -> None:
-    from handbook.core.paths import DOCS_DIR
-
-    parser = sub.add_parser(
-        "translations",
-        help="check both languages' pages (same headings and anchors) and list stale translations",
-    )
-    parser.add_argument(
-        "--docs", default=str(DOCS_DIR), help="the docs folder (default: %(default)s)"
-    )
-    parser.set_defaults(run=_run)
+    zh, en = pages("zh"), pages("en")
+    return [
+        Problem(f"docs/en/{p}", None, "", f"missing translation of docs/zh/{p}") for p in sorted(zh - en)
+    ] + [Problem(f"docs/zh/{p}", None, "", f"missing translation of docs/en/{p}") for p in sorted(en - zh)]

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
 
 from handbook.checker.check import check_command
+from handbook.core.anchors import PARAMETERS_PAGE, parameter_anchor
+from handbook.core.problem import Problem
 from handbook.engine.snapshot import EngineSnapshot
+from handbook.kb.loader import KB
 
 SHELL_LANGUAGES = ("bash", "sh", "shell", "console")
 _OPEN = re.compile(r"^(?P<indent>\s*)(?P<fence>`{3,}|~{3,})\s*(?P<info>.*)$")
@@ -57,8 +59,8 @@ def shell_blocks(markdown: str) -> list[tuple[int, str]]:
 
 
 def docs_command_problems(
-    docs_dir: Path, langs: tuple[str, ...], snapshot: EngineSnapshot, kb: Any
-) -> list[str]:
+    docs_dir: Path, langs: tuple[str, ...], snapshot: EngineSnapshot, kb: KB
+) -> list[Problem]:
     """``docs/<lang>/<page>:<line>: error[code]: message`` for every error in the pages' shell blocks."""
     problems = []
     for lang in langs:
@@ -69,8 +71,8 @@ def docs_command_problems(
                 for finding in check_command(code, snapshot, kb):
                     if finding.severity == "error":
                         line = first_line + (finding.line or 1) - 1
-                        where = f"docs/{lang}/{page}:{line}"
-                        problems.append(f"{where}: {finding.severity}[{finding.code}]: {finding.message.en}")
+                        message = f"{finding.severity}[{finding.code}]: {finding.message.en}"
+                        problems.append(Problem(f"docs/{lang}/{page}", line, "", message))
     return problems
 
 
@@ -85,10 +87,8 @@ def page_anchors(markdown: str) -> set[str]:
     return anchors
 
 
-def rule_link_problems(docs_dir: Path, langs: tuple[str, ...], kb: Any) -> list[str]:
+def rule_link_problems(docs_dir: Path, langs: tuple[str, ...], kb: KB) -> list[Problem]:
     """A rule's explained_at must point at a page of every language and an anchor that page defines."""
-    from handbook.render.context import PARAMETERS_PAGE, parameter_anchor
-
     generated = {parameter_anchor(p.program, p.flag) for p in kb.parameters.values()}
     problems = []
     for rule in kb.rules.values():
@@ -98,10 +98,8 @@ def rule_link_problems(docs_dir: Path, langs: tuple[str, ...], kb: Any) -> list[
             path = docs_dir / lang / page
             if not path.is_file():
                 problems.append(
-                    str(
-                        origin.at(
-                            ("explained_at",), f"got '{rule.explained_at}', expected a page of docs/{lang}/"
-                        )
+                    origin.at(
+                        ("explained_at",), f"got '{rule.explained_at}', expected a page of docs/{lang}/"
                     )
                 )
                 continue
@@ -110,20 +108,9 @@ def rule_link_problems(docs_dir: Path, langs: tuple[str, ...], kb: Any) -> list[
                 anchors |= generated
             if anchor not in anchors:
                 problems.append(
-                    str(
-                        origin.at(
-                            ("explained_at",),
-                            f"got '#{anchor}', expected an anchor that docs/{lang}/{page} defines",
-                        )
+                    origin.at(
+                        ("explained_at",),
+                        f"got '#{anchor}', expected an anchor that docs/{lang}/{page} defines",
                     )
                 )
     return problems
-
-
-def engine_preflight(docs_dir: Path, langs: tuple[str, ...], kb: Any) -> list[str]:
-    """Everything the site build checks against the engine before writing a page."""
-    from handbook.checker.kbcheck import pinned_snapshot
-
-    return docs_command_problems(docs_dir, langs, pinned_snapshot(kb), kb) + rule_link_problems(
-        docs_dir, langs, kb
-    )

@@ -11,16 +11,28 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 
 from handbook.core.paths import MKDOCS_YML, SITE_DIR
+from handbook.site.reproducible import commit_epoch
+
+
+def mkdocs_env(repo: Path, environ: Mapping[str, str]) -> dict[str, str]:
+    """The environment MkDocs builds in: quiet about MkDocs 2, and the only date it writes (the sitemap's)
+    pinned to the last commit's, so that builds of one commit are identical. A date the caller set wins."""
+    env = {**environ, "NO_MKDOCS_2_WARNING": "1"}
+    epoch = commit_epoch(repo)
+    if epoch is not None:
+        env.setdefault("SOURCE_DATE_EPOCH", epoch)
+    return env
 
 
 def build_site(site_dir: Path = SITE_DIR, config: Path = MKDOCS_YML) -> int:
     site_dir = site_dir.resolve()
     site_dir.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=".site-build-", dir=site_dir.parent))
-    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    env = mkdocs_env(config.parent, os.environ)
     try:
         done = subprocess.run(
             [

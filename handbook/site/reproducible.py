@@ -8,7 +8,6 @@ caller already set wins; without git (an exported tarball) nothing is pinned and
 
 from __future__ import annotations
 
-import os
 import subprocess
 from pathlib import Path
 
@@ -23,12 +22,3 @@ def commit_epoch(repo: Path) -> str | None:
         return None
     stamp = done.stdout.strip()
     return stamp if done.returncode == 0 and stamp.isdigit() else None
-
-
-def pin_build_date(repo: Path) -> str | None:
-    """Set SOURCE_DATE_EPOCH to HEAD's commit time unless already set; returns the value in force."""
-    if "SOURCE_DATE_EPOCH" not in os.environ:
-        epoch = commit_epoch(repo)
-        if epoch is not None:
-            os.environ["SOURCE_DATE_EPOCH"] = epoch
-    return os.environ.get("SOURCE_DATE_EPOCH")

@@ -155,7 +155,7 @@ def replay_rules(kb, model_dir: Path) -> list[tuple[str, bool, str]]:
 
 
 def replay_recipes(kb, configs: Path | None) -> list[tuple[str, str]]:
-    from handbook.commands import command_text
+    from handbook.calc.recipe_text import command_text
 
     rows = []
     if configs is None:

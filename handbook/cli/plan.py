@@ -12,8 +12,9 @@ import sys
 from pathlib import Path
 
 from handbook.calc import memory
-from handbook.calc.export import kv_dtypes, weight_dtypes
 from handbook.calc.launch import model_path, number, suggested_command
+from handbook.calc.planner_data import kv_dtypes, weight_dtypes
+from handbook.cli import report
 from handbook.core.formatting import gb, thousands
 from handbook.core.paths import KB_ROOT
 from handbook.kb.loader import KB, KBInvalid, load_kb
@@ -171,12 +172,10 @@ def run_plan(args: argparse.Namespace, kb: KB) -> int:
     return 0
 
 
-def _plan(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
     try:
         kb = load_kb(Path(args.kb))
     except KBInvalid as exc:
-        from handbook.cli import report
-
         return report(exc.problems)
     try:
         return run_plan(args, kb)
@@ -185,12 +184,7 @@ def _plan(args: argparse.Namespace) -> int:
         return 2
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    plan = sub.add_parser(
-        "plan",
-        help="one GPU's memory budget, KV pool and launch command for a model on an accelerator",
-        description="The memory and KV planner's figures (the planner page computes the same).",
-    )
+def configure(plan: argparse.ArgumentParser) -> None:
     plan.add_argument("--model", required=True, help="a model id of kb/models (or its name)")
     plan.add_argument("--gpu", required=True, help="an accelerator id of kb/hardware (or its name)")
     plan.add_argument("--tp", type=int, help="GPUs in the TP group (default: the smallest that fits)")
@@ -214,4 +208,3 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     plan.add_argument("--lang", choices=("zh", "en"), default="zh", help="output language (default: zh)")
     plan.add_argument("--kb", default=str(KB_ROOT), help="the KB folder (default: %(default)s)")
-    plan.set_defaults(run=_plan)

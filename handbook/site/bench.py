@@ -40,7 +40,7 @@ from typing import Any
 
 # Only the standard library at import time: the probe times the import of the package the hook loads.
 from handbook.core.paths import BENCH_RECORD, REPO_ROOT
-from handbook.quality.browser import CHROMIUM, CHROMIUM_ARGS, serve_folder
+from handbook.site.browser import CHROMIUM, CHROMIUM_ARGS, serve_folder
 
 RECORD = BENCH_RECORD
 TARGETS = {"hooks_share": 0.10, "warm_rebuild_s": 3.0, "page_gzip_bytes": 150_000}
@@ -91,12 +91,12 @@ class _HookTimer:
 
 
 def probe(tree: Path, out: Path) -> dict:
-    """Run inside a copy of the tree (``python -m handbook.quality.bench --probe``): cold then warm build."""
+    """Run inside a copy of the tree (``python -m handbook.site.bench --probe``): cold then warm build."""
     import logging
 
     logging.getLogger("mkdocs").setLevel(logging.WARNING)
     start = time.perf_counter()
-    import handbook.site  # noqa: F401 - what the hook imports: counted as hook time
+    import handbook.site.state  # noqa: F401 - what the hook imports: counted as hook time
 
     import_s = time.perf_counter() - start
     from mkdocs.commands.build import build
@@ -221,7 +221,7 @@ def machine() -> dict:
     }
 
 
-def _commit() -> str:
+def current_commit() -> str:
     try:
         head = subprocess.run(
             ["git", "rev-parse", "--short", "HEAD"], cwd=REPO_ROOT, capture_output=True, text=True
@@ -238,7 +238,7 @@ def _commit() -> str:
 
 def run_bench(work: Path, run_tests: bool = True) -> dict:
     """Every figure of the benchmark (the module's docstring says how); ``work`` is scratch space."""
-    from handbook.build import build_site
+    from handbook.site.build import build_site
 
     figures: dict = {}
     site = work / "site"
@@ -251,7 +251,7 @@ def run_bench(work: Path, run_tests: bool = True) -> dict:
     shutil.copytree(REPO_ROOT, tree, ignore=_COPY_IGNORE)
     env = {**os.environ, "PYTHONPATH": str(tree), "NO_MKDOCS_2_WARNING": "1"}
     done = subprocess.run(
-        [sys.executable, "-m", "handbook.quality.bench", "--probe", str(tree), str(work / "probe-site")],
+        [sys.executable, "-m", "handbook.site.bench", "--probe", str(tree), str(work / "probe-site")],
         cwd=tree, env=env, capture_output=True, text=True, check=False,
     )  # fmt: skip
     if done.returncode != 0:
@@ -378,36 +378,8 @@ def report_lines(record: dict) -> list[str]:
     return lines
 
 
-def _run(args: argparse.Namespace) -> int:
-    started = {"date": time.strftime("%Y-%m-%d", time.gmtime()), "commit": _commit(), "machine": machine()}
-    with tempfile.TemporaryDirectory(prefix="handbook-bench-") as work:
-        figures = run_bench(Path(work), run_tests=not args.no_tests)
-    record = {
-        **started,
-        "figures": figures,
-        "targets": TARGETS,
-    }
-    record["targets_met"] = verdicts(figures)
-    print("\n".join(report_lines(record)))
-    if args.record != "-":
-        path = Path(args.record)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(
-            json.dumps(record, indent=2, ensure_ascii=False, sort_keys=True) + "\n", encoding="utf-8"
-        )
-        print(f"\nrecorded in {path} (the benchmarks page renders it; commit it with the change it measures)")
-    return 0
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    parser = sub.add_parser(
-        "bench", help="measure the site's performance budget (never fails on a missed target)"
-    )
-    parser.add_argument(
-        "--record", default=str(RECORD), help="where the figures go, '-' for nowhere (default: %(default)s)"
-    )
-    parser.add_argument("--no-tests", action="store_true", help="skip timing the test suite")
-    parser.set_defaults(run=_run)
 
 
 if __name__ == "__main__":

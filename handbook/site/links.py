@@ -22,8 +22,8 @@ from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from handbook.site import LANGS
-from handbook.siteconfig import site_url
+from handbook.core.text import LANGS
+from handbook.site.config import site_url
 
 # Attributes that make the browser fetch or navigate to a URL (tag → attributes).
 URL_ATTRIBUTES = {
@@ -273,57 +273,5 @@ def check_external(urls: Iterable[str], timeout: float = 20.0, workers: int = 8)
     return [(url, why) for url, why in results if why]
 
 
-# ----------------------------------------------------------------------------------- command line
-def _run(args: argparse.Namespace) -> int:
-    from handbook.cli import report
-
-    site_dir = Path(args.site_dir)
-    if not (site_dir / "index.html").is_file():
-        print(f"✖ {site_dir} holds no built site: run `python -m handbook build` first.", file=sys.stderr)
-        return 1
-    result = check_site(site_dir, site_url_of(Path(args.config)), Path(args.docs))
-    if args.external or args.check_external:
-        for url, links in sorted(result.external.items()):
-            pages = sorted({link.page for link in links})
-            print(f"{url}\t{', '.join(pages)}")
-        print(f"{len(result.external)} external link(s).", file=sys.stderr)
-    if args.check_external:
-        failures = check_external(result.external)
-        for url, why in failures:
-            pages = sorted({link.page for link in result.external[url]})
-            print(f"✖ {url} → {why} (on {', '.join(pages)})", file=sys.stderr)
-        if failures:
-            print(
-                f"✖ {len(failures)} of {len(result.external)} external links do not answer.", file=sys.stderr
-            )
-            return 1
-        print(f"✔ all {len(result.external)} external links answer.", file=sys.stderr)
-    if result.broken:
-        return report([str(b) for b in result.broken], "in the built site's internal links")
-    pages = ", ".join(f"{n} {lang}" for lang, n in sorted(result.pages.items()))
-    print(
-        f"✔ {result.checked} internal links and anchors resolve ({pages} pages, "
-        f"{result.switcher} language-switcher links).",
-        file=sys.stderr,
-    )
-    return 0
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    from handbook.core.paths import DOCS_DIR
-
-    parser = sub.add_parser(
-        "links",
-        help="check every internal link and anchor of the built site; list or check external links",
-    )
-    parser.add_argument("--site-dir", default="site", help="the built site (default: %(default)s)")
-    parser.add_argument("--config", default="mkdocs.yml", help="for site_url (default: %(default)s)")
-    parser.add_argument(
-        "--docs", default=str(DOCS_DIR), help="to name each page's source (default: %(default)s)"
-    )
-    what = parser.add_mutually_exclusive_group()
-    what.add_argument("--external", action="store_true", help="print the external links (url, pages)")
-    what.add_argument(
-        "--check-external", action="store_true", help="fetch every external link (needs the network)"
-    )
-    parser.set_defaults(run=_run)

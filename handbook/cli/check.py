@@ -1,6 +1,6 @@
-"""``python -m handbook check [--lang zh|en] -- <command…>`` (or the command on stdin).
+"""Check a command (after ``--``, or on stdin) against the engine snapshot and kb/rules.yaml.
 
-Prints every finding in the chosen language, then a summary; exit status 0 clean (notes only), 1 with
+Prints every finding in the chosen language, then a summary. Exit status: 0 clean (notes only), 1 with
 warnings, 2 with errors.
 """
 
@@ -13,7 +13,13 @@ import shlex
 import sys
 from pathlib import Path
 
+from handbook.checker.check import check_command, entry_points
 from handbook.checker.findings import Finding, exit_status
+from handbook.checker.shell import ShellSyntaxError, parse_script
+from handbook.core.paths import KB_ROOT
+from handbook.core.text import LANGS
+from handbook.engine.snapshot import SnapshotError, load_snapshot
+from handbook.kb.loader import KBInvalid, load_kb
 
 # Words that stay as typed when the command comes as arguments: placeholders keep their meaning.
 _PLAIN = re.compile(r"[\w@%+=:,./<>${}\[\]*-]+")
@@ -79,13 +85,7 @@ def render(findings: list[Finding], lang: str, version: str, base: str | None) -
     return lines
 
 
-def _run(args: argparse.Namespace) -> int:
-    from handbook.checker.check import check_command, entry_points
-    from handbook.checker.shell import ShellSyntaxError, parse_script
-    from handbook.core.paths import KB_ROOT
-    from handbook.engine.snapshot import SnapshotError, load_snapshot
-    from handbook.kb.loader import KBInvalid, load_kb
-
+def run(args: argparse.Namespace) -> int:
     command = list(args.command)
     if command and command[0] == "--":
         command = command[1:]
@@ -99,7 +99,7 @@ def _run(args: argparse.Namespace) -> int:
         )
     version = args.engine or (kb.handbook.engine_version if kb is not None else None)
     try:
-        snapshot = load_snapshot(version) if version else load_snapshot()
+        snapshot = load_snapshot(version)
     except SnapshotError as exc:
         print(f"✖ {exc}", file=sys.stderr)
         return 2
@@ -117,17 +117,8 @@ def _run(args: argparse.Namespace) -> int:
     return exit_status(findings)
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    check = sub.add_parser(
-        "check",
-        help="check an SGLang command against the pinned engine and the handbook's rules",
-        description="Check a command (after --, or on stdin) against the engine snapshot and kb/rules.yaml. "
-        "Exit status: 0 clean, 1 warnings, 2 errors.",
-    )
-    check.add_argument(
-        "--lang", choices=("zh", "en"), default="zh", help="language of the messages (default: zh)"
-    )
+def configure(check: argparse.ArgumentParser) -> None:
+    check.add_argument("--lang", choices=LANGS, default="zh", help="language of the messages (default: zh)")
     check.add_argument("--kb", default=None, help="the KB folder (default: kb/)")
     check.add_argument("--engine", default=None, help="engine snapshot version (default: kb/handbook.yaml's)")
     check.add_argument("command", nargs=argparse.REMAINDER, help="the command; omit it to read stdin")
-    check.set_defaults(run=_run)

@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import difflib
 import re
-import sys
 import typing
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,7 +23,7 @@ from typing import Any
 import yaml
 from pydantic import StringConstraints
 
-from handbook.core.paths import KB_ROOT, REPO_ROOT
+from handbook.core.paths import REPO_ROOT
 from handbook.core.text import PLACEHOLDER
 from handbook.kb import schema as s
 from handbook.kb.common import Id
@@ -354,7 +353,7 @@ class Written:
     text: str  # the new text
 
 
-def _shown(path: Path, root: Path) -> str:
+def shown_path(path: Path, root: Path) -> str:
     base = REPO_ROOT if root.resolve().is_relative_to(REPO_ROOT) else root.parent
     try:
         return path.resolve().relative_to(base.resolve()).as_posix()
@@ -378,7 +377,7 @@ def new_file(kind: str, entity_id: str, args: argparse.Namespace, root: Path) ->
     folder = {"recipe": "recipes", "model": "models", "hardware": "hardware"}[kind]
     path = root / folder / f"{entity_id}.yaml"
     if path.exists():
-        shown = _shown(path, root)
+        shown = shown_path(path, root)
         raise ScaffoldError(
             [
                 f"{shown}: got {kind} id '{entity_id}', which exists already; "
@@ -399,7 +398,7 @@ def new_file(kind: str, entity_id: str, args: argparse.Namespace, root: Path) ->
         text = hardware_yaml
     checks.done()
     body = text(entity_id, args, known)
-    _well_formed(body, _shown(path, root))
+    _well_formed(body, shown_path(path, root))
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("x", encoding="utf-8") as out:  # "x": never replace a file that appeared meanwhile
         out.write(body)
@@ -413,7 +412,7 @@ def new_pitfall(entity_id: str, args: argparse.Namespace, root: Path) -> Written
     known = KnownIds.read(root)
     checks = Checks(known)
     path = root / "pitfalls.yaml"
-    shown = _shown(path, root)
+    shown = shown_path(path, root)
     checks.new_id(entity_id)
     if entity_id in known.pitfalls:
         line = known.pitfalls[entity_id]
@@ -465,124 +464,3 @@ def placeholders(written: Written) -> list[tuple[int, str]]:
         if FILL in value:
             out.append((written.first_line + i, value.strip()))
     return out
-
-
-# ------------------------------------------------------------------------------------------------ command
-def _run(args: argparse.Namespace) -> int:
-    root = Path(args.kb)
-    try:
-        if args.kind == "pitfall":
-            written = new_pitfall(args.id, args, root)
-        else:
-            written = new_file(args.kind, args.id, args, root)
-    except ScaffoldError as exc:
-        for problem in exc.problems:
-            print(f"✖ {problem}", file=sys.stderr)
-        print("Nothing was written.", file=sys.stderr)
-        return 1
-    shown = _shown(written.path, root)
-    verb = "appended to" if args.kind == "pitfall" else "wrote"
-    print(f"✔ {verb} {shown}")
-    todo = placeholders(written)
-    if todo:
-        print(f"Fill in ({len(todo)}):")
-        for line, text in todo:
-            print(f"  {shown}:{line}: {text}")
-    print("Then check it: python -m handbook validate")
-    return 0
-
-
-def _ids(value: str) -> list[str]:
-    """``a,b`` → ``[a, b]`` (options that take several ids accept commas or repetition)."""
-    return [part for part in value.split(",") if part]
-
-
-def _flag(value: str) -> str:
-    """``mem-fraction-static`` or ``--mem-fraction-static`` (argparse cannot take ``--x`` as a value)."""
-    return value if value.startswith("--") else f"--{value}"
-
-
-def _positive_float(value: str) -> float:
-    number = float(value)
-    if number <= 0:
-        raise argparse.ArgumentTypeError(f"got {value}, expected a positive number")
-    return int(number) if number.is_integer() else number
-
-
-def _positive_int(value: str) -> int:
-    number = int(value)
-    if number <= 0:
-        raise argparse.ArgumentTypeError(f"got {value}, expected a positive whole number")
-    return number
-
-
-def register(sub: argparse._SubParsersAction) -> None:
-    new = sub.add_parser(
-        "new",
-        help="write a commented skeleton for a new recipe, model, accelerator or pitfall",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    kinds = new.add_subparsers(dest="kind", required=True, metavar="recipe|model|hardware|pitfall")
-
-    def kind(name: str, help_text: str) -> argparse.ArgumentParser:
-        parser = kinds.add_parser(name, help=help_text, description=help_text)
-        parser.add_argument("id", help=f"the new id ({ID_PATTERN}); for a file, also its name")
-        parser.add_argument("--source", help="the id of the source in kb/sources/ that states these facts")
-        parser.add_argument("--kb", default=str(KB_ROOT), help=argparse.SUPPRESS)  # tests use a copy
-        parser.set_defaults(run=_run)
-        return parser
-
-    recipe = kind("recipe", "a launch command: kb/recipes/<id>.yaml")
-    recipe.add_argument("--model", help="the model it launches (an id in kb/models/)")
-    recipe.add_argument(
-        "--hardware", type=_ids, action="extend", default=[], help="accelerator ids, a,b or repeated"
-    )
-    recipe.add_argument(
-        "--gpus", type=_positive_int, help="how many GPUs it uses (adds --tp-size N when N > 1)"
-    )
-    recipe.add_argument("--precision", help="the dtype it runs in (an id in kb/dtypes.yaml)")
-    recipe.add_argument("--strategy", choices=choices(s.Recipe, "strategy"))
-
-    model = kind("model", "a model: kb/models/<id>.yaml")
-    model.add_argument(
-        "--kv-formula",
-        required=True,
-        choices=choices(s.Attention, "kv_formula"),
-        help="what the KV pool holds per token: gqa (K and V heads) or mla (a compressed latent)",
-    )
-    model.add_argument("--name", help="the model's name as its vendor writes it")
-    model.add_argument("--vendor", help="who publishes it")
-    model.add_argument("--role", choices=choices(s.Model, "role"))
-    model.add_argument("--dense", action="store_true", help="a dense model (no experts)")
-    model.add_argument("--family", type=_ids, action="extend", default=[], help="attention family ids")
-    model.add_argument(
-        "--precision", type=_ids, action="extend", default=[], help="dtype ids of its checkpoints"
-    )
-
-    hardware = kind("hardware", "an accelerator: kb/hardware/<id>.yaml")
-    hardware.add_argument("--name", help="e.g. 'NVIDIA H200'")
-    hardware.add_argument("--vendor", choices=choices(s.Hardware, "vendor"))
-    hardware.add_argument("--form", choices=choices(s.Hardware, "form"))
-    hardware.add_argument("--architecture", help="e.g. Hopper")
-    hardware.add_argument(
-        "--memory-gb", type=_positive_float, help="memory per device, the vendor's nominal GB"
-    )
-
-    pitfall = kind("pitfall", "a known pitfall: appended to kb/pitfalls.yaml")
-    pitfall.add_argument(
-        "--flag",
-        type=_flag,
-        action="append",
-        default=[],
-        help="a flag the fix touches, e.g. mem-fraction-static",
-    )
-    pitfall.add_argument("--model", type=_ids, action="extend", default=[], help="model ids it applies to")
-    pitfall.add_argument(
-        "--hardware", type=_ids, action="extend", default=[], help="accelerator ids it applies to"
-    )
-    topics = ", ".join(choices(s.Scope, "topics"))
-    pitfall.add_argument("--topic", type=_ids, action="extend", default=[], help=f"topics: {topics}")
-    pitfall.add_argument(
-        "--no-troubleshooting", action="store_true", help="leave it out of chapter 08's troubleshooting table"
-    )

@@ -11,19 +11,15 @@ from __future__ import annotations
 import shlex
 from typing import Any
 
+from handbook.calc.recipe_text import command_text
 from handbook.checker.argv import _matches
-from handbook.checker.check import check_command, check_recipe
+from handbook.checker.check import check_command, check_recipe, rule_params
 from handbook.checker.envcheck import _type_error
 from handbook.checker.findings import Finding
-from handbook.checker.predicates import PREDICATES
-from handbook.engine.snapshot import EngineSnapshot, SnapshotError, load_snapshot
+from handbook.core.problem import Problem
+from handbook.engine.snapshot import EngineSnapshot
 from handbook.kb.common import flag_line_text
-from handbook.kb.yamlfile import Path_, Problem
-
-
-def pinned_snapshot(kb: Any) -> EngineSnapshot:
-    """The snapshot of the engine release kb/handbook.yaml pins."""
-    return load_snapshot(kb.handbook.engine_version)
+from handbook.kb.yamlfile import Path_
 
 
 def locate(recipe: Any, finding: Finding, text: str) -> Path_:
@@ -56,8 +52,6 @@ def locate(recipe: Any, finding: Finding, text: str) -> Path_:
 
 
 def recipe_problems(kb: Any, snapshot: EngineSnapshot) -> list[Problem]:
-    from handbook.commands import command_text
-
     problems = []
     for recipe in kb.recipes.values():
         text = command_text(recipe)
@@ -72,7 +66,9 @@ def rule_problems(kb: Any, snapshot: EngineSnapshot) -> list[Problem]:
     problems = []
     for rule in kb.rules.values():
         parser = snapshot.parser(rule.program)
-        params = PREDICATES[rule.predicate].model_validate(rule.params)
+        params = rule_params(rule)
+        if params is None:
+            continue  # the rule-predicates check reports it
         for flag in params.flags():
             if flag not in parser:
                 problems.append(
@@ -173,17 +169,3 @@ def env_problems(kb: Any, snapshot: EngineSnapshot) -> list[Problem]:
                     )
                 )
     return problems
-
-
-def engine_problems(kb: Any) -> list[Problem]:
-    """Every problem of the KB against the pinned engine (empty when all is well)."""
-    try:
-        snapshot = pinned_snapshot(kb)
-    except SnapshotError as exc:
-        return [kb.origin(kb.handbook).at(("engine_version",), str(exc))]
-    return (
-        parameter_problems(kb, snapshot)
-        + rule_problems(kb, snapshot)
-        + env_problems(kb, snapshot)
-        + recipe_problems(kb, snapshot)
-    )

@@ -1,0 +1,64 @@
+"""``python -m handbook <subcommand>``: the project's command line, one module per subcommand.
+
+Only the chosen subcommand's module is imported, so ``--help`` and ``validate`` start without the
+renderers, the diagrams or graphviz. A subcommand module defines ``configure(parser)`` (its arguments)
+and ``run(args) -> int`` (its exit status); it may set ``PARSER_OPTIONS`` for argparse.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Iterable
+
+# name → (module, one-line help), in the order ``--help`` lists them.
+SUBCOMMANDS: dict[str, tuple[str, str]] = {
+    "validate": (
+        "handbook.cli.validate",
+        "load the whole KB and run every check; report all problems at once",
+    ),
+    "build": ("handbook.cli.build", "build the site into site/ (strict; all-or-nothing)"),
+    "generate": ("handbook.cli.generate", "write every committed generated file (--check: list stale ones)"),
+    "new": ("handbook.cli.new", "write a commented skeleton for a new recipe, model, accelerator or pitfall"),
+    "check": ("handbook.cli.check", "check an SGLang command against the pinned engine and the KB's rules"),
+    "plan": ("handbook.cli.plan", "one GPU's memory budget, KV pool and launch command for a model"),
+    "engine-diff": ("handbook.cli.engine_diff", "compare two engine snapshots: options, defaults, choices"),
+    "links": ("handbook.cli.links", "check every internal link and anchor of the built site"),
+    "translations": ("handbook.cli.translations", "check both languages' pages and list stale translations"),
+    "bench": ("handbook.cli.bench", "measure the site's performance budget (never fails on a missed target)"),
+}
+
+
+def report(problems: Iterable[object], what: str = "in the knowledge base") -> int:
+    """Print each problem, then their count; the exit status of a failed check."""
+    problems = list(problems)
+    for problem in problems:
+        print(problem, file=sys.stderr)
+    print(f"✖ {len(problems)} problem(s) {what}.", file=sys.stderr)
+    return 1
+
+
+def build_parser(chosen: str | None) -> argparse.ArgumentParser:
+    """Every subcommand's name and help; the arguments of ``chosen`` only (its module is imported)."""
+    parser = argparse.ArgumentParser(prog="python -m handbook", description="The SGLang handbook's tools.")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="<subcommand>")
+    for name, (module_name, help_text) in SUBCOMMANDS.items():
+        if name != chosen:
+            sub.add_parser(name, help=help_text)
+            continue
+        module = importlib.import_module(module_name)
+        options = getattr(module, "PARSER_OPTIONS", {})
+        command = sub.add_parser(name, help=help_text, description=module.__doc__, **options)
+        if "formatter_class" not in options:
+            command.formatter_class = argparse.RawDescriptionHelpFormatter
+        module.configure(command)
+        command.set_defaults(run=module.run)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    chosen = next((word for word in argv if not word.startswith("-")), None)
+    args = build_parser(chosen if chosen in SUBCOMMANDS else None).parse_args(argv)
+    return args.run(args)

@@ -1,0 +1,44 @@
+"""The performance budget: cold and warm build, the KB hooks' share, the test suite, site and page weight,
+search index. Prints pass/fail per target (a missed target never fails it) and records the figures."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import tempfile
+import time
+from pathlib import Path
+
+from handbook.site.bench import RECORD, TARGETS, current_commit, machine, report_lines, run_bench, verdicts
+
+
+def run(args: argparse.Namespace) -> int:
+    started = {
+        "date": time.strftime("%Y-%m-%d", time.gmtime()),
+        "commit": current_commit(),
+        "machine": machine(),
+    }
+    with tempfile.TemporaryDirectory(prefix="handbook-bench-") as work:
+        figures = run_bench(Path(work), run_tests=not args.no_tests)
+    record = {
+        **started,
+        "figures": figures,
+        "targets": TARGETS,
+    }
+    record["targets_met"] = verdicts(figures)
+    print("\n".join(report_lines(record)))
+    if args.record != "-":
+        path = Path(args.record)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(
+            json.dumps(record, indent=2, ensure_ascii=False, sort_keys=True) + "\n", encoding="utf-8"
+        )
+        print(f"\nrecorded in {path} (the benchmarks page renders it; commit it with the change it measures)")
+    return 0
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--record", default=str(RECORD), help="where the figures go, '-' for nowhere (default: %(default)s)"
+    )
+    parser.add_argument("--no-tests", action="store_true", help="skip timing the test suite")

@@ -1,0 +1,138 @@
+"""Write a commented skeleton to fill in: ``python -m handbook new recipe|model|hardware|pitfall <id>``.
+
+What the options give (model, accelerators, GPUs, precision, source…) is checked against the KB's files
+and written in; everything else holds the placeholder ``<fill in>``, which ``python -m handbook validate``
+(and so the site build) rejects with the file and line. An id that exists already is refused and nothing is
+written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from handbook.core.paths import KB_ROOT
+from handbook.kb import schema as s
+from handbook.kb.scaffold import (
+    ID_PATTERN,
+    ScaffoldError,
+    choices,
+    new_file,
+    new_pitfall,
+    placeholders,
+    shown_path,
+)
+
+
+def run(args: argparse.Namespace) -> int:
+    root = Path(args.kb)
+    try:
+        if args.kind == "pitfall":
+            written = new_pitfall(args.id, args, root)
+        else:
+            written = new_file(args.kind, args.id, args, root)
+    except ScaffoldError as exc:
+        for problem in exc.problems:
+            print(f"✖ {problem}", file=sys.stderr)
+        print("Nothing was written.", file=sys.stderr)
+        return 1
+    shown = shown_path(written.path, root)
+    verb = "appended to" if args.kind == "pitfall" else "wrote"
+    print(f"✔ {verb} {shown}")
+    todo = placeholders(written)
+    if todo:
+        print(f"Fill in ({len(todo)}):")
+        for line, text in todo:
+            print(f"  {shown}:{line}: {text}")
+    print("Then check it: python -m handbook validate")
+    return 0
+
+
+def _ids(value: str) -> list[str]:
+    """``a,b`` → ``[a, b]`` (options that take several ids accept commas or repetition)."""
+    return [part for part in value.split(",") if part]
+
+
+def _flag(value: str) -> str:
+    """``mem-fraction-static`` or ``--mem-fraction-static`` (argparse cannot take ``--x`` as a value)."""
+    return value if value.startswith("--") else f"--{value}"
+
+
+def _positive_float(value: str) -> float:
+    number = float(value)
+    if number <= 0:
+        raise argparse.ArgumentTypeError(f"got {value}, expected a positive number")
+    return int(number) if number.is_integer() else number
+
+
+def _positive_int(value: str) -> int:
+    number = int(value)
+    if number <= 0:
+        raise argparse.ArgumentTypeError(f"got {value}, expected a positive whole number")
+    return number
+
+
+def configure(new: argparse.ArgumentParser) -> None:
+    kinds = new.add_subparsers(dest="kind", required=True, metavar="recipe|model|hardware|pitfall")
+
+    def kind(name: str, help_text: str) -> argparse.ArgumentParser:
+        parser = kinds.add_parser(name, help=help_text, description=help_text)
+        parser.add_argument("id", help=f"the new id ({ID_PATTERN}); for a file, also its name")
+        parser.add_argument("--source", help="the id of the source in kb/sources/ that states these facts")
+        parser.add_argument("--kb", default=str(KB_ROOT), help=argparse.SUPPRESS)  # tests use a copy
+        return parser
+
+    recipe = kind("recipe", "a launch command: kb/recipes/<id>.yaml")
+    recipe.add_argument("--model", help="the model it launches (an id in kb/models/)")
+    recipe.add_argument(
+        "--hardware", type=_ids, action="extend", default=[], help="accelerator ids, a,b or repeated"
+    )
+    recipe.add_argument(
+        "--gpus", type=_positive_int, help="how many GPUs it uses (adds --tp-size N when N > 1)"
+    )
+    recipe.add_argument("--precision", help="the dtype it runs in (an id in kb/dtypes.yaml)")
+    recipe.add_argument("--strategy", choices=choices(s.Recipe, "strategy"))
+
+    model = kind("model", "a model: kb/models/<id>.yaml")
+    model.add_argument(
+        "--kv-formula",
+        required=True,
+        choices=choices(s.Attention, "kv_formula"),
+        help="what the KV pool holds per token: gqa (K and V heads) or mla (a compressed latent)",
+    )
+    model.add_argument("--name", help="the model's name as its vendor writes it")
+    model.add_argument("--vendor", help="who publishes it")
+    model.add_argument("--role", choices=choices(s.Model, "role"))
+    model.add_argument("--dense", action="store_true", help="a dense model (no experts)")
+    model.add_argument("--family", type=_ids, action="extend", default=[], help="attention family ids")
+    model.add_argument(
+        "--precision", type=_ids, action="extend", default=[], help="dtype ids of its checkpoints"
+    )
+
+    hardware = kind("hardware", "an accelerator: kb/hardware/<id>.yaml")
+    hardware.add_argument("--name", help="e.g. 'NVIDIA H200'")
+    hardware.add_argument("--vendor", choices=choices(s.Hardware, "vendor"))
+    hardware.add_argument("--form", choices=choices(s.Hardware, "form"))
+    hardware.add_argument("--architecture", help="e.g. Hopper")
+    hardware.add_argument(
+        "--memory-gb", type=_positive_float, help="memory per device, the vendor's nominal GB"
+    )
+
+    pitfall = kind("pitfall", "a known pitfall: appended to kb/pitfalls.yaml")
+    pitfall.add_argument(
+        "--flag",
+        type=_flag,
+        action="append",
+        default=[],
+        help="a flag the fix touches, e.g. mem-fraction-static",
+    )
+    pitfall.add_argument("--model", type=_ids, action="extend", default=[], help="model ids it applies to")
+    pitfall.add_argument(
+        "--hardware", type=_ids, action="extend", default=[], help="accelerator ids it applies to"
+    )
+    topics = ", ".join(choices(s.Scope, "topics"))
+    pitfall.add_argument("--topic", type=_ids, action="extend", default=[], help=f"topics: {topics}")
+    pitfall.add_argument(
+        "--no-troubleshooting", action="store_true", help="leave it out of chapter 08's troubleshooting table"
+    )

@@ -1,0 +1,106 @@
+"""The site build's state: the checked KB, the engine snapshot it pins, and every page rendered once.
+
+MkDocs-specific code stays in hooks/kb.py, which holds one ``Site`` between MkDocs' events and passes it
+along; everything here runs (and is tested) without MkDocs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from handbook.calc.planner_data import write_planner_data
+from handbook.core.paths import DOCS_DIR, KB_ROOT
+from handbook.core.text import LANGS
+from handbook.diagrams.dot import DiagramError
+from handbook.diagrams.files import figure_assets
+from handbook.engine.snapshot import EngineSnapshot, SnapshotError, load_snapshot
+from handbook.kb.loader import KB, KBInvalid, load_kb
+from handbook.render import renderers  # noqa: F401 - registers every kb: renderer
+from handbook.render.context import RenderContext
+from handbook.render.markers import MarkerErrors, render_page
+from handbook.validation.registry import run_checks
+
+
+class SiteError(Exception):
+    """The site must not be built; ``problems`` says why, one line each."""
+
+    def __init__(self, problems: list[str]):
+        self.problems = problems
+        super().__init__(f"{len(problems)} problem(s):\n" + "\n".join(problems))
+
+
+def kb_stamp(kb_root: Path) -> tuple[tuple[str, int], ...]:
+    """Every file under the KB folder with its modification time: what a rebuild must notice."""
+    files = sorted(p for p in kb_root.rglob("*") if p.is_file())
+    return tuple((str(p), p.stat().st_mtime_ns) for p in files)
+
+
+@dataclass
+class Site:
+    kb: KB
+    docs_dir: Path
+    snapshot: EngineSnapshot
+    figures: list[str]  # the diagrams' SVGs to publish, relative to the KB's repository (checked fresh)
+    stamp: tuple[tuple[str, int], ...]
+    rendered: dict[tuple[str, str, int], str] = field(default_factory=dict)
+
+    def is_current(self, kb_root: Path, docs_dir: Path) -> bool:
+        """Whether this state still describes ``kb_root`` (``mkdocs serve`` rebuilds after edits)."""
+        return (kb_root, docs_dir) == (self.kb.root, self.docs_dir) and kb_stamp(kb_root) == self.stamp
+
+    def context(self, lang: str, page: str) -> RenderContext:
+        return RenderContext(
+            self.kb, lang, page, snapshot=self.snapshot, docs_dir=self.docs_dir, command_status=True
+        )
+
+    def render(self, markdown: str, lang: str, page: str) -> str:
+        """One page's markdown with its markers replaced (cached: the preflight already rendered it)."""
+        # the i18n plugin hands pages over without their final newline: key on the text without it
+        key = (lang, page, hash(markdown.rstrip("\n")))
+        if key not in self.rendered:
+            self.rendered[key] = render_page(markdown, self.context(lang, page), f"docs/{lang}/{page}")
+        return self.rendered[key]
+
+    def pages(self, lang: str) -> list[str]:
+        root = self.docs_dir / lang
+        return sorted(p.relative_to(root).as_posix() for p in root.rglob("*.md"))
+
+    def write_assets(self, site_dir: Path) -> None:
+        """Files the build adds to a language's built site: the planner's KB export."""
+        write_planner_data(self.kb, site_dir)
+
+    def preflight(self) -> None:
+        """Render every page of both languages before anything is written; report all problems at once."""
+        problems: list[str] = []
+        for lang in LANGS:
+            for page in self.pages(lang):
+                text = (self.docs_dir / lang / page).read_text(encoding="utf-8")
+                try:
+                    self.render(text, lang, page)
+                except MarkerErrors as exc:
+                    problems += [str(p) for p in exc.problems]
+        if problems:
+            raise SiteError(problems)
+
+
+def load_site(kb_root: Path = KB_ROOT, docs_dir: Path = DOCS_DIR) -> Site:
+    """The KB loaded and put through every check ``python -m handbook validate`` runs, the pinned engine
+    snapshot and the diagrams' SVGs checked fresh; ``SiteError`` with every problem otherwise."""
+    try:
+        kb = load_kb(kb_root)
+    except KBInvalid as exc:
+        raise SiteError([str(p) for p in exc.problems]) from None
+    stamp = kb_stamp(kb_root)
+    problems = [str(p) for p in run_checks(kb, docs_dir)]
+    try:
+        snapshot = load_snapshot(kb.handbook.engine_version)
+    except SnapshotError as exc:
+        problems.append(str(exc))
+    try:
+        figures = figure_assets(kb)
+    except DiagramError as exc:
+        problems += exc.problems
+    if problems:
+        raise SiteError(problems)
+    return Site(kb, docs_dir, snapshot, figures, stamp)

@@ -1,0 +1,137 @@
+"""Every check of the KB beyond loading it, in one registry: ``python -m handbook validate`` and the site
+build run exactly these, and each problem is located like a schema error (``file:line: field: message``).
+
+Loading (``handbook.kb.loader``) already holds the schema, the layout and the references between entities;
+these need more than the KB: computations, the pinned engine snapshot, or the pages under docs/.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from handbook.calc.claims import check_claims
+from handbook.core.problem import Problem
+from handbook.core.text import LANGS
+from handbook.engine.snapshot import EngineSnapshot, SnapshotError, load_snapshot
+from handbook.kb.loader import KB
+from handbook.pages.headings import source_parity
+from handbook.pages.translations import missing_translations
+from handbook.validation import engine, pages, rules
+
+Scope = Literal["kb", "engine", "pages"]
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """What a check may read. ``snapshot`` is None when it cannot be loaded (reported once, by
+    ``engine-snapshot``); ``docs_dir`` is None when the KB has no docs/ beside it (a test's copy)."""
+
+    kb: KB
+    snapshot: EngineSnapshot | None
+    docs_dir: Path | None
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    scope: Scope  # kb: the KB alone; engine: the KB and the snapshot; pages: the KB and docs/
+    about: str
+    run: Callable[[Inputs], list[Problem]]
+
+
+def _claims(inputs: Inputs) -> list[Problem]:
+    kb = inputs.kb
+    return [kb.origin(claim).at(("stated_values",), message) for claim, message in check_claims(kb)]
+
+
+def _snapshot(inputs: Inputs) -> list[Problem]:
+    kb = inputs.kb
+    try:
+        load_snapshot(kb.handbook.engine_version)
+    except SnapshotError as exc:
+        return [kb.origin(kb.handbook).at(("engine_version",), str(exc))]
+    return []
+
+
+CHECKS: tuple[Check, ...] = (
+    Check("claims", "kb", "the figures the KB states, recomputed", _claims),
+    Check(
+        "rule-predicates", "kb", "each rule names a predicate and gives it valid parameters", rules.problems
+    ),
+    Check("engine-snapshot", "kb", "the engine snapshot kb/handbook.yaml pins exists", _snapshot),
+    Check(
+        "engine-parameters",
+        "engine",
+        "parameters, aliases and abbreviations are the engine's",
+        lambda i: engine.parameter_problems(i.kb, i.snapshot),
+    ),
+    Check(
+        "engine-rules",
+        "engine",
+        "rules name engine flags; each example breaks its rule",
+        lambda i: engine.rule_problems(i.kb, i.snapshot),
+    ),
+    Check(
+        "engine-variables",
+        "engine",
+        "SGLANG_* variables are in the engine's registry",
+        lambda i: engine.env_problems(i.kb, i.snapshot),
+    ),
+    Check(
+        "engine-recipes",
+        "engine",
+        "every recipe, as published, passes the checker",
+        lambda i: engine.recipe_problems(i.kb, i.snapshot),
+    ),
+    Check(
+        "translations",
+        "pages",
+        "every page exists in both languages",
+        lambda i: missing_translations(i.docs_dir),
+    ),
+    Check(
+        "heading-parity",
+        "pages",
+        "both languages have the same headings and anchors",
+        lambda i: source_parity(i.docs_dir, LANGS),
+    ),
+    Check(
+        "page-commands",
+        "pages",
+        "the shell blocks written in the pages pass the checker",
+        lambda i: pages.docs_command_problems(i.docs_dir, LANGS, i.snapshot, i.kb),
+    ),
+    Check(
+        "rule-links",
+        "pages",
+        "each rule's explained_at names an anchor of both languages",
+        lambda i: pages.rule_link_problems(i.docs_dir, LANGS, i.kb),
+    ),
+)
+
+
+def docs_beside(kb: KB) -> Path | None:
+    """The docs/ folder of the KB's repository, when it holds both languages."""
+    docs = kb.root.resolve().parent / "docs"
+    return docs if all((docs / lang).is_dir() for lang in LANGS) else None
+
+
+def run_checks(kb: KB, docs_dir: Path | None = None) -> list[Problem]:
+    """Every registered check's problems, sorted by file and line. Pages are checked when ``docs_dir`` is
+    given or the KB has a docs/ beside it; engine checks need the pinned snapshot."""
+    try:
+        snapshot: EngineSnapshot | None = load_snapshot(kb.handbook.engine_version)
+    except SnapshotError:
+        snapshot = None
+    inputs = Inputs(kb, snapshot, docs_dir or docs_beside(kb))
+    problems: list[Problem] = []
+    for check in CHECKS:
+        if check.scope == "pages" and (inputs.docs_dir is None or snapshot is None):
+            continue
+        if check.scope == "engine" and snapshot is None:
+            continue
+        problems += check.run(inputs)
+    return sorted(problems, key=lambda p: p.order)

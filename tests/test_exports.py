@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from handbook.kb.export import SCHEMA_VERSION, KBExport, export_schema
 from handbook.kb.loader import load_kb
 from handbook.site import config as siteconfig
 from handbook.site import exports
-from handbook.kb.export import SCHEMA_VERSION, KBExport, export_schema
 from handbook.site.exports import Page, absolute_links, kb_json, source_state
 from handbook.site.state import load_site
 

@@ -15,11 +15,11 @@ from handbook.calc.planner_data import (
     planner_json,
     write_planner_data,
 )
+from handbook.core.messages import CATALOGUE as STRINGS
 from handbook.kb.loader import load_kb
 from handbook.render.context import RenderContext
 from handbook.render.markers import render_page
 from handbook.render.planner import FIGURES
-from handbook.render.strings import STRINGS
 from handbook.site.state import load_site
 
 KB = load_kb()

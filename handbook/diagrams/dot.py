@@ -8,7 +8,7 @@ import unicodedata
 
 import graphviz
 
-from handbook.render.strings import STRINGS
+from handbook.core.messages import msg as catalogue_msg
 
 # dot measures text with the first of these it finds (fontconfig); the SVG keeps the whole list as its
 # font-family, so a browser without the measuring font still picks a CJK font for Chinese labels.
@@ -42,9 +42,8 @@ class DiagramError(Exception):
 
 
 def msg(lang: str, key: str, **values: object) -> str:
-    """The site's own wording (handbook.render.strings) in ``lang``."""
-    zh, en = STRINGS[key]
-    return (zh if lang == "zh" else en).format(**values)
+    """The diagrams' wording (handbook.core.messages) in ``lang``."""
+    return catalogue_msg(key, lang, **values)
 
 
 def sentences(lang: str, parts: list[str]) -> str:

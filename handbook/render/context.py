@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from handbook.core.anchors import ENV_PAGE, PARAMETERS_PAGE, env_anchor, page_url, parameter_anchor
+from handbook.core.messages import msg
 from handbook.core.paths import BENCH_RECORD, DOCS_DIR
 from handbook.core.text import Text
 from handbook.engine.snapshot import EngineSnapshot
@@ -51,12 +52,9 @@ class RenderContext:
             return ""
         return value if isinstance(value, str) else value[self.lang]
 
-    def msg(self, key: str, **values: object) -> str:
-        """The site's own wording from handbook.render.strings, in the page's language."""
-        from handbook.render.strings import STRINGS
-
-        zh, en = STRINGS[key]
-        return (zh if self.lang == "zh" else en).format(**values)
+    def msg(self, key: str, /, **values: object) -> str:
+        """The site's own wording (handbook.core.messages), in the page's language."""
+        return msg(key, self.lang, **values)
 
     def pick(self, zh: str, en: str) -> str:
         """Fixed wording of the site's own (table headings, status lines) in the page's language."""

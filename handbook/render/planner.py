@@ -12,10 +12,11 @@ import json
 from handbook.calc.launch import has_sliding_window, number
 from handbook.calc.memory import Plan
 from handbook.core.formatting import binary_size, gb, thousands
+from handbook.core.messages import msg
+from handbook.core.messages.planner import MESSAGES as PLANNER_MESSAGES
 from handbook.kb.schema import Model
 from handbook.render.context import RenderContext, attr, esc
 from handbook.render.markers import renderer
-from handbook.render.strings import STRINGS
 
 # Result rows, in order: (data-figure key, label key).
 FIGURES = (
@@ -35,8 +36,7 @@ FIGURES = (
 
 def message(lang: str, key: str, **values: object) -> str:
     """The planner's wording outside a page (the command line)."""
-    zh, en = STRINGS[key]
-    return (zh if lang == "zh" else en).format(**values)
+    return msg(key, lang, **values)
 
 
 def note_values(plan: Plan, model: Model) -> dict[str, object]:
@@ -104,9 +104,7 @@ def messages(lang: str) -> str:
     """The planner's wording in ``lang`` as JSON that is safe inside a <script> element."""
     index = 0 if lang == "zh" else 1
     picked = {
-        key: pair[index]
-        for key, pair in STRINGS.items()
-        if key.startswith("planner-") and not key.startswith("planner-cli-")
+        key: pair[index] for key, pair in PLANNER_MESSAGES.items() if not key.startswith("planner-cli-")
     }
     text = json.dumps(picked, ensure_ascii=False, sort_keys=True)
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")

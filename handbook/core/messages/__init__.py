@@ -1,0 +1,44 @@
+"""The site's own wording (not KB facts), in both languages: one catalogue, split by domain.
+
+Every entry is ``key: (zh, en)`` with ``str.format`` fields; code names a key as a string literal
+(``msg("engine-checked", lang, version=…)``), so ``grep`` finds every use, and a test checks that every key
+is used and every used key exists.
+"""
+
+from __future__ import annotations
+
+from handbook.core.messages import checker, diagrams, exports, planner, site
+from handbook.core.text import LANGS, Text
+
+DOMAINS = {
+    "site": site.MESSAGES,
+    "checker": checker.MESSAGES,
+    "planner": planner.MESSAGES,
+    "diagrams": diagrams.MESSAGES,
+    "exports": exports.MESSAGES,
+}
+
+
+def _merge() -> dict[str, tuple[str, str]]:
+    out: dict[str, tuple[str, str]] = {}
+    for domain, messages in DOMAINS.items():
+        for key, pair in messages.items():
+            if key in out:
+                raise ValueError(f"message {key!r} of {domain} is defined in another domain too")
+            out[key] = pair
+    return out
+
+
+CATALOGUE = _merge()
+
+
+def msg(key: str, lang: str, /, **values: object) -> str:
+    """One entry in ``lang``, its fields filled in."""
+    zh, en = CATALOGUE[key]
+    return (zh if lang == LANGS[0] else en).format(**values)
+
+
+def message(key: str, /, **values: object) -> Text:
+    """One entry in both languages, its fields filled in."""
+    zh, en = CATALOGUE[key]
+    return Text.of(zh.format(**values), en.format(**values))

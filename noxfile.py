@@ -12,13 +12,15 @@ nox.options.sessions = ["lint", "tests"]
 
 PYTHON = "3.11"
 LOCK = "requirements/dev.lock"
+CI_LOCK = "requirements/ci.lock"  # nox itself, for .ci/run and the workflows
 QUIET_MKDOCS = {"NO_MKDOCS_2_WARNING": "1"}
 
 
 def install_project(session: nox.Session) -> None:
-    """The locked toolchain (hash-checked), then the handbook package itself without dependencies."""
+    """The locked toolchain (hash-checked), then the handbook package itself without dependencies, built
+    with the locked setuptools (no build isolation: nothing unpinned is fetched to build it)."""
     session.install("--require-hashes", "-r", LOCK)
-    session.install("--no-deps", "-e", ".")
+    session.install("--no-deps", "--no-build-isolation", "-e", ".")
 
 
 @nox.session(python=PYTHON)
@@ -26,6 +28,10 @@ def lint(session: nox.Session) -> None:
     install_project(session)
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")
+    session.run("lint-imports")
+    # the workflows' supply chain: actions pinned by commit, no credential persistence (zizmor.yml
+    # explains each finding left)
+    session.run("zizmor", "--offline", "--persona=auditor", "--config", "zizmor.yml", ".github/workflows")
 
 
 @nox.session(python=PYTHON)
@@ -86,21 +92,22 @@ def links_external(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 def lock(session: nox.Session) -> None:
-    """Re-resolve requirements/dev.in into the hash-pinned lock."""
+    """Re-resolve requirements/*.in into their hash-pinned locks (the toolchain, and nox for CI)."""
     session.install("pip-tools==7.6.2")
-    session.run(
-        "pip-compile",
-        "--quiet",
-        "--generate-hashes",
-        "--strip-extras",
-        "--allow-unsafe",
-        "--no-emit-index-url",
-        "--no-emit-find-links",
-        "--output-file",
-        LOCK,
-        "requirements/dev.in",
-        env={"CUSTOM_COMPILE_COMMAND": "nox -s lock"},
-    )
+    for source, lock_file in (("requirements/dev.in", LOCK), ("requirements/ci.in", CI_LOCK)):
+        session.run(
+            "pip-compile",
+            "--quiet",
+            "--generate-hashes",
+            "--strip-extras",
+            "--allow-unsafe",
+            "--no-emit-index-url",
+            "--no-emit-find-links",
+            "--output-file",
+            lock_file,
+            source,
+            env={"CUSTOM_COMPILE_COMMAND": "nox -s lock"},
+        )
 
 
 @nox.session(name="engine-snapshot", python="3.11")

@@ -209,3 +209,35 @@ def test_contributing_commands_parse(lang):
                 words = shlex.split(line.split("  #", 1)[0])[3:]
                 args = build_parser(words[0]).parse_args(words)
                 assert args.run, line
+
+
+# ------------------------------------------------------------------------------------------------ supply chain
+def test_every_action_is_pinned_by_commit_with_its_tag_in_a_comment():
+    for path in WORKFLOWS.glob("*.yml"):
+        lines = [line for line in path.read_text(encoding="utf-8").splitlines() if "uses:" in line]
+        assert lines, path.name
+        for line in lines:
+            assert re.search(r"uses: [\w./-]+@[0-9a-f]{40}  # v\d+(\.\d+)*$", line), f"{path.name}: {line.strip()}"
+
+
+def test_every_install_is_hash_checked():
+    scripts = [(REPO / ".ci" / "run").read_text(encoding="utf-8")] + [
+        "\n".join(run_lines(load_yaml(path))) for path in WORKFLOWS.glob("*.yml")
+    ]
+    installs = [line for text in scripts for line in text.splitlines() if "pip install" in line]
+    assert installs
+    for line in installs:
+        assert "--require-hashes -r requirements/ci.lock" in line, line
+    noxfile = (REPO / "noxfile.py").read_text(encoding="utf-8")
+    assert 'session.install("--no-deps", "--no-build-isolation", "-e", ".")' in noxfile
+
+
+def test_the_build_backend_is_the_locked_one():
+    """pip builds the package without isolation, so the backend must come from the hash-pinned lock."""
+    import tomllib
+
+    requires = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["build-system"]["requires"]
+    lock = (REPO / "requirements" / "dev.lock").read_text(encoding="utf-8")
+    for requirement in requires:
+        assert re.fullmatch(r"[\w-]+==[\w.]+", requirement), requirement
+        assert re.search(rf"^{re.escape(requirement)} \\\n\s+--hash=sha256:", lock, re.M), requirement

@@ -217,7 +217,9 @@ def test_every_action_is_pinned_by_commit_with_its_tag_in_a_comment():
         lines = [line for line in path.read_text(encoding="utf-8").splitlines() if "uses:" in line]
         assert lines, path.name
         for line in lines:
-            assert re.search(r"uses: [\w./-]+@[0-9a-f]{40}  # v\d+(\.\d+)*$", line), f"{path.name}: {line.strip()}"
+            assert re.search(r"uses: [\w./-]+@[0-9a-f]{40}  # v\d+(\.\d+)*$", line), (
+                f"{path.name}: {line.strip()}"
+            )
 
 
 def test_every_install_is_hash_checked():
@@ -236,7 +238,9 @@ def test_the_build_backend_is_the_locked_one():
     """pip builds the package without isolation, so the backend must come from the hash-pinned lock."""
     import tomllib
 
-    requires = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["build-system"]["requires"]
+    requires = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["build-system"][
+        "requires"
+    ]
     lock = (REPO / "requirements" / "dev.lock").read_text(encoding="utf-8")
     for requirement in requires:
         assert re.fullmatch(r"[\w-]+==[\w.]+", requirement), requirement

@@ -1,21 +1,41 @@
 """Build the site all-or-nothing: MkDocs writes into a fresh folder that replaces ``site/`` only on success.
 
 MkDocs writes pages one by one, so a failure part-way (a strict-mode warning is only raised at the end)
-would otherwise leave a half-written site behind.
+would otherwise leave a half-written site behind. An interrupted build cleans up too: on SIGINT or SIGTERM
+MkDocs is stopped and its staging folder removed; if the build process is killed outright, MkDocs dies with
+it (Linux) and the next build removes the folder it left, which is named after the dead process.
 """
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import os
+import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
-from collections.abc import Mapping
+import threading
+from collections.abc import Iterator, Mapping
 from pathlib import Path
+from types import FrameType
 
 from handbook.core.paths import MKDOCS_YML, SITE_DIR
 from handbook.site.reproducible import commit_epoch
+
+STAGING_PREFIX = ".site-build-"
+_STAGING = re.compile(re.escape(STAGING_PREFIX) + r"(?P<pid>\d+)-")
+_PR_SET_PDEATHSIG = 1
+
+
+class Interrupted(Exception):
+    """The build was asked to stop (SIGINT or SIGTERM)."""
+
+    def __init__(self, signum: int):
+        self.signum = signum
+        super().__init__(signal.Signals(signum).name)
 
 
 def mkdocs_env(repo: Path, environ: Mapping[str, str]) -> dict[str, str]:
@@ -28,30 +48,79 @@ def mkdocs_env(repo: Path, environ: Mapping[str, str]) -> dict[str, str]:
     return env
 
 
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def remove_orphaned_staging(parent: Path) -> list[Path]:
+    """Staging folders left by builds whose process is gone (killed before it could clean up)."""
+    removed = []
+    for path in sorted(parent.glob(STAGING_PREFIX + "*")):
+        match = _STAGING.match(path.name)
+        if match and path.is_dir() and not _alive(int(match.group("pid"))):
+            shutil.rmtree(path, ignore_errors=True)
+            removed.append(path)
+    return removed
+
+
+def _die_with_parent() -> None:
+    """In the MkDocs child: receive SIGTERM when the build process dies, however it dies (Linux only)."""
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
+@contextlib.contextmanager
+def _stop_on_signals() -> Iterator[None]:
+    """SIGINT and SIGTERM raise ``Interrupted`` here, so that the build's cleanup runs."""
+
+    def stop(signum: int, frame: FrameType | None) -> None:
+        raise Interrupted(signum)
+
+    if threading.current_thread() is threading.main_thread():  # signal handlers live in the main thread
+        previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)}
+    else:
+        previous = {}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    """Stop MkDocs and anything it started (its own process group), gently first."""
+    for sig, wait in ((signal.SIGTERM, 10), (signal.SIGKILL, 10)):
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, sig)
+        try:
+            process.wait(timeout=wait)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
+
 def build_site(site_dir: Path = SITE_DIR, config: Path = MKDOCS_YML) -> int:
     site_dir = site_dir.resolve()
     site_dir.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=".site-build-", dir=site_dir.parent))
+    remove_orphaned_staging(site_dir.parent)
+    staging = Path(tempfile.mkdtemp(prefix=f"{STAGING_PREFIX}{os.getpid()}-", dir=site_dir.parent))
     env = mkdocs_env(config.parent, os.environ)
+    command = [sys.executable, "-m", "mkdocs", "build", "--strict", "--config-file", str(config)]
+    command += ["--site-dir", str(staging)]
+    process: subprocess.Popen[bytes] | None = None
     try:
-        done = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "mkdocs",
-                "build",
-                "--strict",
-                "--config-file",
-                str(config),
-                "--site-dir",
-                str(staging),
-            ],
-            env=env,
-            check=False,
-        )
-        if done.returncode != 0:
+        with _stop_on_signals():
+            process = subprocess.Popen(command, env=env, start_new_session=True, preexec_fn=_die_with_parent)
+            returncode = process.wait()
+        if returncode != 0:
             print(f"✖ build failed; {site_dir} was left as it was.", file=sys.stderr)
-            return done.returncode
+            return returncode
         old = site_dir.with_name(site_dir.name + ".old")
         shutil.rmtree(old, ignore_errors=True)
         if site_dir.exists():
@@ -60,5 +129,10 @@ def build_site(site_dir: Path = SITE_DIR, config: Path = MKDOCS_YML) -> int:
         shutil.rmtree(old, ignore_errors=True)
         print(f"✔ site built in {site_dir}")
         return 0
+    except Interrupted as exc:
+        print(f"✖ build interrupted ({exc}); {site_dir} was left as it was.", file=sys.stderr)
+        return 128 + exc.signum
     finally:
+        if process is not None and process.poll() is None:
+            _stop(process)
         shutil.rmtree(staging, ignore_errors=True)

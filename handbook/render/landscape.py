@@ -35,17 +35,13 @@ def model_link(ctx: RenderContext, model: Model) -> str:
     return f'<a href="{attr(ctx.href(page, anchor))}">{esc(model.name)}</a>'
 
 
-def _unknown(ctx: RenderContext) -> str:
-    return ctx.pick("未公开", "not published")
-
-
 # ------------------------------------------------------------------------------------ chapter 00
 @renderer("baseline")
 def baseline(ctx: RenderContext) -> str:
     hb = ctx.kb.handbook
     rows = [[esc(ctx.t(r.component)), esc(r.baseline), ctx.text_html(r.note)] for r in hb.baseline]
     return table(
-        [ctx.pick("组件", "Component"), ctx.pick("基线", "Baseline"), ctx.pick("说明", "Notes")], rows
+        [ctx.msg("baseline-col-component"), ctx.msg("baseline-col-baseline"), ctx.msg("col-notes")], rows
     )
 
 
@@ -81,10 +77,10 @@ def moe_table(ctx: RenderContext, models: str) -> str:
             ]
         )
     headers = [
-        ctx.pick("模型", "Model"),
-        ctx.pick("总参", "Total"),
-        ctx.pick("激活", "Active"),
-        ctx.pick("专家数 / 激活数", "Experts / active"),
+        ctx.msg("col-model"),
+        ctx.msg("moe-col-total"),
+        ctx.msg("moe-col-active"),
+        ctx.msg("moe-col-experts"),
     ]
     return table(headers, rows, numeric=(1, 2))
 
@@ -123,12 +119,12 @@ def models_overview(ctx: RenderContext, models: str = "") -> str:
         )
         row_ids.append(m.id)
     headers = [
-        ctx.pick("模型", "Model"),
-        ctx.pick("总参 / 激活", "Total / active"),
-        ctx.pick("上下文", "Context"),
-        ctx.pick("注意力", "Attention"),
-        ctx.pick("精度", "Precision"),
-        ctx.pick("备注", "Notes"),
+        ctx.msg("col-model"),
+        ctx.msg("models-col-size"),
+        ctx.msg("models-col-context"),
+        ctx.msg("models-col-attention"),
+        ctx.msg("col-precision"),
+        ctx.msg("models-col-remarks"),
     ]
     return table(headers, rows, numeric=(2,), row_ids=row_ids)
 
@@ -148,9 +144,9 @@ def attention_families(ctx: RenderContext, families: str = "") -> str:
             flags = (flags + "<br>" if flags else "") + ctx.text_html(f.flags_note)
         rows.append([esc(ctx.t(f.label)), ctx.text_html(f.representatives), flags or "—"])
     headers = [
-        ctx.pick("架构族", "Family"),
-        ctx.pick("代表", "Examples"),
-        ctx.pick("SGLang 对应参数", "SGLang flags"),
+        ctx.msg("families-col-family"),
+        ctx.msg("families-col-examples"),
+        ctx.msg("families-col-flags"),
     ]
     return table(headers, rows)
 
@@ -250,6 +246,8 @@ def kv_example(ctx: RenderContext, claim: str) -> str:
 
 
 KV_TABLE_TOKENS = (8192, 131072, 1048576)
+# The layers the KV formula leaves out (memory.KvCell.elsewhere), by kind.
+LAYER_KEYS = {"linear_attention": "layers-linear_attention", "sliding_attention": "layers-sliding_attention"}
 
 
 @renderer("kv-table")
@@ -271,8 +269,8 @@ def kv_table(ctx: RenderContext) -> str:
             rows.append([model_link(ctx, m), formula, esc(counted), note, "—", "—", "—"])
             ids.append(f"kv-{m.id}")
             continue
-        elsewhere = ctx.pick("，", ", ").join(
-            ctx.msg(f"layers-{kind}", count=n) for kind, n in cells[0].elsewhere.items()
+        elsewhere = ctx.msg("sep-list").join(
+            ctx.msg(LAYER_KEYS[kind], count=n) for kind, n in cells[0].elsewhere.items()
         )
         layers = str(cells[0].layers_counted)
         if elsewhere:
@@ -293,10 +291,10 @@ def kv_table(ctx: RenderContext) -> str:
         )
         ids.append(f"kv-{m.id}")
     headers = [
-        ctx.pick("模型", "Model"),
-        ctx.pick("公式", "Formula"),
-        ctx.pick("计入的层", "Layers counted"),
-        ctx.pick("字节/token（BF16 / FP8 KV）", "Bytes/token (BF16 / FP8 KV)"),
+        ctx.msg("col-model"),
+        ctx.msg("kv-col-formula"),
+        ctx.msg("kv-col-layers"),
+        ctx.msg("kv-col-bytes"),
         "8K",
         "128K",
         "1M",
@@ -321,10 +319,10 @@ def precision_table(ctx: RenderContext, model: str) -> str:
             ]
         )
     headers = [
-        ctx.pick("精度", "Precision"),
+        ctx.msg("col-precision"),
         "checkpoint",
-        ctx.pick("最小显存", "Minimum memory"),
-        ctx.pick("推荐硬件", "Recommended hardware"),
+        ctx.msg("precision-col-memory"),
+        ctx.msg("precision-col-hardware"),
     ]
     return table(headers, rows, numeric=(2,))
 
@@ -351,10 +349,10 @@ def hardware_table(ctx: RenderContext, model: str) -> str:
                 continue
             text = f"tp{cell.tp}<br><small>KV {gb(cell.kv_budget_per_gpu, 2)}/GPU</small>"
             if not cell.agrees:
-                text += f"<br><small>{ctx.pick('源稿', 'source')}: tp{cell.stated_tp}</small>"
+                text += f"<br><small>{ctx.msg('hardware-source-tp')}: tp{cell.stated_tp}</small>"
             row.append(text)
         rows.append(row)
-    headers = [ctx.pick("精度", "Precision"), ctx.pick("权重", "Weights")] + [
+    headers = [ctx.msg("col-precision"), ctx.msg("hardware-col-weights")] + [
         f"{esc(ctx.kb.hardware[h].name.split()[-1])} {sig(ctx.kb.hardware[h].memory_gb)}G" for h in hw_ids
     ]
     out = table(headers, rows, numeric=(1,))

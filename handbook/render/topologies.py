@@ -10,7 +10,7 @@ from handbook.render.figures import figure_block
 from handbook.render.html import table
 from handbook.render.landscape import model_link
 from handbook.render.markers import RenderError, renderer
-from handbook.render.params import DEFAULT_WORDS
+from handbook.render.params import DEFAULT_KEYS
 
 
 # ------------------------------------------------------------------------------------ chapter 05
@@ -25,8 +25,9 @@ def topologies(ctx: RenderContext, basis: str) -> str:
         raise RenderError(f"source {basis} has no url to link to")
     book = ctx.kb.topologies
     engine = esc(ctx.kb.handbook.engine)
-    # zh sentences run on without a space; en ones need one.
-    caption = ctx.text_html(book.caption) + ctx.pick("", " ") + ctx.text_html(book.shared_expert_premise)
+    caption = (
+        ctx.text_html(book.caption) + ctx.msg("sep-sentence") + ctx.text_html(book.shared_expert_premise)
+    )
     out = ["> " + ctx.text_html(book.intro)]
     for topo in book.topologies:
         out.append(f"### {engine} · {topo.letter} · {esc(topo.name)} {{ #topology-{topo.letter.lower()} }}")
@@ -47,7 +48,7 @@ def _key_flags(ctx: RenderContext, model: Model) -> str:
         parameter = ctx.kb.parameter(line.split()[0])
         assert parameter is not None, line  # the loader accepts only documented flags here
         cells.append(ctx.parameter_link(parameter, line))
-    text = ctx.pick("、", ", ").join(cells)
+    text = ctx.msg("sep-enum").join(cells)
     if rec.key_flags_note:
         text += f"<br><small>{ctx.text_html(rec.key_flags_note)}</small>"
     return text
@@ -96,10 +97,10 @@ def quick_reference(ctx: RenderContext, models: str = "", highlight: str = "") -
     if not rows:
         raise RenderError("no model has a `recommended` entry")
     headers = [
-        ctx.pick("模型", "Model"),
-        ctx.pick("推荐 TP/EP", "Recommended TP/EP"),
-        ctx.pick("关键参数", "Key parameters"),
-        ctx.pick("镜像", "Image"),
+        ctx.msg("col-model"),
+        ctx.msg("quickref-col-layout"),
+        ctx.msg("quickref-col-flags"),
+        ctx.msg("quickref-col-image"),
     ]
     return table(headers, rows)
 
@@ -114,4 +115,4 @@ def param_default(ctx: RenderContext, flag: str, program: str = "launch_server")
     default = parameter.default
     if default.kind == "value":
         return esc(default.value)
-    return esc(ctx.pick(*DEFAULT_WORDS[default.kind]))
+    return esc(ctx.msg(DEFAULT_KEYS[default.kind]))

@@ -1,4 +1,4 @@
-"""Renderers for parameters (chapter 04, appendix A) and their choices."""
+"""Renderers for parameters (chapter 04, appendix A), their choices, and a default inside a sentence."""
 
 from __future__ import annotations
 
@@ -109,3 +109,16 @@ def parameter_summary(ctx: RenderContext) -> str:
         for p in group.parameters:
             rows.append([ctx.parameter_link(p), esc(ctx.t(group.title)), ctx.text_html(p.summary, p.program)])
     return table([ctx.msg("col-flag"), ctx.msg("summary-col-group"), ctx.msg("summary-col-line")], rows)
+
+
+# ------------------------------------------------------------------------------------ defaults in prose
+@renderer("param-default", inline=True)
+def param_default(ctx: RenderContext, flag: str, program: str = "launch_server") -> str:
+    """A parameter's default value inside a sentence: ``<!-- kb:param-default flag=--port -->``."""
+    parameter = ctx.kb.parameter(flag, program)
+    if parameter is None:
+        raise RenderError(f"{flag} is not a {program} parameter in kb/parameters/")
+    default = parameter.default
+    if default.kind == "value":
+        return esc(default.value)
+    return esc(ctx.msg(DEFAULT_KEYS[default.kind]))

@@ -22,7 +22,6 @@ site cannot be built).
 
 from __future__ import annotations
 
-import argparse
 import gzip
 import json
 import logging
@@ -32,7 +31,6 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -376,10 +374,6 @@ def report_lines(record: dict) -> list[str]:
         lines.append(f"    {f[prefix]} (of {f[of]}): {parts}")
     lines.append(row("search index (gzip)", kilobytes(f["search_index_gzip_bytes"])))
     return lines
-
-
-
-
 
 
 if __name__ == "__main__":

@@ -19,10 +19,8 @@ import re
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING
 from urllib.parse import urljoin
-
-from pydantic import BaseModel, ConfigDict, Field
 
 from handbook.core.anchors import page_url
 from handbook.core.messages import message, msg
@@ -51,12 +49,6 @@ def _both(text: Text) -> str:
     return " / ".join(text[lang] for lang in LANG_ORDER)
 
 
-
-
-
-
-
-
 def source_state(repo: Path = REPO_ROOT) -> tuple[str | None, bool | None]:
     """The checked-out commit and whether kb/ differs from it, from the local git (no network); else None."""
 
@@ -74,8 +66,6 @@ def source_state(repo: Path = REPO_ROOT) -> tuple[str | None, bool | None]:
         return None, None
     status = git("status", "--porcelain", "--", "kb")
     return head, (None if status is None else bool(status.strip()))
-
-
 
 
 def kb_json(kb: KB, commit: str | None, modified: bool | None) -> str:

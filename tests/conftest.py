@@ -1,4 +1,5 @@
-"""Shared fixtures: the built site (once per session), a localhost server for it, and a headless chromium.
+"""Shared fixtures: the built site (once per session), a localhost server for it, a headless chromium, and
+the fixture KB kb-mini with the additions in kb-mini-plus.
 
 ``nox -s tests`` builds the site into site/ first and points HANDBOOK_SITE_DIR at it; run alone, pytest
 builds it once into a temporary folder. Browser tests skip when chromium is missing, unless
@@ -14,8 +15,11 @@ from pathlib import Path
 
 import pytest
 
+from handbook.kb.loader import KB, load_kb
 from handbook.site.browser import CHROMIUM, CHROMIUM_ARGS, serve_folder  # one recipe for tests and tools
 from handbook.site.build import build_site
+
+FIXTURES = Path(__file__).parent / "fixtures"
 
 
 @pytest.fixture(scope="session")
@@ -66,3 +70,12 @@ def page(browser: object) -> Iterator[object]:
     tab = context.new_page()
     yield tab
     context.close()
+
+
+@pytest.fixture(scope="session")
+def kb_mini_plus(tmp_path_factory: pytest.TempPathFactory) -> KB:
+    """kb-mini with two quick-reference models (moe-d, moe-e) and a documentation source (docs-ep) added."""
+    root = tmp_path_factory.mktemp("kb") / "kb"
+    shutil.copytree(FIXTURES / "kb-mini", root)
+    shutil.copytree(FIXTURES / "kb-mini-plus", root, dirs_exist_ok=True)
+    return load_kb(root)

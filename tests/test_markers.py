@@ -1,12 +1,15 @@
-"""Marker replacement: unknown, malformed, misplaced or failing markers are errors with page:line."""
+"""Marker replacement: unknown, malformed, misplaced or failing markers are errors with page:line; and the
+pages place every recipe marker once, on the same page in both languages."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 
 import handbook.render.renderers  # noqa: F401 - registers the renderers
+from handbook.core.paths import REPO_ROOT
 from handbook.kb.loader import load_kb
 from handbook.render.context import RenderContext
 from handbook.render.markers import MarkerErrors, render_page
@@ -67,3 +70,24 @@ def test_block_marker_keeps_its_indentation_inside_an_admonition():
         '!!! note "x"\n\n    \n'
         "    ```text\n    Decode batch. #running-req: 233, token usage: 0.82\n    ```\n\n"
     )
+
+
+# ------------------------------------------------------------------------------------ the pages
+RECIPE_MARKER = re.compile(r"<!--\s*kb:recipe(?:-tabs)?\s+ids?=(\S+)")
+
+
+def _placements(lang: str) -> dict[str, list[str]]:
+    placed: dict[str, list[str]] = {}
+    for page in sorted((REPO_ROOT / "docs" / lang).glob("*.md")):
+        for match in RECIPE_MARKER.finditer(page.read_text(encoding="utf-8")):
+            for rid in match.group(1).split(","):
+                placed.setdefault(rid, []).append(page.name)
+    return placed
+
+
+def test_every_recipe_is_placed_once_on_the_same_page_in_both_languages():
+    recipes = sorted(p.stem for p in (REPO_ROOT / "kb" / "recipes").glob("*.yaml"))
+    zh, en = _placements("zh"), _placements("en")
+    assert sorted(zh) == recipes
+    assert all(len(pages) == 1 for pages in zh.values()), {r: p for r, p in zh.items() if len(p) > 1}
+    assert en == zh

@@ -19,7 +19,7 @@ from handbook.core.messages import CATALOGUE as STRINGS
 from handbook.kb.loader import load_kb
 from handbook.render.context import RenderContext
 from handbook.render.markers import render_page
-from handbook.render.planner import FIGURES
+from handbook.render.planner import FIGURE_KEYS
 from handbook.site.state import load_site
 
 KB = load_kb()
@@ -148,7 +148,7 @@ def test_planner_markup_is_the_same_in_both_languages_but_the_wording():
 
     zh, en = render("zh"), render("en")
     assert skeleton(zh) == skeleton(en)
-    assert [f'data-figure="{key}"' for key, _ in FIGURES] == re.findall(r'data-figure="[^"]*"', zh)
+    assert [f'data-figure="{key}"' for key in FIGURE_KEYS] == re.findall(r'data-figure="[^"]*"', zh)
     assert '<label for="planner-model">模型</label>' in zh
     assert '<label for="planner-model">Model</label>' in en
     assert "\n\n" not in zh.strip()  # one raw HTML block: Markdown leaves it alone

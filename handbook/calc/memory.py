@@ -285,7 +285,7 @@ def resolve_context(model: Model, context: int | None) -> int:
 
 
 # ------------------------------------------------------------------------------------------- plan
-# What a plan can note; handbook/render/strings.py words each as "planner-note-<code>".
+# What a plan can note; handbook/render/planner.py (NOTE_KEYS) and docs/assets/planner.js word each.
 NOTE_CODES = (
     "kv-heads-replicated",  # attention TP > KV heads: each GPU keeps one KV head
     "mla-replicated",  # the MLA latent is held whole on every attention-TP rank

@@ -16,16 +16,33 @@ from handbook.calc.launch import model_path, number, suggested_command
 from handbook.calc.planner_data import kv_dtypes, weight_dtypes
 from handbook.cli import report
 from handbook.core.formatting import gb, thousands
+from handbook.core.messages import msg
 from handbook.core.paths import KB_ROOT
+from handbook.core.text import LANGS
 from handbook.kb.loader import KB, KBInvalid, load_kb
-from handbook.render.planner import FIGURES, figure_texts, message, note_values
+from handbook.render.planner import AUTO_KEYS, FIGURE_KEYS, NOTE_KEYS, PATH_KEYS, figure_texts, note_values
 
 
 class BadInput(Exception):
     """A value the command cannot use; the message says which and what would do."""
 
 
-def _pick(lang: str, what: str, value: str, choices: dict[str, str]) -> str:
+# What each option names, for "unknown …" (by the option's dest), and each range rule's wording.
+WHAT_KEYS = {
+    "model": "planner-cli-what-model",
+    "gpu": "planner-cli-what-gpu",
+    "weights-dtype": "planner-cli-what-weights-dtype",
+    "kv-dtype": "planner-cli-what-kv-dtype",
+}
+RULE_KEYS = {
+    "fraction": "planner-cli-rule-fraction",
+    "ratio": "planner-cli-rule-ratio",
+    "positive": "planner-cli-rule-positive",
+    "ep": "planner-cli-rule-ep",
+}
+
+
+def _resolve(lang: str, what: str, value: str, choices: dict[str, str]) -> str:
     """The id ``value`` names (an id or a display name, any case); else ``BadInput`` with the closest ids."""
     if value in choices:
         return value
@@ -33,12 +50,12 @@ def _pick(lang: str, what: str, value: str, choices: dict[str, str]) -> str:
     if value.lower() in folded:
         return folded[value.lower()]
     close = difflib.get_close_matches(value.lower(), list(folded), n=1, cutoff=0.4)
-    hint = message(lang, "planner-cli-did-you-mean", close=folded[close[0]]) if close else ""
+    hint = msg("planner-cli-did-you-mean", lang, close=folded[close[0]]) if close else ""
     raise BadInput(
-        message(
-            lang,
+        msg(
             "planner-cli-unknown",
-            what=message(lang, f"planner-cli-what-{what}"),
+            lang,
+            what=msg(WHAT_KEYS[what], lang),
             value=value,
             hint=hint,
             choices=", ".join(choices),
@@ -66,28 +83,20 @@ def _check_ranges(args: argparse.Namespace, lang: str) -> None:
         checks.append(("--ep", args.ep, args.tp % args.ep == 0, "ep"))
     for flag, value, ok, rule in checks:
         if not ok:
-            rule_text = message(lang, f"planner-cli-rule-{rule}", tp=args.tp)
-            raise BadInput(message(lang, "planner-cli-range", flag=flag, rule=rule_text, value=value))
-
-
-def _label(lang: str, key: str, **values: object) -> str:
-    return message(lang, key, **values) + ("：" if lang == "zh" else ": ")
-
-
-def _heading(lang: str, key: str) -> str:
-    return message(lang, key) + ("：" if lang == "zh" else ":")
+            rule_text = msg(RULE_KEYS[rule], lang, tp=args.tp)
+            raise BadInput(msg("planner-cli-range", lang, flag=flag, rule=rule_text, value=value))
 
 
 def run_plan(args: argparse.Namespace, kb: KB) -> int:
     lang = args.lang
     _check_ranges(args, lang)
-    model = kb.models[_pick(lang, "model", args.model, {m.id: m.name for m in kb.models.values()})]
-    hw = kb.hardware[_pick(lang, "gpu", args.gpu, {h.id: h.name for h in kb.hardware.values()})]
+    model = kb.models[_resolve(lang, "model", args.model, {m.id: m.name for m in kb.models.values()})]
+    hw = kb.hardware[_resolve(lang, "gpu", args.gpu, {h.id: h.name for h in kb.hardware.values()})]
     offered = weight_dtypes(kb, model)
     weights_id = offered[0] if args.weights_dtype is None else args.weights_dtype
-    weights = kb.dtypes[_pick(lang, "weights-dtype", weights_id, {d: kb.dtypes[d].name for d in offered})]
+    weights = kb.dtypes[_resolve(lang, "weights-dtype", weights_id, {d: kb.dtypes[d].name for d in offered})]
     kv_id = kv_dtypes(kb)[0] if args.kv_dtype is None else args.kv_dtype
-    kv = kb.dtypes[_pick(lang, "kv-dtype", kv_id, {d: kb.dtypes[d].name for d in kv_dtypes(kb)})]
+    kv = kb.dtypes[_resolve(lang, "kv-dtype", kv_id, {d: kb.dtypes[d].name for d in kv_dtypes(kb)})]
 
     lines, errors = [], []
     try:
@@ -117,9 +126,9 @@ def run_plan(args: argparse.Namespace, kb: KB) -> int:
 
     ep = f", EP {plan.ep}" if plan.ep > 1 else ""
     lines.append(
-        message(
-            lang,
+        msg(
             "planner-cli-plan",
+            lang,
             model=model.name,
             gpu=hw.name,
             tp=plan.tp,
@@ -131,30 +140,29 @@ def run_plan(args: argparse.Namespace, kb: KB) -> int:
         )
     )
     if args.tp is None:
-        lines.append(message(lang, f"planner-auto-{auto.basis}", **{**values, "tp": auto.tp}))
+        lines.append(msg(AUTO_KEYS[auto.basis], lang, **{**values, "tp": auto.tp}))
     lines.append("")
     texts = figure_texts(plan, model, lang)
-    for key, label in FIGURES:
-        lines.append(_label(lang, label, **values) + texts[key])
-    notes = [message(lang, f"planner-note-{code}", **values) for code in plan.notes]
+    label_end, heading_end = msg("sep-label", lang), msg("sep-heading", lang)
+    for key, label in FIGURE_KEYS.items():
+        lines.append(msg(label, lang, **values) + label_end + texts[key])
+    notes = [msg(NOTE_KEYS[code], lang, **values) for code in plan.notes]
     if plan.tp > 8:
-        notes.append(message(lang, "planner-multi-node"))
+        notes.append(msg("planner-multi-node", lang))
     if notes:
-        lines += ["", _heading(lang, "planner-notes")] + [f"  - {note}" for note in notes]
+        lines += ["", msg("planner-notes", lang) + heading_end] + [f"  - {note}" for note in notes]
     found = model_path(kb, model, weights.id)
-    lines += ["", _heading(lang, "planner-command"), suggested_command(kb, plan)]
+    lines += ["", msg("planner-command", lang) + heading_end, suggested_command(kb, plan)]
     if found.basis != "checkpoint":
-        lines.append(
-            message(lang, f"planner-path-{found.basis or 'none'}", dtype=weights.name, path=found.path or "")
-        )
-    lines += ["", message(lang, "planner-basis", version=kb.handbook.engine_version)]
+        lines.append(msg(PATH_KEYS[found.basis], lang, dtype=weights.name, path=found.path or ""))
+    lines += ["", msg("planner-basis", lang, version=kb.handbook.engine_version)]
     print("\n".join(lines))
 
     if plan.weights_fit is False:
         errors.append(
-            message(
-                lang,
+            msg(
                 "planner-weights-do-not-fit",
+                lang,
                 weights=gb(plan.weights_per_gpu),
                 fraction=number(plan.mem_fraction_static),
                 budget=gb(plan.static_bytes),
@@ -163,9 +171,9 @@ def run_plan(args: argparse.Namespace, kb: KB) -> int:
         )
         fitting = memory.smallest_tp(model, hw, weights, plan.mem_fraction_static)
         if fitting is not None:
-            errors.append(message(lang, "planner-cli-smallest-tp", tp=fitting))
+            errors.append(msg("planner-cli-smallest-tp", lang, tp=fitting))
     elif plan.fits is False:
-        errors.append(message(lang, "planner-no-room", page=plan.page_size))
+        errors.append(msg("planner-no-room", lang, page=plan.page_size))
     if errors:
         print("✖ " + " ".join(errors), file=sys.stderr)
         return 1
@@ -206,5 +214,7 @@ def configure(plan: argparse.ArgumentParser) -> None:
         default=memory.SWA_FULL_TOKENS_RATIO,
         help="SGLang's --swa-full-tokens-ratio, for sliding-window models (default: %(default)s)",
     )
-    plan.add_argument("--lang", choices=("zh", "en"), default="zh", help="output language (default: zh)")
+    plan.add_argument(
+        "--lang", choices=LANGS, default=LANGS[0], help="output language (default: %(default)s)"
+    )
     plan.add_argument("--kb", default=str(KB_ROOT), help="the KB folder (default: %(default)s)")

@@ -6,8 +6,9 @@ the client's link is labelled with the request path's first stage (access), whic
 
 from __future__ import annotations
 
+from handbook.core.messages import msg
 from handbook.core.text import LANGS
-from handbook.diagrams.dot import COLOURS, client_label, edge_label, h, msg, new_graph, text_cell
+from handbook.diagrams.dot import COLOURS, client_label, edge_label, h, new_graph, text_cell
 from handbook.diagrams.figure import Drawing, Figure
 from handbook.kb.loader import KB
 from handbook.kb.schema import Component
@@ -42,12 +43,12 @@ def _component_label(component: Component, lang: str) -> str:
 def draw(kb: KB, lang: str) -> Drawing:
     arch = kb.architecture
     engine = kb.handbook.engine
-    title = msg(lang, "fig-architecture-title", engine=engine)
+    title = msg("fig-architecture-title", lang, engine=engine)
     g = new_graph(FIGURE_ID, h(title), ranksep="0.35")
     access = arch.stages[0]
     g.node("client", label=client_label(lang))
     access_label = msg(
-        lang, "fig-stage", mark=stage_mark(access.number), name=access.name[lang], steps=access.steps[lang]
+        "fig-stage", lang, mark=stage_mark(access.number), name=access.name[lang], steps=access.steps[lang]
     )
     previous, link = "client", access_label
     for component in arch.components:
@@ -55,13 +56,13 @@ def draw(kb: KB, lang: str) -> Drawing:
         g.edge(previous, component.id, label=edge_label(link) if link else None)
         previous, link = component.id, component.link_to_next
 
-    chain = [msg(lang, "fig-client"), f"({access_label})"]
+    chain = [msg("fig-client", lang), f"({access_label})"]
     for component in arch.components:
-        duties = msg(lang, "fig-list-sep").join(d[lang] for d in component.duties)
-        chain.append(msg(lang, "fig-alt-component", name=component_name(component), duties=duties))
+        duties = msg("sep-clause", lang).join(d[lang] for d in component.duties)
+        chain.append(msg("fig-alt-component", lang, name=component_name(component), duties=duties))
         if component.link_to_next:
             chain.append(f"({component.link_to_next})")
-    alt = msg(lang, "fig-alt-architecture", title=title, chain=" ".join(chain))
+    alt = msg("fig-alt-architecture", lang, title=title, chain=" ".join(chain))
     return Drawing(g.source, title, alt)
 
 

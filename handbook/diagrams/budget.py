@@ -11,8 +11,9 @@ from dataclasses import dataclass
 
 from handbook.calc import memory
 from handbook.core.formatting import gb, sig
+from handbook.core.messages import msg
 from handbook.core.text import LANGS
-from handbook.diagrams.dot import COLOURS, DiagramError, bold, h, msg, new_graph, width_em
+from handbook.diagrams.dot import COLOURS, DiagramError, bold, h, new_graph, width_em
 from handbook.diagrams.figure import Drawing, Figure, flags_of
 from handbook.kb.loader import KB
 from handbook.kb.schema import Recipe
@@ -109,23 +110,23 @@ def draw(kb: KB, lang: str) -> Drawing:
     dtype = kb.dtypes[plan.weights_dtype]
     gpu = plan.gpu_bytes
     segments = [
-        (msg(lang, "fig-budget-weights"), plan.weights_per_gpu, COLOURS["weights"]),
-        (msg(lang, "fig-budget-kv"), plan.kv_pool_bytes, COLOURS["kv-pool"]),
-        (msg(lang, "fig-budget-rest-lines"), plan.rest_bytes, COLOURS["rest"]),
+        (msg("fig-budget-weights", lang), plan.weights_per_gpu, COLOURS["weights"]),
+        (msg("fig-budget-kv", lang), plan.kv_pool_bytes, COLOURS["kv-pool"]),
+        (msg("fig-budget-rest-lines", lang), plan.rest_bytes, COLOURS["rest"]),
     ]
     widths = [round(BAR_PT * part / gpu) for _, part, _ in segments]
     widths[-1] = BAR_PT - sum(widths[:-1])  # rounding must not change the bar's length
     kv_lines = [segments[1][0]]
     if "linear-state" in plan.notes:
-        kv_lines.append(msg(lang, "fig-budget-kv-linear"))
+        kv_lines.append(msg("fig-budget-kv-linear", lang))
     labels = [
         [segments[0][0], gb(plan.weights_per_gpu)],
         [*kv_lines, gb(plan.kv_pool_bytes)],
         [*segments[2][0].split("\n"), gb(plan.rest_bytes)],
     ]
     fraction = sig(plan.mem_fraction_static)
-    static = msg(lang, "fig-budget-static", fraction=fraction, size=gb(gpu * plan.mem_fraction_static))
-    rest = msg(lang, "fig-budget-remaining", size=gb(plan.rest_bytes))
+    static = msg("fig-budget-static", lang, fraction=fraction, size=gb(gpu * plan.mem_fraction_static))
+    rest = msg("fig-budget-remaining", lang, size=gb(plan.rest_bytes))
     bar = "".join(
         _cell(lines, width, colour, BAR_HEIGHT_PT)
         for lines, width, (_, _, colour) in zip(labels, widths, segments, strict=True)
@@ -137,7 +138,7 @@ def draw(kb: KB, lang: str) -> Drawing:
         f'<TABLE BORDER="0" CELLBORDER="1" CELLSPACING="0" CELLPADDING="{PADDING_PT}" COLOR="#475569">'
         f"<TR>{bar}</TR><TR>{brackets}</TR></TABLE>"
     )
-    title = msg(lang, "fig-budget-title", hardware=hw.name, memory=gb(gpu))
+    title = msg("fig-budget-title", lang, hardware=hw.name, memory=gb(gpu))
     subtitle = (
         f"{model.name} · {dtype.name} · --tp-size {plan.tp}"
         + (f" · --ep-size {plan.ep}" if plan.ep > 1 else "")
@@ -159,12 +160,12 @@ def draw(kb: KB, lang: str) -> Drawing:
         "weights": gb(plan.weights_per_gpu),
         "kv": gb(plan.kv_pool_bytes),
         "rest": gb(plan.rest_bytes),
-        "default": "" if ins.fraction_stated else msg(lang, "fig-budget-default"),
+        "default": "" if ins.fraction_stated else msg("fig-budget-default", lang),
     }
-    caption = msg(lang, "fig-budget-caption", **values)
+    caption = msg("fig-budget-caption", lang, **values)
     if "linear-state" in plan.notes:
-        caption += msg(lang, "fig-budget-caption-linear")
-    alt = msg(lang, "fig-budget-alt", **values)
+        caption += msg("fig-budget-caption-linear", lang)
+    alt = msg("fig-budget-alt", lang, **values)
     return Drawing(g.source, caption, alt)
 
 

@@ -8,7 +8,7 @@ import unicodedata
 
 import graphviz
 
-from handbook.core.messages import msg as catalogue_msg
+from handbook.core.messages import msg
 
 # dot measures text with the first of these it finds (fontconfig); the SVG keeps the whole list as its
 # font-family, so a browser without the measuring font still picks a CJK font for Chinese labels.
@@ -41,14 +41,9 @@ class DiagramError(Exception):
         super().__init__("\n".join(problems))
 
 
-def msg(lang: str, key: str, **values: object) -> str:
-    """The diagrams' wording (handbook.core.messages) in ``lang``."""
-    return catalogue_msg(key, lang, **values)
-
-
 def sentences(lang: str, parts: list[str]) -> str:
     """Sentences run on without a space in Chinese, with one in English."""
-    return ("" if lang == "zh" else " ").join(parts)
+    return msg("sep-sentence", lang).join(parts)
 
 
 def h(text: object) -> str:
@@ -156,7 +151,7 @@ def edge_label(text: str, colour: str = COLOURS["muted"]) -> str:
 
 def client_label(lang: str) -> str:
     """The client box of the architecture and PD figures."""
-    cell = text_cell([msg(lang, "fig-client")], COLOURS["client"], bold_first=True, align="CENTER", padding=8)
+    cell = text_cell([msg("fig-client", lang)], COLOURS["client"], bold_first=True, align="CENTER", padding=8)
     return f'<<TABLE BORDER="1" STYLE="rounded" CELLBORDER="0">{"<TR>" + cell + "</TR>"}</TABLE>>'
 
 

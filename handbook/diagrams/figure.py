@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
+from handbook.core.text import LANGS
 from handbook.diagrams import GENERATOR_VERSION
 from handbook.kb.common import FlagLine, flags_in
 from handbook.kb.loader import KB
@@ -29,7 +30,8 @@ class Figure:
 
     def path(self, lang: str) -> str:
         """The SVG's path relative to the repository root (also its path in the built site)."""
-        return f"assets/{self.folder}/{'en/' if lang == 'en' else ''}{self.stem}.svg"
+        folder = "" if lang == LANGS[0] else f"{lang}/"  # the default language at the root, as the site
+        return f"assets/{self.folder}/{folder}{self.stem}.svg"
 
     def source_hash(self, lang: str) -> str:
         return source_hash(self.drawings[lang].dot)

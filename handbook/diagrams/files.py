@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from handbook.core.generated import REGENERATE, Stale
+from handbook.core.text import LANGS
 from handbook.diagrams import GENERATOR_VERSION
 from handbook.diagrams.catalogue import catalogue
 from handbook.diagrams.dot import DiagramError
@@ -22,7 +23,7 @@ from handbook.kb.loader import KB
 
 INSTALL_HINT = "apt-get install graphviz fonts-wqy-microhei (Debian/Ubuntu), or brew install graphviz"
 STAMP = re.compile(
-    r"<!-- handbook-diagram figure=(?P<figure>\S+) lang=(?P<lang>zh|en) "
+    rf"<!-- handbook-diagram figure=(?P<figure>\S+) lang=(?P<lang>{'|'.join(LANGS)}) "
     r"source-sha256=(?P<hash>[0-9a-f]{64}) generator=(?P<generator>\d+) -->"
 )
 

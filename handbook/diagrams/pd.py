@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from handbook.calc.recipe_text import module_of
+from handbook.core.messages import msg
 from handbook.core.text import LANGS
 from handbook.diagrams.dot import (
     COLOURS,
@@ -17,7 +18,6 @@ from handbook.diagrams.dot import (
     client_label,
     edge_label,
     h,
-    msg,
     new_graph,
     sentences,
     text_cell,
@@ -80,7 +80,7 @@ def deployments(kb: KB) -> dict[str, dict[str, Recipe]]:
 
 def title_parts(title: str, lang: str) -> tuple[str, str]:
     """'DeepSeek 多节点 PD 分离：Prefill（…）' → ('DeepSeek 多节点 PD 分离', 'Prefill（…）')."""
-    sep = "：" if lang == "zh" else ": "
+    sep = msg("sep-label", lang)
     head, found, tail = title.rpartition(sep)
     if not found:
         return "", title
@@ -108,11 +108,11 @@ def gpus_line(kb: KB, recipe: Recipe, lang: str) -> str | None:
     if recipe.gpus is None:
         return None
     if len(recipe.hardware) == 1:
-        line = msg(lang, "fig-pd-gpus-hw", gpus=recipe.gpus, hardware=kb.hardware[recipe.hardware[0]].name)
+        line = msg("fig-pd-gpus-hw", lang, gpus=recipe.gpus, hardware=kb.hardware[recipe.hardware[0]].name)
     else:
-        line = msg(lang, "fig-pd-gpus", gpus=recipe.gpus)
+        line = msg("fig-pd-gpus", lang, gpus=recipe.gpus)
     if recipe.nodes > 1:
-        line = msg(lang, "fig-pd-nodes", nodes=recipe.nodes, gpus=line)
+        line = msg("fig-pd-nodes", lang, nodes=recipe.nodes, gpus=line)
     return line
 
 
@@ -141,11 +141,11 @@ def draw(kb: KB, deployment: str, roles: dict[str, Recipe], lang: str) -> Drawin
     router = roles.get("router")
     heading, _ = title_parts(prefill.title[lang], lang)
     model = kb.models[prefill.model].name if prefill.model else ""
-    title = heading or msg(lang, "fig-pd-title")
+    title = heading or msg("fig-pd-title", lang)
     g = new_graph(deployment, h(title), h(model), rankdir="LR", nodesep="0.5", ranksep="0.5")
     g.node("prefill", label=f"<{_instance_label(kb, prefill, lang)}>")
     g.node("decode", label=f"<{_instance_label(kb, decode, lang)}>")
-    transfer = msg(lang, "fig-pd-transfer")
+    transfer = msg("fig-pd-transfer", lang)
     links = []
     if router is not None:
         g.node("client", label=client_label(lang))
@@ -171,8 +171,8 @@ def draw(kb: KB, deployment: str, roles: dict[str, Recipe], lang: str) -> Drawin
 
     model_name = model or deployment
     caption = msg(
-        lang,
         "fig-pd-caption-router" if router else "fig-pd-caption",
+        lang,
         title=title,
         model=model_name,
     )
@@ -182,21 +182,21 @@ def draw(kb: KB, deployment: str, roles: dict[str, Recipe], lang: str) -> Drawin
             continue
         _, role_title = title_parts(recipe.title[lang], lang)
         facts = [f for f in [gpus_line(kb, recipe, lang), *placement_lines(kb, recipe)] if f]
-        joined = msg(lang, "fig-facts-sep").join(facts)
+        joined = msg("sep-list", lang).join(facts)
         described.append(
-            msg(lang, "fig-pd-alt-instance", role=role_title, facts=joined) if facts else role_title
+            msg("fig-pd-alt-instance", lang, role=role_title, facts=joined) if facts else role_title
         )
     alt = msg(
-        lang,
         "fig-pd-alt",
+        lang,
         title=title,
         model=model_name,
-        instances=msg(lang, "fig-list-sep").join(described),
+        instances=msg("sep-clause", lang).join(described),
         transfer=transfer,
     )
     if router is not None:
-        links_text = msg(lang, "fig-facts-sep").join(links)
-        alt = sentences(lang, [alt, msg(lang, "fig-pd-alt-router", links=links_text)])
+        links_text = msg("sep-list", lang).join(links)
+        alt = sentences(lang, [alt, msg("fig-pd-alt-router", lang, links=links_text)])
     return Drawing(g.source, caption, alt)
 
 

@@ -10,12 +10,12 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass
 
+from handbook.core.messages import msg
 from handbook.core.text import LANGS
 from handbook.diagrams.dot import (
     COLOURS,
     DiagramError,
     h,
-    msg,
     new_graph,
     rows,
     sentences,
@@ -130,7 +130,7 @@ def expert_range(topologies: TopologiesFile, s: Sizes, gpu: int) -> tuple[str, s
 
 
 def query_heads(s: Sizes, lang: str) -> str:
-    return msg(lang, "fig-heads-all") if s.attn_tp == 1 else f"H/{s.attn_tp}"
+    return msg("fig-heads-all", lang) if s.attn_tp == 1 else f"H/{s.attn_tp}"
 
 
 def experts_total(topologies: TopologiesFile) -> str:
@@ -142,42 +142,42 @@ def _gpu_label(topologies: TopologiesFile, s: Sizes, gpu: int, lang: str) -> str
     count, first, last = kv_heads(topologies, s, gpu)
     group = gpu // s.attn_tp
     if s.attn_dp > 1:
-        attention_title = msg(lang, "fig-attention-dp", group=group)
+        attention_title = msg("fig-attention-dp", lang, group=group)
         if s.attn_tp > 1:
             attention_title += f" · TP{s.attn_tp}"
-        whose = msg(lang, "fig-kv-own-requests")
+        whose = msg("fig-kv-own-requests", lang)
     else:
-        attention_title = msg(lang, "fig-attention-tp", size=s.attn_tp)
-        whose = msg(lang, "fig-kv-all-requests")
+        attention_title = msg("fig-attention-tp", lang, size=s.attn_tp)
+        whose = msg("fig-kv-all-requests", lang)
     if count == topologies.example_num_key_value_heads:
-        kv = msg(lang, "fig-kv-all-heads", count=count)
+        kv = msg("fig-kv-all-heads", lang, count=count)
     else:
-        kv = msg(lang, "fig-kv-heads", count=count, first=first, last=last)
+        kv = msg("fig-kv-heads", lang, count=count, first=first, last=last)
     if s.ep > 1:
         n, lo, hi = expert_range(topologies, s, gpu)
-        experts_title = msg(lang, "fig-experts-ep", size=s.ep)
-        experts = [msg(lang, "fig-experts-whole", count=n), msg(lang, "fig-experts-ids", first=lo, last=hi)]
+        experts_title = msg("fig-experts-ep", lang, size=s.ep)
+        experts = [msg("fig-experts-whole", lang, count=n), msg("fig-experts-ids", lang, first=lo, last=hi)]
     else:
-        experts_title = msg(lang, "fig-experts-tp", size=s.tp)
+        experts_title = msg("fig-experts-tp", lang, size=s.tp)
         experts = [
-            msg(lang, "fig-experts-every", total=experts_total(topologies)),
-            msg(lang, "fig-experts-slice", size=s.tp),
+            msg("fig-experts-every", lang, total=experts_total(topologies)),
+            msg("fig-experts-slice", lang, size=s.tp),
         ]
     cells = [
         text_cell(
-            [msg(lang, "fig-gpu", n=gpu)],
+            [msg("fig-gpu", lang, n=gpu)],
             COLOURS["header"],
             bold_first=True,
             align="CENTER",
             font_colour="white",
         ),
         text_cell(
-            [attention_title, msg(lang, "fig-query-heads", heads=query_heads(s, lang))],
+            [attention_title, msg("fig-query-heads", lang, heads=query_heads(s, lang))],
             COLOURS["attention"],
             bold_first=True,
         ),
         text_cell([kv, whose], COLOURS["kv"]),
-        text_cell([msg(lang, "fig-shared-expert")], COLOURS["shared"], extra=' STYLE="dashed"'),
+        text_cell([msg("fig-shared-expert", lang)], COLOURS["shared"], extra=' STYLE="dashed"'),
         text_cell([experts_title, *experts], COLOURS["experts"], bold_first=True),
     ]
     body = "".join(f"<TR>{cell}</TR>" for cell in cells)
@@ -193,11 +193,11 @@ def summary(topologies: TopologiesFile, s: Sizes, lang: str) -> str:
     """What one GPU holds, in one sentence (the alt text's core)."""
     count, _, _ = kv_heads(topologies, s, 0)
     if s.ep > 1:
-        experts = msg(lang, "fig-alt-experts-ep", count=expert_range(topologies, s, 0)[0])
+        experts = msg("fig-alt-experts-ep", lang, count=expert_range(topologies, s, 0)[0])
     else:
-        experts = msg(lang, "fig-alt-experts-tp", total=experts_total(topologies), size=s.tp)
+        experts = msg("fig-alt-experts-tp", lang, total=experts_total(topologies), size=s.tp)
     key = "fig-alt-gpu-dp" if s.attn_dp > 1 else "fig-alt-gpu-tp"
-    return msg(lang, key, heads=query_heads(s, lang), kv=count, experts=experts)
+    return msg(key, lang, heads=query_heads(s, lang), kv=count, experts=experts)
 
 
 def draw(kb: KB, index: int, lang: str) -> Drawing:
@@ -216,8 +216,8 @@ def draw(kb: KB, index: int, lang: str) -> Drawing:
                 node,
                 label="<"
                 + _bus(
-                    msg(lang, "fig-dp-group", group=group),
-                    [msg(lang, "fig-dp-group-owns")],
+                    msg("fig-dp-group", lang, group=group),
+                    [msg("fig-dp-group-owns", lang)],
                     COLOURS["attention-line"],
                 )
                 + ">",
@@ -229,8 +229,8 @@ def draw(kb: KB, index: int, lang: str) -> Drawing:
             "attention_bus",
             label="<"
             + _bus(
-                msg(lang, "fig-all-reduce"),
-                [msg(lang, "fig-attention-bus", size=s.attn_tp)],
+                msg("fig-all-reduce", lang),
+                [msg("fig-attention-bus", lang, size=s.attn_tp)],
                 COLOURS["attention-line"],
             )
             + ">",
@@ -248,21 +248,21 @@ def draw(kb: KB, index: int, lang: str) -> Drawing:
     # Below the GPUs: how the routed experts' results come back together.
     if s.ep > 1:
         bus = _bus(
-            msg(lang, "fig-ep-bus"),
-            [msg(lang, "fig-ep-bus-a2a"), msg(lang, "fig-ep-bus-none")],
+            msg("fig-ep-bus", lang),
+            [msg("fig-ep-bus-a2a", lang), msg("fig-ep-bus-none", lang)],
             COLOURS["experts-line"],
         )
     else:
         bus = _bus(
-            msg(lang, "fig-all-reduce"), [msg(lang, "fig-experts-bus", size=s.tp)], COLOURS["experts-line"]
+            msg("fig-all-reduce", lang), [msg("fig-experts-bus", lang, size=s.tp)], COLOURS["experts-line"]
         )
     g.node("experts_bus", label=f"<{bus}>")
     for gpu in gpus:
         g.edge(f"{gpu}:s", "experts_bus", dir="both", color=COLOURS["experts-line"])
 
-    legend = msg(lang, "fig-topology-legend", kv=topologies.example_num_key_value_heads)
+    legend = msg("fig-topology-legend", lang, kv=topologies.example_num_key_value_heads)
     if topologies.example_routed_experts is None:
-        legend += msg(lang, "fig-topology-legend-e")
+        legend += msg("fig-topology-legend-e", lang)
     notes = [*wrap(legend, 62), *wrap(topologies.shared_expert_premise[lang], 62)]
     g.node("notes", label=f"<{small(rows(*map(h, notes)))}>")
     g.edge("experts_bus", "notes", style="invis")
@@ -271,7 +271,7 @@ def draw(kb: KB, index: int, lang: str) -> Drawing:
     alt = sentences(
         lang,
         [
-            msg(lang, "fig-alt-topology", title=title, gpus=topology.gpus),
+            msg("fig-alt-topology", lang, title=title, gpus=topology.gpus),
             summary(topologies, s, lang),
             topology.communication[lang],
             topologies.shared_expert_premise[lang],

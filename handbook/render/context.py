@@ -13,7 +13,7 @@ from typing import Any
 from handbook.core.anchors import ENV_PAGE, PARAMETERS_PAGE, env_anchor, page_url, parameter_anchor
 from handbook.core.messages import msg
 from handbook.core.paths import BENCH_RECORD, DOCS_DIR
-from handbook.core.text import Text
+from handbook.core.text import LANGS, Text
 from handbook.engine.snapshot import EngineSnapshot
 from handbook.kb.loader import KB
 from handbook.kb.schema import Parameter
@@ -56,10 +56,6 @@ class RenderContext:
         """The site's own wording (handbook.core.messages), in the page's language."""
         return msg(key, self.lang, **values)
 
-    def pick(self, zh: str, en: str) -> str:
-        """Fixed wording of the site's own (table headings, status lines) in the page's language."""
-        return zh if self.lang == "zh" else en
-
     # ----------------------------------------------------------------------------------- links
     def href(self, page: str, anchor: str = "") -> str:
         """A relative link from this page to ``page#anchor`` (works for every language folder)."""
@@ -74,7 +70,7 @@ class RenderContext:
 
     def asset(self, path: str) -> str:
         """A relative URL from this page to a file at the site's root (shared by both languages)."""
-        depth = page_url(self.page).count("/") + (1 if self.lang != "zh" else 0)
+        depth = page_url(self.page).count("/") + (1 if self.lang != LANGS[0] else 0)
         return "../" * depth + path
 
     def parameter_link(self, parameter: Parameter, label: str | None = None) -> str:

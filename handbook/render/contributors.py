@@ -10,17 +10,28 @@ import json
 import re
 from pathlib import Path
 
+from handbook.core.messages.site import LANG_KEYS
+from handbook.core.text import LANGS
+from handbook.pages.headings import source_headings
+from handbook.pages.translations import translation_status as status_of
 from handbook.render.context import RenderContext, attr, esc
 from handbook.render.html import admonition, table
 from handbook.render.markers import RenderError, renderer
 
 _COMMENT = re.compile(r"<!--.*?-->")
 
+# Why the build could not read the git history (handbook.pages.translations' ``unavailable``).
+NO_HISTORY_KEYS = {
+    "git-missing": "translations-no-history-git-missing",
+    "not-a-checkout": "translations-no-history-not-a-checkout",
+    "no-commits": "translations-no-history-no-commits",
+    "shallow": "translations-no-history-shallow",
+    "git-failed": "translations-no-history-git-failed",
+}
+
 
 def _title(docs_dir: Path, lang: str, page: str) -> str:
     """A page's h1 as written (markers dropped), or its file name when it has none."""
-    from handbook.pages.headings import source_headings
-
     headings = source_headings((docs_dir / lang / page).read_text(encoding="utf-8"))
     h1 = next((h.text for h in headings if h.level == 1), "")
     return _COMMENT.sub("", h1).strip() or page
@@ -29,9 +40,6 @@ def _title(docs_dir: Path, lang: str, page: str) -> str:
 @renderer("translation-status")
 def translation_status(ctx: RenderContext) -> str:
     """Every page's last committed change in each language, and which translation is stale."""
-    from handbook.core.text import LANGS as langs
-    from handbook.pages.translations import translation_status as status_of
-
     docs_dir = ctx.docs_dir
     status = status_of(docs_dir)
     status.pages.sort(key=lambda p: (p.page != "index.md", p.page))  # the home page first, as in the nav
@@ -40,12 +48,12 @@ def translation_status(ctx: RenderContext) -> str:
         link = f'<a href="{attr(ctx.href(page.page))}">{esc(_title(docs_dir, ctx.lang, page.page))}</a>'
         changes = [
             f"{change.date} · <code>{change.commit}</code>" if change else "—"
-            for change in (page.last[lang] for lang in langs)
+            for change in (page.last[lang] for lang in LANGS)
         ]
         if status.unavailable:
             verdict = "—"
         elif page.stale:
-            verdict = ctx.msg("translations-stale", lang=ctx.msg(f"lang-{page.stale}"), behind=page.behind)
+            verdict = ctx.msg("translations-stale", lang=ctx.msg(LANG_KEYS[page.stale]), behind=page.behind)
         elif not page.committed:
             verdict = ctx.msg("translations-uncommitted")
         else:
@@ -54,11 +62,11 @@ def translation_status(ctx: RenderContext) -> str:
     if not rows:
         raise RenderError("no page exists in both languages")
     headers = [ctx.msg("translations-col-page")]
-    headers += [ctx.msg("translations-col-last-change", lang=ctx.msg(f"lang-{lang}")) for lang in langs]
+    headers += [ctx.msg("translations-col-last-change", lang=ctx.msg(LANG_KEYS[lang])) for lang in LANGS]
     headers.append(ctx.msg("translations-col-status"))
     parts = [ctx.msg("translations-summary", pages=len(status.pages), stale=len(status.stale))]
     if status.unavailable:
-        reason = ctx.msg(f"translations-no-history-{status.unavailable}")
+        reason = ctx.msg(NO_HISTORY_KEYS[status.unavailable])
         parts.append(
             admonition(
                 "info",
@@ -134,7 +142,12 @@ def benchmarks(ctx: RenderContext) -> str:
             ]
         )
     rows.append([ctx.msg("bench-search-index"), _kb(f["search_index_gzip_bytes"]), "", ""])
-    headers = [ctx.msg(f"bench-col-{key}") for key in ("measure", "value", "target", "result")]
+    headers = [
+        ctx.msg("bench-col-measure"),
+        ctx.msg("bench-col-value"),
+        ctx.msg("bench-col-target"),
+        ctx.msg("bench-col-result"),
+    ]
     when = ctx.msg(
         "bench-taken",
         date=esc(record["date"]),

@@ -4,32 +4,64 @@
 from __future__ import annotations
 
 import json
+import string
 from typing import Any
 
 from handbook.checker.argv import PROGRAM_LABEL, _matches
 from handbook.checker.check import check_recipe
 from handbook.checker.findings import Finding
-from handbook.core.anchors import DRIFT_PAGE, OPTIONS_PAGE, PARAMETERS_PAGE, option_anchor, parameter_anchor
+from handbook.core.anchors import (
+    DRIFT_PAGE,
+    OPTIONS_PAGE,
+    PARAMETERS_PAGE,
+    env_anchor,
+    option_anchor,
+    parameter_anchor,
+)
 from handbook.engine.snapshot import EngineSnapshot, Option, load_snapshot
 from handbook.kb.schema import Parameter, Recipe
 from handbook.render.context import RenderContext, attr, esc
 from handbook.render.html import table
 from handbook.render.markers import RenderError, renderer
+from handbook.render.params import default_text
 
-SEVERITY = {"error": ("错误", "Error"), "warning": ("警告", "Warning"), "note": ("提示", "Note")}
-DOES = {
-    "raises": ("启动报错", "raises"),
-    "adjusts": ("自动调整", "adjusts"),
-    "logs": ("只打日志", "logs only"),
-    "nothing": ("不检查", "does nothing"),
+# The catalogue's key for each value a renderer words (handbook/core/messages/site.py).
+SEVERITY_KEYS = {
+    "error": "rules-severity-error",
+    "warning": "rules-severity-warning",
+    "note": "rules-severity-note",
 }
-VERDICT = {
-    "matches": ("一致", "matches"),
-    "overstates": ("言过其实", "overstates"),
-    "understates": ("说得不够", "understates"),
-    "contradicts": ("与引擎相反", "contradicts"),
+DOES_KEYS = {
+    "raises": "rules-does-raises",
+    "adjusts": "rules-does-adjusts",
+    "logs": "rules-does-logs",
+    "nothing": "rules-does-nothing",
 }
-HOW = {"reading": ("读代码", "read in the code"), "replay": ("CPU 复现", "replayed on CPU")}
+VERDICT_KEYS = {
+    "matches": "drift-rules-matches",
+    "overstates": "drift-rules-overstates",
+    "understates": "drift-rules-understates",
+    "contradicts": "drift-rules-contradicts",
+}
+HOW_KEYS = {"reading": "rules-how-reading", "replay": "rules-how-replay"}
+READER_KEYS = {  # who reads a variable that SGLang's registry does not hold
+    "sglang": "drift-env-reader-sglang",
+    "aiter": "drift-env-reader-aiter",
+    "rocm": "drift-env-reader-rocm",
+    "vllm-compat": "drift-env-reader-vllm-compat",
+    "huggingface": "drift-env-reader-huggingface",
+}
+# A stated default beside the engine's (default_verdict): the verdict's word, and what it means.
+DEFAULT_VERDICT_KEYS = {
+    "agrees": "drift-defaults-agrees",
+    "resolved": "drift-defaults-resolved",
+    "differs": "drift-defaults-differs",
+}
+DEFAULT_MEANING_KEYS = {
+    "agrees": "engine-default-agrees",
+    "resolved": "engine-default-resolved",
+    "differs": "engine-default-differs",
+}
 
 
 def snapshot_of(ctx: RenderContext) -> EngineSnapshot:
@@ -48,10 +80,6 @@ def _shown(value: Any) -> str:
 
 def _code(value: Any) -> str:
     return f"<code>{esc(_shown(value))}</code>"
-
-
-def _pick(ctx: RenderContext, pair: tuple[str, str]) -> str:
-    return ctx.pick(*pair)
 
 
 # ------------------------------------------------------------------------------------------ command status
@@ -78,10 +106,10 @@ def command_status(ctx: RenderContext, recipe: Recipe) -> str:
         link = f'<a href="{attr(ctx.href(DRIFT_PAGE))}">{checked}</a>'
         lines.append(f'<p class="cmd-status ok">{link}</p>')
     for finding in flagged:
-        label = esc(_pick(ctx, SEVERITY[finding.severity]))
+        label = esc(ctx.msg(SEVERITY_KEYS[finding.severity]))
         lines.append(f'<p class="cmd-status warn">{label}: {_finding_html(ctx, finding)}</p>')
     for finding in notes:
-        label = esc(_pick(ctx, SEVERITY["note"]))
+        label = esc(ctx.msg("rules-severity-note"))
         lines.append(f'<p class="cmd-status">{label}: {_finding_html(ctx, finding)}</p>')
     return "\n".join(lines)
 
@@ -123,15 +151,9 @@ def _flag(ctx: RenderContext, parameter: Parameter) -> str:
     return ctx.parameter_link(parameter) + (f" <small>({tag})</small>" if tag else "")
 
 
-def _stated_default(ctx: RenderContext, parameter: Parameter) -> str:
-    from handbook.render.params import default_text
-
-    return default_text(ctx, parameter.default)
-
-
 def _engine_default(ctx: RenderContext, option: Option) -> str:
     if option.required:
-        return esc(ctx.msg("engine-required"))
+        return esc(ctx.msg("param-default-required"))
     if option.default is None:
         return "<code>None</code>"
     return _code(option.default)
@@ -157,7 +179,7 @@ def drift_defaults(ctx: RenderContext) -> str:
         if verdict == "agrees" and how is None:
             agreeing.append(_flag(ctx, parameter))
             continue
-        meaning = ctx.msg(f"engine-default-{verdict}")
+        meaning = ctx.msg(DEFAULT_MEANING_KEYS[verdict])
         where = ""
         if how is not None:
             meaning += " " + ctx.msg("engine-default-resolves", how=ctx.t(how.resolves))
@@ -165,18 +187,18 @@ def drift_defaults(ctx: RenderContext) -> str:
         rows.append(
             [
                 _flag(ctx, parameter),
-                _stated_default(ctx, parameter),
+                default_text(ctx, parameter.default),
                 _engine_default(ctx, option),
-                f"<strong>{esc(_pick(ctx, DEFAULT_VERDICT[verdict]))}</strong>: "
+                f"<strong>{esc(ctx.msg(DEFAULT_VERDICT_KEYS[verdict]))}</strong>: "
                 + ctx.text_html(meaning, program)
                 + where,
             ]
         )
     headers = [
-        ctx.pick("参数", "Flag"),
-        ctx.pick("手册所写默认", "The handbook's default"),
-        ctx.pick("引擎解析器默认", "Engine parser default"),
-        ctx.pick("含义", "What it means"),
+        ctx.msg("col-flag"),
+        ctx.msg("drift-defaults-col-stated"),
+        ctx.msg("drift-defaults-col-engine"),
+        ctx.msg("drift-defaults-col-meaning"),
     ]
     out = table(headers, rows) if rows else ""
     if agreeing:
@@ -196,13 +218,6 @@ def drift_defaults(ctx: RenderContext) -> str:
             + "</p>"
         )
     return out
-
-
-DEFAULT_VERDICT = {
-    "agrees": ("一致", "agrees"),
-    "resolved": ("启动时决定", "resolved at start-up"),
-    "differs": ("不同", "differs"),
-}
 
 
 # ------------------------------------------------------------------------------------------ choices
@@ -233,10 +248,10 @@ def drift_choices(ctx: RenderContext) -> str:
     if not rows:
         raise RenderError("no KB parameter lists choices")
     headers = [
-        ctx.pick("参数", "Flag"),
-        ctx.pick("手册列出的取值", "Values the handbook lists"),
-        ctx.pick("引擎没有的", "Not in the engine"),
-        ctx.pick("引擎有、手册未列的（个数：列表）", "In the engine, not listed (count: values)"),
+        ctx.msg("col-flag"),
+        ctx.msg("drift-choices-col-listed"),
+        ctx.msg("drift-choices-col-lacking"),
+        ctx.msg("drift-choices-col-omitted"),
     ]
     return table(headers, rows)
 
@@ -276,10 +291,10 @@ def drift_aliases(ctx: RenderContext) -> str:
     if not rows:
         raise RenderError("no KB parameter has aliases or abbreviations")
     headers = [
-        ctx.pick("参数", "Flag"),
-        ctx.pick("手册的另一种写法", "The handbook's other spelling"),
-        ctx.pick("引擎怎么看", "What the engine makes of it"),
-        ctx.pick("引擎里这个参数的全部写法", "Every spelling the engine has"),
+        ctx.msg("col-flag"),
+        ctx.msg("drift-aliases-col-spelling"),
+        ctx.msg("drift-aliases-col-engine"),
+        ctx.msg("drift-aliases-col-all"),
     ]
     return table(headers, rows)
 
@@ -287,7 +302,7 @@ def drift_aliases(ctx: RenderContext) -> str:
 # ------------------------------------------------------------------------------------------ rules
 def _engine_does(ctx: RenderContext, rule: Any) -> str:
     engine = rule.engine
-    text = esc(_pick(ctx, DOES[engine.does]))
+    text = esc(ctx.msg(DOES_KEYS[engine.does]))
     if engine.raises:
         text += f" <code>{esc(engine.raises)}</code>"
     if engine.adjustment is not None:
@@ -313,24 +328,23 @@ def drift_rules(ctx: RenderContext) -> str:
                 esc(ctx.t(stated.where)),
                 ctx.text_html(stated.says),
                 _engine_does(ctx, rule),
-                f"<strong>{esc(_pick(ctx, VERDICT[stated.verdict]))}</strong>: " + ctx.text_html(stated.why),
+                f"<strong>{esc(ctx.msg(VERDICT_KEYS[stated.verdict]))}</strong>: "
+                + ctx.text_html(stated.why),
             ]
         )
         ids.append(f"drift-{rule.id}")
     if not rows:
         raise RenderError("no rule's wording differs from the engine")
     headers = [
-        ctx.pick("位置", "Where"),
-        ctx.pick("手册原话", "The handbook says"),
-        ctx.pick("sglang 实际行为", "What sglang does"),
-        ctx.pick("差别", "The difference"),
+        ctx.msg("col-where"),
+        ctx.msg("drift-rules-col-says"),
+        ctx.msg("drift-rules-col-does"),
+        ctx.msg("drift-rules-col-difference"),
     ]
     return table(headers, rows, row_ids=ids)
 
 
 def _message_template(ctx: RenderContext, rule: Any) -> str:
-    import string
-
     parts = []
     for literal, name, _, _ in string.Formatter().parse(ctx.t(rule.message)):
         parts.append(esc(literal))
@@ -354,17 +368,17 @@ def engine_rules(ctx: RenderContext) -> str:
         rows.append(
             [
                 f"<code>{esc(rule.id)}</code><br>{_message_template(ctx, rule)} {explained}{source}",
-                esc(_pick(ctx, SEVERITY[rule.severity])),
+                esc(ctx.msg(SEVERITY_KEYS[rule.severity])),
                 _engine_does(ctx, rule),
-                esc(_pick(ctx, HOW[rule.engine.established])),
+                esc(ctx.msg(HOW_KEYS[rule.engine.established])),
             ]
         )
         ids.append(f"rule-{rule.id}")
     headers = [
-        ctx.pick("规则", "Rule"),
-        ctx.pick("级别", "Severity"),
-        ctx.pick("sglang 的行为", "What sglang does"),
-        ctx.pick("依据", "Established by"),
+        ctx.msg("rules-col-rule"),
+        ctx.msg("rules-col-severity"),
+        ctx.msg("rules-col-does"),
+        ctx.msg("rules-col-established"),
     ]
     return table(headers, rows, row_ids=ids)
 
@@ -373,9 +387,6 @@ def engine_rules(ctx: RenderContext) -> str:
 @renderer("engine-drift-env")
 def drift_env(ctx: RenderContext) -> str:
     """The KB's environment variables against the engine's registry (environ.py)."""
-    from handbook.checker.envcheck import READERS
-    from handbook.core.anchors import env_anchor
-
     snapshot = snapshot_of(ctx)
     environ = snapshot.environ
     deprecated_by_rule = {r.params.get("name"): r for r in ctx.kb.rules.values() if r.predicate == "env-set"}
@@ -398,7 +409,7 @@ def drift_env(ctx: RenderContext) -> str:
         if rule is not None:
             notes.append(ctx.t(rule.message))
         reader = (
-            _pick(ctx, READERS[variable.read_by])
+            ctx.msg(READER_KEYS[variable.read_by])
             if variable.read_by != "sglang" or registered is None
             else "SGLang"
         )
@@ -412,14 +423,14 @@ def drift_env(ctx: RenderContext) -> str:
                 link,
                 esc(reader),
                 esc(engine),
-                ctx.text_html("；".join(notes) if ctx.lang == "zh" else "; ".join(notes)) or "—",
+                ctx.text_html(ctx.msg("sep-clause").join(notes)) or "—",
             ]
         )
     headers = [
-        ctx.pick("变量", "Variable"),
-        ctx.pick("知识库记录的读取方", "Read by (per the KB)"),
-        ctx.pick("sglang 注册表（environ.py）", "sglang's registry (environ.py)"),
-        ctx.pick("说明", "Notes"),
+        ctx.msg("col-variable"),
+        ctx.msg("drift-env-col-reader"),
+        ctx.msg("drift-env-col-registry"),
+        ctx.msg("col-notes"),
     ]
     return table(headers, rows)
 
@@ -442,10 +453,10 @@ def engine_corrections(ctx: RenderContext) -> str:
     if not rows:
         raise RenderError("no recipe records a correction")
     headers = [
-        ctx.pick("命令", "Command"),
-        ctx.pick("源稿所写", "The source says"),
-        ctx.pick("本站发布", "Published here"),
-        ctx.pick("原因", "Why"),
+        ctx.msg("corrections-col-command"),
+        ctx.msg("col-source-says"),
+        ctx.msg("col-published"),
+        ctx.msg("col-why"),
     ]
     return table(headers, rows)
 
@@ -493,10 +504,10 @@ def engine_options(ctx: RenderContext, program: str) -> str:
         rows.append([spellings, _type_cell(ctx, option), default, help_text])
         ids.append(option_anchor(program, option.name))
     headers = [
-        ctx.pick("参数", "Option"),
-        ctx.pick("类型 / 取值", "Type / choices"),
-        ctx.pick("默认", "Default"),
-        ctx.pick("引擎 --help 原文", "The engine's --help text"),
+        ctx.msg("options-col-option"),
+        ctx.msg("options-col-type"),
+        ctx.msg("col-default"),
+        ctx.msg("options-col-help"),
     ]
     caption = esc(
         ctx.msg(

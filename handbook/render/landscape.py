@@ -1,4 +1,5 @@
-"""Renderers for models, accelerators, attention families, claims and KV figures (chapters 00–02, 06)."""
+"""Renderers for models, accelerators, attention families, claims and KV figures (chapters 00–02, 06), and
+chapter 06.8's quick reference of each model's recommended layout, flags and image."""
 
 from __future__ import annotations
 
@@ -35,17 +36,13 @@ def model_link(ctx: RenderContext, model: Model) -> str:
     return f'<a href="{attr(ctx.href(page, anchor))}">{esc(model.name)}</a>'
 
 
-def _unknown(ctx: RenderContext) -> str:
-    return ctx.pick("未公开", "not published")
-
-
 # ------------------------------------------------------------------------------------ chapter 00
 @renderer("baseline")
 def baseline(ctx: RenderContext) -> str:
     hb = ctx.kb.handbook
     rows = [[esc(ctx.t(r.component)), esc(r.baseline), ctx.text_html(r.note)] for r in hb.baseline]
     return table(
-        [ctx.pick("组件", "Component"), ctx.pick("基线", "Baseline"), ctx.pick("说明", "Notes")], rows
+        [ctx.msg("baseline-col-component"), ctx.msg("baseline-col-baseline"), ctx.msg("col-notes")], rows
     )
 
 
@@ -81,10 +78,10 @@ def moe_table(ctx: RenderContext, models: str) -> str:
             ]
         )
     headers = [
-        ctx.pick("模型", "Model"),
-        ctx.pick("总参", "Total"),
-        ctx.pick("激活", "Active"),
-        ctx.pick("专家数 / 激活数", "Experts / active"),
+        ctx.msg("col-model"),
+        ctx.msg("moe-col-total"),
+        ctx.msg("moe-col-active"),
+        ctx.msg("moe-col-experts"),
     ]
     return table(headers, rows, numeric=(1, 2))
 
@@ -123,12 +120,12 @@ def models_overview(ctx: RenderContext, models: str = "") -> str:
         )
         row_ids.append(m.id)
     headers = [
-        ctx.pick("模型", "Model"),
-        ctx.pick("总参 / 激活", "Total / active"),
-        ctx.pick("上下文", "Context"),
-        ctx.pick("注意力", "Attention"),
-        ctx.pick("精度", "Precision"),
-        ctx.pick("备注", "Notes"),
+        ctx.msg("col-model"),
+        ctx.msg("models-col-size"),
+        ctx.msg("models-col-context"),
+        ctx.msg("models-col-attention"),
+        ctx.msg("col-precision"),
+        ctx.msg("models-col-remarks"),
     ]
     return table(headers, rows, numeric=(2,), row_ids=row_ids)
 
@@ -148,9 +145,9 @@ def attention_families(ctx: RenderContext, families: str = "") -> str:
             flags = (flags + "<br>" if flags else "") + ctx.text_html(f.flags_note)
         rows.append([esc(ctx.t(f.label)), ctx.text_html(f.representatives), flags or "—"])
     headers = [
-        ctx.pick("架构族", "Family"),
-        ctx.pick("代表", "Examples"),
-        ctx.pick("SGLang 对应参数", "SGLang flags"),
+        ctx.msg("families-col-family"),
+        ctx.msg("families-col-examples"),
+        ctx.msg("families-col-flags"),
     ]
     return table(headers, rows)
 
@@ -250,6 +247,8 @@ def kv_example(ctx: RenderContext, claim: str) -> str:
 
 
 KV_TABLE_TOKENS = (8192, 131072, 1048576)
+# The layers the KV formula leaves out (memory.KvCell.elsewhere), by kind.
+LAYER_KEYS = {"linear_attention": "layers-linear_attention", "sliding_attention": "layers-sliding_attention"}
 
 
 @renderer("kv-table")
@@ -271,8 +270,8 @@ def kv_table(ctx: RenderContext) -> str:
             rows.append([model_link(ctx, m), formula, esc(counted), note, "—", "—", "—"])
             ids.append(f"kv-{m.id}")
             continue
-        elsewhere = ctx.pick("，", ", ").join(
-            ctx.msg(f"layers-{kind}", count=n) for kind, n in cells[0].elsewhere.items()
+        elsewhere = ctx.msg("sep-list").join(
+            ctx.msg(LAYER_KEYS[kind], count=n) for kind, n in cells[0].elsewhere.items()
         )
         layers = str(cells[0].layers_counted)
         if elsewhere:
@@ -293,10 +292,10 @@ def kv_table(ctx: RenderContext) -> str:
         )
         ids.append(f"kv-{m.id}")
     headers = [
-        ctx.pick("模型", "Model"),
-        ctx.pick("公式", "Formula"),
-        ctx.pick("计入的层", "Layers counted"),
-        ctx.pick("字节/token（BF16 / FP8 KV）", "Bytes/token (BF16 / FP8 KV)"),
+        ctx.msg("col-model"),
+        ctx.msg("kv-col-formula"),
+        ctx.msg("kv-col-layers"),
+        ctx.msg("kv-col-bytes"),
         "8K",
         "128K",
         "1M",
@@ -321,10 +320,10 @@ def precision_table(ctx: RenderContext, model: str) -> str:
             ]
         )
     headers = [
-        ctx.pick("精度", "Precision"),
+        ctx.msg("col-precision"),
         "checkpoint",
-        ctx.pick("最小显存", "Minimum memory"),
-        ctx.pick("推荐硬件", "Recommended hardware"),
+        ctx.msg("precision-col-memory"),
+        ctx.msg("precision-col-hardware"),
     ]
     return table(headers, rows, numeric=(2,))
 
@@ -351,10 +350,10 @@ def hardware_table(ctx: RenderContext, model: str) -> str:
                 continue
             text = f"tp{cell.tp}<br><small>KV {gb(cell.kv_budget_per_gpu, 2)}/GPU</small>"
             if not cell.agrees:
-                text += f"<br><small>{ctx.pick('源稿', 'source')}: tp{cell.stated_tp}</small>"
+                text += f"<br><small>{ctx.msg('hardware-source-tp')}: tp{cell.stated_tp}</small>"
             row.append(text)
         rows.append(row)
-    headers = [ctx.pick("精度", "Precision"), ctx.pick("权重", "Weights")] + [
+    headers = [ctx.msg("col-precision"), ctx.msg("hardware-col-weights")] + [
         f"{esc(ctx.kb.hardware[h].name.split()[-1])} {sig(ctx.kb.hardware[h].memory_gb)}G" for h in hw_ids
     ]
     out = table(headers, rows, numeric=(1,))
@@ -367,3 +366,70 @@ def hardware_table(ctx: RenderContext, model: str) -> str:
     if notes:
         out += " " + " ".join(notes)
     return out
+
+
+# ------------------------------------------------------------------------------------ chapter 06.8
+def _key_flags(ctx: RenderContext, model: Model) -> str:
+    """The row's flag lines as code, each linked to its parameter's entry, then the row's remark."""
+    rec = model.recommended
+    assert rec is not None
+    cells = []
+    for line in rec.key_flags:
+        parameter = ctx.kb.parameter(line.split()[0])
+        assert parameter is not None, line  # the loader accepts only documented flags here
+        cells.append(ctx.parameter_link(parameter, line))
+    text = ctx.msg("sep-enum").join(cells)
+    if rec.key_flags_note:
+        text += f"<br><small>{ctx.text_html(rec.key_flags_note)}</small>"
+    return text
+
+
+def _image(ctx: RenderContext, model: Model) -> str:
+    """The image tag (or the source's wording where it names none), and the source branch if there is one."""
+    image = model.image
+    if image is None:
+        return "—"
+    text = f"<code>{esc(image.tag)}</code>" if image.tag else ctx.text_html(image.stated)
+    if image.branch:
+        text += f"<br><small>{ctx.msg('quickref-branch', branch=f'<code>{esc(image.branch)}</code>')}</small>"
+    return text
+
+
+@renderer("quick-reference")
+def quick_reference(ctx: RenderContext, models: str = "", highlight: str = "") -> str:
+    """Chapter 06.8: per model the recommended TP/EP, key flags and image; ``highlight=`` rows in bold."""
+    if models:
+        ids = [m for m in models.split(",") if m]
+        for mid in ids:
+            if mid not in ctx.kb.models:
+                raise RenderError(f"{mid!r} is not a model id")
+            if ctx.kb.models[mid].recommended is None:
+                raise RenderError(f"{mid} has no `recommended` entry in kb/models/{mid}.yaml")
+    else:
+        ids = [m.id for m in ctx.kb.models.values() if m.recommended is not None]
+    bold = [m for m in highlight.split(",") if m]
+    for mid in bold:
+        if mid not in ids:
+            raise RenderError(f"highlight={mid}: not one of the table's models")
+    rows = []
+    for mid in ids:
+        m = ctx.kb.models[mid]
+        assert m.recommended is not None
+        name = model_link(ctx, m)
+        rows.append(
+            [
+                f"<strong>{name}</strong>" if mid in bold else name,
+                esc(ctx.t(m.recommended.layout)),
+                _key_flags(ctx, m),
+                _image(ctx, m),
+            ]
+        )
+    if not rows:
+        raise RenderError("no model has a `recommended` entry")
+    headers = [
+        ctx.msg("col-model"),
+        ctx.msg("quickref-col-layout"),
+        ctx.msg("quickref-col-flags"),
+        ctx.msg("quickref-col-image"),
+    ]
+    return table(headers, rows)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from handbook.calc import claims as claim_calc
 from handbook.calc import memory
 from handbook.core.anchors import env_anchor
+from handbook.core.text import LANGS
 from handbook.render.context import RenderContext, attr, esc
 from handbook.render.html import bullet_list, fence, table
 from handbook.render.landscape import format_claim
@@ -38,8 +39,8 @@ def log_fields(ctx: RenderContext, id: str) -> str:
         + ([ctx.text_html(f.healthy) if f.healthy else "—"] if with_health else [])
         for f in line.fields
     ]
-    headers = [ctx.pick("字段", "Field"), ctx.pick("含义", "Meaning")] + (
-        [ctx.pick("健康值", "Healthy value")] if with_health else []
+    headers = [ctx.msg("log-col-field"), ctx.msg("log-col-meaning")] + (
+        [ctx.msg("log-col-healthy")] if with_health else []
     )
     return table(headers, rows)
 
@@ -55,7 +56,7 @@ def gpu_mem_bands(ctx: RenderContext) -> str:
         else:
             span = f"&gt; {b.low:g} {b.unit}"
         rows.append([span, ctx.text_html(b.verdict), ctx.text_html(b.action)])
-    return table([ctx.pick("值", "Value"), ctx.pick("判断", "Verdict"), ctx.pick("动作", "Action")], rows)
+    return table([ctx.msg("col-value"), ctx.msg("bands-col-verdict"), ctx.msg("bands-col-action")], rows)
 
 
 @renderer("signals")
@@ -72,7 +73,7 @@ def signals(ctx: RenderContext) -> str:
 @renderer("metrics")
 def metrics(ctx: RenderContext) -> str:
     rows = [[f"<code>{esc(m.name)}</code>", ctx.text_html(m.meaning)] for m in ctx.kb.observability.metrics]
-    return table([ctx.pick("指标", "Metric"), ctx.pick("说明", "Meaning")], rows)
+    return table([ctx.msg("col-metric"), ctx.msg("metrics-col-meaning")], rows)
 
 
 # ------------------------------------------------------------------------------------ tuning
@@ -83,18 +84,23 @@ def tuning_metrics(ctx: RenderContext) -> str:
         for m in ctx.kb.tuning.metrics
     ]
     headers = [
-        ctx.pick("指标", "Metric"),
-        ctx.pick("定义", "Definition"),
-        ctx.pick("主要决定因素", "Mainly driven by"),
+        ctx.msg("col-metric"),
+        ctx.msg("tuning-col-definition"),
+        ctx.msg("tuning-col-driven-by"),
     ]
     return table(headers, rows)
+
+
+def _step_number(ctx: RenderContext, n: int) -> str:
+    """A step's number as the page's language counts: Chinese numerals in Chinese (steps one to ten)."""
+    return "一二三四五六七八九十"[n - 1] if ctx.lang == LANGS[0] else str(n)
 
 
 @renderer("tuning-steps")
 def tuning_steps(ctx: RenderContext) -> str:
     out = []
     for n, step in enumerate(ctx.kb.tuning.steps, 1):
-        title = ctx.pick(f"第{'一二三四五六七八九十'[n - 1]}步：", f"Step {n}: ") + ctx.text_html(step.title)
+        title = ctx.msg("tuning-step", n=_step_number(ctx, n)) + ctx.text_html(step.title)
         out.append(
             f"<p><strong>{title}</strong></p>\n\n" + bullet_list([ctx.text_html(i) for i in step.items])
         )
@@ -112,7 +118,8 @@ def scenarios(ctx: RenderContext) -> str:
             [f"<strong>{esc(ctx.t(s.name))}</strong>", "<br>".join(settings), ctx.text_html(s.reason)]
         )
     return table(
-        [ctx.pick("场景", "Scenario"), ctx.pick("关键配置", "Key settings"), ctx.pick("理由", "Why")], rows
+        [ctx.msg("scenarios-col-scenario"), ctx.msg("scenarios-col-settings"), ctx.msg("scenarios-col-why")],
+        rows,
     )
 
 
@@ -122,7 +129,7 @@ def startup_tips(ctx: RenderContext) -> str:
         [f"<code>{esc(t.flags)}</code>" if t.flags else ctx.text_html(t.action), ctx.text_html(t.explanation)]
         for t in ctx.kb.tuning.startup
     ]
-    return table([ctx.pick("手段", "Technique"), ctx.pick("说明", "Notes")], rows)
+    return table([ctx.msg("startup-col-technique"), ctx.msg("col-notes")], rows)
 
 
 # ------------------------------------------------------------------------------------ pitfalls & variables
@@ -146,35 +153,37 @@ def pitfalls(ctx: RenderContext, model: str = "", troubleshooting: str = "no") -
         raise RenderError(
             f"no pitfall is scoped to {model}" if model else "no pitfall is in the troubleshooting table"
         )
-    headers = [ctx.pick("现象", "Symptom"), ctx.pick("原因", "Cause"), ctx.pick("处理", "Fix")]
+    headers = [ctx.msg("pitfalls-col-symptom"), ctx.msg("pitfalls-col-cause"), ctx.msg("pitfalls-col-fix")]
     return table(headers, rows, row_ids=[f"pitfall-{p.id}" if not model else None for p in chosen])
+
+
+READER_KEYS = {  # who reads a variable, in a word
+    "sglang": "env-vars-reader-sglang",
+    "aiter": "env-vars-reader-aiter",
+    "rocm": "env-vars-reader-rocm",
+    "vllm-compat": "env-vars-reader-vllm-compat",
+    "huggingface": "env-vars-reader-huggingface",
+}
 
 
 @renderer("env-vars")
 def env_vars(ctx: RenderContext) -> str:
-    readers = {
-        "sglang": "SGLang",
-        "aiter": "AITER",
-        "rocm": "ROCm",
-        "vllm-compat": ctx.pick("vLLM 兼容名", "vLLM name"),
-        "huggingface": "Hugging Face",
-    }
     rows, ids = [], []
     for v in ctx.kb.env_vars.values():
         rows.append(
             [
                 f"<code>{esc(v.name)}</code>",
                 ctx.text_html(v.purpose),
-                esc(readers[v.read_by]),
+                esc(ctx.msg(READER_KEYS[v.read_by])),
                 f"<code>{esc(v.example)}</code>" if v.example else "—",
             ]
         )
         ids.append(env_anchor(v.name))
     headers = [
-        ctx.pick("变量", "Variable"),
-        ctx.pick("作用", "Purpose"),
-        ctx.pick("读取方", "Read by"),
-        ctx.pick("手册中的取值", "Value used in the handbook"),
+        ctx.msg("col-variable"),
+        ctx.msg("env-vars-col-purpose"),
+        ctx.msg("env-vars-col-read-by"),
+        ctx.msg("env-vars-col-example"),
     ]
     return table(headers, rows, row_ids=ids)
 
@@ -188,7 +197,7 @@ def request_path(ctx: RenderContext) -> str:
         flags = " ".join(ctx.flag_html(f) for f in st.flags) or "—"
         rows.append([f"{STAGE_MARKS[st.number - 1]} {esc(ctx.t(st.name))}", ctx.text_html(st.steps), flags])
     return table(
-        [ctx.pick("阶段", "Stage"), ctx.pick("做什么", "What happens"), ctx.pick("相关参数", "Flags")],
+        [ctx.msg("stages-col-stage"), ctx.msg("stages-col-what"), ctx.msg("stages-col-flags")],
         rows,
         row_ids=[f"stage-{st.number}" for st in ctx.kb.architecture.stages],
     )
@@ -214,10 +223,10 @@ def sources(ctx: RenderContext) -> str:
         rows.append([title, ctx.text_html(s.backs), esc(s.kind), esc(s.checked.isoformat())])
         ids.append(f"source-{s.id}")
     headers = [
-        ctx.pick("来源", "Source"),
-        ctx.pick("用途", "Backs"),
-        ctx.pick("类别", "Kind"),
-        ctx.pick("核验日期", "Checked"),
+        ctx.msg("sources-col-source"),
+        ctx.msg("sources-col-backs"),
+        ctx.msg("sources-col-kind"),
+        ctx.msg("sources-col-checked"),
     ]
     return table(headers, rows, row_ids=ids)
 
@@ -274,9 +283,9 @@ def drift(ctx: RenderContext) -> str:
     if not rows:
         raise RenderError("no drift entries: the drift list would be empty")
     headers = [
-        ctx.pick("位置", "Where"),
-        ctx.pick("源稿所写", "The source says"),
-        ctx.pick("本站发布", "Published here"),
-        ctx.pick("原因", "Why"),
+        ctx.msg("col-where"),
+        ctx.msg("col-source-says"),
+        ctx.msg("col-published"),
+        ctx.msg("col-why"),
     ]
     return table(headers, rows)

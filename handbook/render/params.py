@@ -1,4 +1,4 @@
-"""Renderers for parameters (chapter 04, appendix A) and their choices."""
+"""Renderers for parameters (chapter 04, appendix A), their choices, and a default inside a sentence."""
 
 from __future__ import annotations
 
@@ -10,13 +10,14 @@ from handbook.render.markers import RenderError, renderer
 
 STAGE_MARKS = "①②③④⑤⑥⑦"
 
-DEFAULT_WORDS = {
-    "auto": ("自动", "automatic"),
-    "required": ("必填", "required"),
-    "from-config": ("从 config 读", "from the model's config"),
-    "disabled": ("关闭", "off"),
-    "enabled": ("开启", "on"),
-    "unstated": ("—", "—"),
+# The catalogue's word for each kind of default that is not a value.
+DEFAULT_KEYS = {
+    "auto": "param-default-auto",
+    "required": "param-default-required",
+    "from-config": "param-default-from-config",
+    "disabled": "param-default-disabled",
+    "enabled": "param-default-enabled",
+    "unstated": "param-default-unstated",
 }
 
 
@@ -25,8 +26,7 @@ def default_text(ctx: RenderContext, default: Default) -> str:
         return ctx.text_html(default.stated)
     if default.kind == "value":
         return f"<code>{esc(default.value)}</code>"
-    zh, en = DEFAULT_WORDS[default.kind]
-    return esc(ctx.pick(zh, en))
+    return esc(ctx.msg(DEFAULT_KEYS[default.kind]))
 
 
 def _flag_cell(ctx: RenderContext, p: Parameter) -> str:
@@ -43,9 +43,7 @@ def _meaning(ctx: RenderContext, p: Parameter) -> str:
     if p.tradeoff:
         text += "<br>" + ctx.text_html(p.tradeoff, p.program)
     if p.stages:
-        text += (
-            "<br><small>" + ctx.pick("作用点：", "Acts at: ") + " ".join(STAGE_MARKS[s - 1] for s in p.stages)
-        )
+        text += "<br><small>" + ctx.msg("params-acts-at") + " ".join(STAGE_MARKS[s - 1] for s in p.stages)
         text += "</small>"
     return text
 
@@ -68,9 +66,9 @@ def parameters(ctx: RenderContext, groups: str) -> str:
         for p in ctx.kb.groups[gid].parameters:
             rows.append([_flag_cell(ctx, p), default_text(ctx, p.default), _meaning(ctx, p)])
     headers = [
-        ctx.pick("参数", "Flag"),
-        ctx.pick("默认", "Default"),
-        ctx.pick("含义与取舍", "Meaning and trade-off"),
+        ctx.msg("col-flag"),
+        ctx.msg("col-default"),
+        ctx.msg("params-col-meaning"),
     ]
     return table(headers, rows)
 
@@ -95,9 +93,9 @@ def choices(ctx: RenderContext, flag: str, program: str = "launch_server") -> st
     for c in p.choices:
         values = " / ".join(f"<code>{esc(v)}</code>" for v in c.values)
         if c.default:
-            values += ctx.pick("（默认）", " (default)")
+            values += ctx.msg("choices-default")
         rows.append([values, ctx.text_html(c.use_when, p.program)])
-    out = table([ctx.pick("值", "Value"), ctx.pick("适用", "When to use it")], rows)
+    out = table([ctx.msg("col-value"), ctx.msg("choices-col-when")], rows)
     if p.choices_note:
         out += "\n\n" + ctx.text_html(p.choices_note, p.program)
     return out
@@ -110,6 +108,17 @@ def parameter_summary(ctx: RenderContext) -> str:
     for group in ctx.kb.groups.values():
         for p in group.parameters:
             rows.append([ctx.parameter_link(p), esc(ctx.t(group.title)), ctx.text_html(p.summary, p.program)])
-    return table(
-        [ctx.pick("参数", "Flag"), ctx.pick("分组", "Group"), ctx.pick("一句话", "In one line")], rows
-    )
+    return table([ctx.msg("col-flag"), ctx.msg("summary-col-group"), ctx.msg("summary-col-line")], rows)
+
+
+# ------------------------------------------------------------------------------------ defaults in prose
+@renderer("param-default", inline=True)
+def param_default(ctx: RenderContext, flag: str, program: str = "launch_server") -> str:
+    """A parameter's default value inside a sentence: ``<!-- kb:param-default flag=--port -->``."""
+    parameter = ctx.kb.parameter(flag, program)
+    if parameter is None:
+        raise RenderError(f"{flag} is not a {program} parameter in kb/parameters/")
+    default = parameter.default
+    if default.kind == "value":
+        return esc(default.value)
+    return esc(ctx.msg(DEFAULT_KEYS[default.kind]))

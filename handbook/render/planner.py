@@ -1,8 +1,8 @@
 """``<!-- kb:planner -->``: the interactive memory and KV planner's form and result slots.
 
-The markup carries the page's wording (handbook/render/strings.py); docs/assets/planner.js fills it from the
-KB export that the build writes beside it, assets/planner-data.json (handbook/calc/planner_data.py), with the
-same formulas as handbook/calc/memory.py.
+The markup carries the page's wording (handbook/core/messages/planner.py); docs/assets/planner.js fills it
+from the KB export that the build writes beside it, assets/planner-data.json (handbook/calc/planner_data.py),
+with the same formulas as handbook/calc/memory.py.
 """
 
 from __future__ import annotations
@@ -14,29 +14,51 @@ from handbook.calc.memory import Plan
 from handbook.core.formatting import binary_size, gb, thousands
 from handbook.core.messages import msg
 from handbook.core.messages.planner import MESSAGES as PLANNER_MESSAGES
+from handbook.core.text import LANGS
 from handbook.kb.schema import Model
 from handbook.render.context import RenderContext, attr, esc
 from handbook.render.markers import renderer
 
-# Result rows, in order: (data-figure key, label key).
-FIGURES = (
-    ("gpu", "planner-fig-gpu"),
-    ("static", "planner-fig-static"),
-    ("rest", "planner-fig-rest"),
-    ("weights", "planner-fig-weights"),
-    ("weights-gpu", "planner-fig-weights-gpu"),
-    ("kv-pool", "planner-fig-kv-pool"),
-    ("kv-token", "planner-fig-kv-token"),
-    ("kv-token-gpu", "planner-fig-kv-token-gpu"),
-    ("max-tokens", "planner-fig-max-tokens"),
-    ("swa-tokens", "planner-fig-swa-tokens"),
-    ("requests", "planner-fig-requests"),
-)
-
-
-def message(lang: str, key: str, **values: object) -> str:
-    """The planner's wording outside a page (the command line)."""
-    return msg(key, lang, **values)
+# Result rows, in order: data-figure key → label key.
+FIGURE_KEYS = {
+    "gpu": "planner-fig-gpu",
+    "static": "planner-fig-static",
+    "rest": "planner-fig-rest",
+    "weights": "planner-fig-weights",
+    "weights-gpu": "planner-fig-weights-gpu",
+    "kv-pool": "planner-fig-kv-pool",
+    "kv-token": "planner-fig-kv-token",
+    "kv-token-gpu": "planner-fig-kv-token-gpu",
+    "max-tokens": "planner-fig-max-tokens",
+    "swa-tokens": "planner-fig-swa-tokens",
+    "requests": "planner-fig-requests",
+}
+# What a plan notes (memory.NOTE_CODES), why the TP was chosen (memory.AutoTp.basis) and where the
+# command's checkpoint comes from (launch.ModelPath.basis; None: nowhere), each → its wording.
+# docs/assets/planner.js builds the same keys from the same codes.
+NOTE_KEYS = {
+    "kv-heads-replicated": "planner-note-kv-heads-replicated",
+    "mla-replicated": "planner-note-mla-replicated",
+    "swa-pool": "planner-note-swa-pool",
+    "linear-state": "planner-note-linear-state",
+    "sparse-indexer": "planner-note-sparse-indexer",
+    "dsa-fp8-layout": "planner-note-dsa-fp8-layout",
+    "heads-indivisible": "planner-note-heads-indivisible",
+    "kv-heads-indivisible": "planner-note-kv-heads-indivisible",
+    "context-over-native": "planner-note-context-over-native",
+    "capped": "planner-note-capped",
+}
+AUTO_KEYS = {
+    "headroom": "planner-auto-headroom",
+    "weights-only": "planner-auto-weights-only",
+    "none-fits": "planner-auto-none-fits",
+    "unknown": "planner-auto-unknown",
+}
+PATH_KEYS = {
+    "recipe": "planner-path-recipe",
+    "recipe-unstated-precision": "planner-path-recipe-unstated-precision",
+    None: "planner-path-none",
+}
 
 
 def note_values(plan: Plan, model: Model) -> dict[str, object]:
@@ -63,7 +85,7 @@ def figure_texts(plan: Plan, model: Model, lang: str) -> dict[str, str]:
 
     def unpublished(*parts: str) -> str:
         fields = [f for part in parts for f in plan.missing.get(part, ())]
-        return message(lang, "planner-not-published-fields", fields=", ".join(dict.fromkeys(fields)))
+        return msg("planner-not-published-fields", lang, fields=", ".join(dict.fromkeys(fields)))
 
     def sized(value: float | None, *parts: str) -> str:
         return gb(value) if value is not None else unpublished(*parts)
@@ -89,7 +111,7 @@ def figure_texts(plan: Plan, model: Model, lang: str) -> dict[str, str]:
         thousands(plan.max_tokens) if plan.max_tokens is not None else unpublished(*everything)
     )
     if not has_sliding_window(model):
-        out["swa-tokens"] = message(lang, "planner-not-applicable")
+        out["swa-tokens"] = msg("planner-not-applicable", lang)
     elif plan.swa_tokens is None:
         out["swa-tokens"] = unpublished(*everything)
     else:
@@ -102,7 +124,7 @@ def figure_texts(plan: Plan, model: Model, lang: str) -> dict[str, str]:
 
 def messages(lang: str) -> str:
     """The planner's wording in ``lang`` as JSON that is safe inside a <script> element."""
-    index = 0 if lang == "zh" else 1
+    index = LANGS.index(lang)
     picked = {
         key: pair[index] for key, pair in PLANNER_MESSAGES.items() if not key.startswith("planner-cli-")
     }
@@ -161,7 +183,7 @@ def planner(ctx: RenderContext) -> str:
     ]
     rows = "".join(
         f'<tr><th scope="row">{esc(ctx.msg(label, context="…"))}</th><td data-figure="{key}"></td></tr>'
-        for key, label in FIGURES
+        for key, label in FIGURE_KEYS.items()
     )
     parts = [
         f'<div class="planner" data-planner data-lang="{ctx.lang}">',
@@ -184,7 +206,7 @@ def planner(ctx: RenderContext) -> str:
         f'<p class="planner-heading">{esc(ctx.msg("planner-command"))}</p>',
         '<pre class="planner-command"><code></code></pre>',
         '<p class="planner-command-note"></p>',
-        f'<p class="planner-share-line">{esc(ctx.msg("planner-share"))}{ctx.pick("：", ": ")}'
+        f'<p class="planner-share-line">{esc(ctx.msg("planner-share"))}{ctx.msg("sep-label")}'
         '<a class="planner-share" href="./"></a></p>',
         '<p class="planner-basis"></p>',
         "</div>",

@@ -22,25 +22,26 @@ site cannot be built).
 
 from __future__ import annotations
 
-import argparse
 import gzip
 import json
+import logging
 import os
 import platform
 import re
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-# Only the standard library at import time: the probe times the import of the package the hook loads.
+# Only the standard library and three small modules of the package at import time: the probe times the
+# import of what the hook loads (handbook.site.state), which must not be loaded before it.
 from handbook.core.paths import BENCH_RECORD, REPO_ROOT
 from handbook.site.browser import CHROMIUM, CHROMIUM_ARGS, serve_folder
+from handbook.site.build import build_site
 
 RECORD = BENCH_RECORD
 TARGETS = {"hooks_share": 0.10, "warm_rebuild_s": 3.0, "page_gzip_bytes": 150_000}
@@ -92,13 +93,12 @@ class _HookTimer:
 
 def probe(tree: Path, out: Path) -> dict:
     """Run inside a copy of the tree (``python -m handbook.site.bench --probe``): cold then warm build."""
-    import logging
-
     logging.getLogger("mkdocs").setLevel(logging.WARNING)
     start = time.perf_counter()
     import handbook.site.state  # noqa: F401 - what the hook imports: counted as hook time
 
     import_s = time.perf_counter() - start
+    # mkdocs only here, after the timed import (the probe process alone builds in-process)
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
 
@@ -153,7 +153,7 @@ def page_weights(site_dir: Path, browser: Any = None) -> list[PageWeight] | str:
     if browser is None:
         if not Path(CHROMIUM).exists():
             return f"chromium not found at {CHROMIUM} (apt-get install chromium)"
-        from playwright.sync_api import sync_playwright
+        from playwright.sync_api import sync_playwright  # heavy, and only for this measurement
 
         with sync_playwright() as playwright:
             own = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
@@ -238,8 +238,6 @@ def current_commit() -> str:
 
 def run_bench(work: Path, run_tests: bool = True) -> dict:
     """Every figure of the benchmark (the module's docstring says how); ``work`` is scratch space."""
-    from handbook.site.build import build_site
-
     figures: dict = {}
     site = work / "site"
     start = time.perf_counter()
@@ -376,10 +374,6 @@ def report_lines(record: dict) -> list[str]:
         lines.append(f"    {f[prefix]} (of {f[of]}): {parts}")
     lines.append(row("search index (gzip)", kilobytes(f["search_index_gzip_bytes"])))
     return lines
-
-
-
-
 
 
 if __name__ == "__main__":

@@ -19,16 +19,16 @@ import re
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING
 from urllib.parse import urljoin
 
-from pydantic import BaseModel, ConfigDict, Field
-
+from handbook.core.anchors import page_url
+from handbook.core.messages import message, msg
+from handbook.core.messages.site import LANG_KEYS
 from handbook.core.paths import REPO_ROOT
-from handbook.kb import schema as s
+from handbook.core.text import LANGS, Text
 from handbook.kb.export import SCHEMA_VERSION, kb_export
 from handbook.kb.loader import KB
-from handbook.core.anchors import page_url
 from handbook.render.markers import _code_lines
 
 if TYPE_CHECKING:  # the site (and its renderers) is only needed to write the pages' files
@@ -39,39 +39,14 @@ KB_SCHEMA = "kb.schema.json"
 LLMS = "llms.txt"
 LLMS_FULL = "llms-full.txt"
 
-DEFAULT_LANG = "zh"  # served at the site root; every other language under /<lang>/
-LANG_ORDER = ("en", "zh")  # llms.txt readers are mostly English-language agents: English first
-LANG_NAMES = {"en": "English", "zh": "中文"}
-
-# The few words of the site's own in these files, in both languages.
-WORDING = {
-    "full": (
-        "Every page above as Markdown, with the knowledge base's figures, tables and commands filled in",
-        "以上每一页的 Markdown 全文，知识库中的数字、表格与命令均已填入",
-    ),
-    "kb": (
-        "The whole knowledge base as JSON (schema version {version}, SGLang {engine})",
-        "整个知识库的 JSON（schema 版本 {version}，SGLang {engine}）",
-    ),
-    "schema": ("The JSON Schema of kb.json", "kb.json 的 JSON Schema"),
-    "full-intro": (
-        "Every page of the handbook as Markdown with the knowledge base's figures, tables and commands "
-        "filled in: English first, then Chinese. Each page starts with its URL.",
-        "手册每一页的 Markdown 全文，知识库中的数字、表格与命令均已填入：先英文，后中文。"
-        "每页开头是它的网址。",
-    ),
-}
+DEFAULT_LANG = LANGS[0]  # served at the site root; every other language under /<lang>/
+LANG_ORDER = LANGS[::-1]  # llms.txt readers are mostly English-language agents: English first
+LANG_NAMES = {lang: msg(LANG_KEYS[lang], lang) for lang in LANG_ORDER}  # each language's name in itself
 
 
-def _both(key: str, **values: object) -> str:
-    en, zh = WORDING[key]
-    return f"{en.format(**values)} / {zh.format(**values)}"
-
-
-
-
-
-
+def _both(text: Text) -> str:
+    """The site's own wording (the catalogue's exports domain) in both languages, English first."""
+    return " / ".join(text[lang] for lang in LANG_ORDER)
 
 
 def source_state(repo: Path = REPO_ROOT) -> tuple[str | None, bool | None]:
@@ -91,8 +66,6 @@ def source_state(repo: Path = REPO_ROOT) -> tuple[str | None, bool | None]:
         return None, None
     status = git("status", "--porcelain", "--", "kb")
     return head, (None if status is None else bool(status.strip()))
-
-
 
 
 def kb_json(kb: KB, commit: str | None, modified: bool | None) -> str:
@@ -197,9 +170,10 @@ def llms_txt(site: Site, site_url: str | None) -> str:
     lines += [
         "## Optional",
         "",
-        f"- [{LLMS_FULL}]({_url(base, LLMS_FULL)}): {_both('full')}",
-        f"- [{KB_JSON}]({_url(base, KB_JSON)}): {_both('kb', version=SCHEMA_VERSION, engine=engine)}",
-        f"- [{KB_SCHEMA}]({_url(base, KB_SCHEMA)}): {_both('schema')}",
+        f"- [{LLMS_FULL}]({_url(base, LLMS_FULL)}): {_both(message('exports-full'))}",
+        f"- [{KB_JSON}]({_url(base, KB_JSON)}): "
+        + _both(message("exports-kb", version=SCHEMA_VERSION, engine=engine)),
+        f"- [{KB_SCHEMA}]({_url(base, KB_SCHEMA)}): {_both(message('exports-schema'))}",
     ]
     return "\n".join(lines) + "\n"
 
@@ -279,7 +253,7 @@ def llms_full_txt(site: Site, site_url: str | None) -> str:
     parts = [f"# {title['en']} / {title['zh']}", ""]
     if summary:
         parts += [f"> {summary}", ""]
-    parts += [_both("full-intro"), ""]
+    parts += [_both(message("exports-full-intro")), ""]
     for lang in LANG_ORDER:
         parts += [f"## {LANG_NAMES[lang]}", ""]
         for page in (p for p in all_pages if p.lang == lang):

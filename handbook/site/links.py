@@ -8,11 +8,9 @@ the tests never touch the network.
 
 from __future__ import annotations
 
-import argparse
 import json
 import posixpath
 import re
-import sys
 import urllib.error
 import urllib.request
 from collections.abc import Iterable
@@ -271,7 +269,3 @@ def check_external(urls: Iterable[str], timeout: float = 20.0, workers: int = 8)
     with ThreadPoolExecutor(max_workers=workers) as pool:
         results = list(pool.map(fetch, sorted(set(urls))))
     return [(url, why) for url, why in results if why]
-
-
-
-

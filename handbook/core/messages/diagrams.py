@@ -54,7 +54,6 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "fig-architecture-title": ("{engine} 的进程与组件", "{engine}'s processes and components"),
     "fig-client": ("客户端", "Client"),
     "fig-stage": ("{mark} {name}：{steps}", "{mark} {name}: {steps}"),
-    "fig-list-sep": ("；", "; "),
     "fig-alt-architecture": ("{title}：{chain}", "{title}: {chain}"),
     "fig-alt-component": ("→ {name}（{duties}）", "→ {name} ({duties})"),
     "fig-budget-title": (
@@ -100,7 +99,6 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "{title}（{model}）：{instances}。prefill 实例把 KV cache 交给 decode 实例：{transfer}。",
         "{title} ({model}): {instances}. The prefill instance hands the KV cache to the decode instance: {transfer}.",
     ),
-    "fig-facts-sep": ("，", ", "),
     "fig-pd-alt-instance": ("{role}（{facts}）", "{role} ({facts})"),
     "fig-pd-alt-router": (
         "客户端的请求先到 router，router 连向 {links}。",

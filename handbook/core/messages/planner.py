@@ -44,7 +44,6 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "planner-notes": ("说明", "Notes"),
     "planner-command": ("建议的启动命令", "Suggested launch command"),
     "planner-share": ("本规划的链接", "Link to this plan"),
-    "planner-not-published": ("未公开", "not published"),
     "planner-not-published-fields": ("未公开（{fields}）", "not published ({fields})"),
     "planner-not-applicable": ("—", "—"),
     "planner-loading": ("正在加载规划器数据…", "Loading the planner's data…"),

@@ -1,0 +1,69 @@
+"""Chapter 05's topology section (handbook/render/topologies.py) on kb-mini plus the files in kb-mini-plus."""
+
+from __future__ import annotations
+
+import pytest
+
+import handbook.render.renderers  # noqa: F401 - registers the renderers
+from handbook.kb.loader import KB
+from handbook.render.context import RenderContext
+from handbook.render.markers import MarkerErrors, render_page
+
+
+@pytest.fixture
+def kb(kb_mini_plus: KB) -> KB:
+    return kb_mini_plus
+
+
+def render(kb: KB, markdown: str, lang: str, page: str) -> str:
+    return render_page(markdown + "\n", RenderContext(kb, lang, page), f"docs/{lang}/{page}").strip()
+
+
+def errors(kb: KB, markdown: str, page: str = "05-parallelism.md") -> list[str]:
+    with pytest.raises(MarkerErrors) as caught:
+        render(kb, markdown, "zh", page)
+    return [str(p) for p in caught.value.problems]
+
+
+# ------------------------------------------------------------------------------------ kb:topologies
+def test_topologies_render_intro_each_layout_and_the_basis_in_english(kb):
+    assert render(kb, "<!-- kb:topologies basis=docs-ep -->", "en", "05-parallelism.md") == (
+        "> Example\n\n"
+        "### SGLang · A · Attention TP4 + routed TP4 { #topology-a }\n\n"
+        "Key settings: <code>--tp-size 4</code> (illustrates the mechanism; "
+        "the model's and hardware's constraints must still be met).\n\n"
+        '<figure class="kb-figure" id="figure-sglang-a" markdown="span">\n'
+        "[![SGLang · A · Attention TP4 + routed TP4&#58; 4 GPUs. Each GPU holds H/4 query heads and 2 KV heads "
+        "(of every request), and a 1/4 slice of each of the E routed experts. all-reduce Premise]"
+        "(../assets/topologies/sglang/en/topology-1.svg){ loading=lazy }](../assets/topologies/sglang/en/topology-1.svg)\n"
+        "<figcaption>SGLang · A · Attention TP4 + routed TP4</figcaption>\n"
+        "</figure>\n\n"
+        "Caption Premise\n\n"
+        'Official source: <a href="https://docs.example.org/ep?a=1&amp;b=2">SGLang</a>.'
+    )
+
+
+def test_topologies_in_chinese_join_caption_and_premise_without_a_space(kb):
+    assert render(kb, "<!-- kb:topologies basis=docs-ep -->", "zh", "05-parallelism.md") == (
+        "> 示例\n\n"
+        "### SGLang · A · Attention TP4 + routed TP4 { #topology-a }\n\n"
+        "配置要点：<code>--tp-size 4</code>（机制示例，须满足模型与硬件约束）。\n\n"
+        '<figure class="kb-figure" id="figure-sglang-a" markdown="span">\n'
+        "[![SGLang · A · Attention TP4 + routed TP4：4 张 GPU。每张 GPU 保存 H/4 个 query head 和 2 个 KV head（所有请求的），以及 全部 E 个路由专家各自的 1/4 切片。all-reduce前提](../assets/topologies/sglang/topology-1.svg){ loading=lazy }](../assets/topologies/sglang/topology-1.svg)\n"
+        "<figcaption>SGLang · A · Attention TP4 + routed TP4</figcaption>\n"
+        "</figure>\n\n"
+        "图注前提\n\n"
+        '官方依据：<a href="https://docs.example.org/ep?a=1&amp;b=2">SGLang</a>。'
+    )
+
+
+def test_topologies_need_a_known_basis_with_a_url(kb):
+    assert errors(kb, "<!-- kb:topologies basis=nope -->") == [
+        "docs/zh/05-parallelism.md:1: kb:topologies: 'nope' is not a source id (kb/sources/<id>.yaml)"
+    ]
+    assert errors(kb, "<!-- kb:topologies basis=handbook -->") == [
+        "docs/zh/05-parallelism.md:1: kb:topologies: source handbook has no url to link to"
+    ]
+    assert errors(kb, "<!-- kb:topologies -->") == [
+        "docs/zh/05-parallelism.md:1: kb:topologies: missing argument(s) basis (accepts: basis)"
+    ]

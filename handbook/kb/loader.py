@@ -439,10 +439,7 @@ class _Loader:
             return {origin.doc.file.rsplit("/", 1)[-1].removesuffix(".yaml"): e for e, origin in read}
         key = str(kind.key)
         self.unique([(getattr(e, key), origin, (key,)) for e, origin in read], kind.unique_label)
-        pool: dict[str, BaseModel] = {}
-        for entity, _ in read:
-            pool.setdefault(getattr(entity, key), entity)
-        return pool
+        return {getattr(entity, key): entity for entity, _ in read}  # a duplicate: the last one's references
 
     def flags(self, groups: dict[str, s.ParameterGroup]) -> Flags:
         """The flag index; a spelling (flag, alias, abbreviation) names one parameter of its program."""

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from handbook.core.text import Closed
 from handbook.kb import loader
 from handbook.kb import schema as s
 from handbook.kb.kinds import FlagUse, Ref, declared, listed, markers, per_file, references
@@ -270,6 +271,14 @@ def test_declarations_that_do_not_fit_their_shape_are_refused():
         per_file("models.yaml", noun="model")
     with pytest.raises(TypeError, match="needs a noun"):
         listed("terms.yaml", "terms")
+
+
+def test_a_union_with_references_in_two_branches_is_refused():
+    class Either(Closed):
+        x: s.ModelId | list[s.HardwareId]
+
+    with pytest.raises(TypeError, match="got references in several branches, expected them in one at most"):
+        list(markers(Either))
 
 
 def test_the_walker_finds_every_marked_value_with_its_program():

@@ -275,26 +275,6 @@ def _found(shape: Any, value: Any, path: tuple[str | int, ...], program: str) ->
     elif what == "model" and isinstance(value, inner):
         for sub, marker, found, prog in references(value, program):
             yield (*path, *sub), marker, found, prog
-    elif what == "union":
-        for branch in inner:  # the first branch the value fits
-            if _fits(branch, value):
-                yield from _found(branch, value, path, program)
-                return
-
-
-def _fits(shape: Any, value: Any) -> bool:
-    if isinstance(shape, Ref) and shape.field:
-        return isinstance(value, BaseModel)
-    if isinstance(shape, Ref | FlagUse):
-        return not isinstance(value, BaseModel | list | dict)
-    what, inner = shape
-    if what == "list":
-        return isinstance(value, list | tuple)
-    if what == "dict":
-        return isinstance(value, dict)
-    if what == "model":
-        return isinstance(value, inner)
-    return any(_fits(branch, value) for branch in inner)
 
 
 _PLANS: dict[type[BaseModel], tuple[tuple[str, Any], ...]] = {}
@@ -310,7 +290,7 @@ def _plan(model: type[BaseModel]) -> tuple[tuple[str, Any], ...]:
 
 
 def _shape(annotation: Any, metadata: tuple[Any, ...] = ()) -> Any:
-    """Where markers sit in a type: a marker, ("list"|"dict"|"model"|"union", …), or None for nowhere."""
+    """Where markers sit in a type: a marker, ("list"|"dict"|"model", inner), or None for nowhere."""
     for item in metadata:
         if isinstance(item, Ref | FlagUse):
             return item
@@ -324,10 +304,10 @@ def _shape(annotation: Any, metadata: tuple[Any, ...] = ()) -> Any:
         inner = _shape(args[1]) if len(args) == 2 else None
         return None if inner is None else ("dict", inner)
     if origin in (typing.Union, types.UnionType):
-        branches = tuple(b for b in (_shape(arg) for arg in args) if b is not None)
-        if not branches:
-            return None
-        return branches[0] if len(branches) == 1 else ("union", branches)
+        branches = [b for b in (_shape(arg) for arg in args) if b is not None]
+        if len(branches) > 1:  # which branch a value took is not known here: mark the union as a whole
+            raise TypeError(f"{annotation}: got references in several branches, expected them in one at most")
+        return branches[0] if branches else None
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return ("model", annotation) if _plan(annotation) else None
     return None
@@ -344,10 +324,4 @@ def _markers_in(shape: Any) -> Iterator[Marker]:
         yield shape
         return
     what, inner = shape
-    if what == "model":
-        yield from markers(inner)
-    elif what == "union":
-        for branch in inner:
-            yield from _markers_in(branch)
-    else:
-        yield from _markers_in(inner)
+    yield from markers(inner) if what == "model" else _markers_in(inner)

@@ -10,7 +10,7 @@ import yaml
 
 from handbook.cli import main
 from handbook.kb import json_schema, schema
-from handbook.kb.loader import ENTITY_DIRS, SINGLE_FILES
+from handbook.kb.loader import FILES
 
 REPO = Path(__file__).resolve().parents[1]
 COMMAND = "python -m handbook generate"
@@ -26,7 +26,7 @@ def test_committed_schema_and_editor_mapping_are_fresh():
 
 
 def test_one_schema_per_kind_of_file_the_loader_reads():
-    kinds = SINGLE_FILES + ENTITY_DIRS
+    kinds = FILES
     schemas = sorted(p.name for p in (REPO / "kb" / "schema").glob("*.schema.json"))
     assert schemas == sorted([f"{k.name}.schema.json" for k in kinds] + ["kb.schema.json"])
     for kind in kinds:
@@ -40,7 +40,7 @@ def test_one_schema_per_kind_of_file_the_loader_reads():
 
 
 def test_every_kb_file_uses_only_keys_its_schema_names():
-    for kind in SINGLE_FILES + ENTITY_DIRS:
+    for kind in FILES:
         schema = json.loads((REPO / "kb" / "schema" / f"{kind.name}.schema.json").read_text(encoding="utf-8"))
         files = sorted((REPO / "kb").glob(kind.pattern))
         assert files, kind.pattern
@@ -52,9 +52,7 @@ def test_every_kb_file_uses_only_keys_its_schema_names():
 
 def test_vscode_maps_each_kb_glob_to_its_schema():
     settings = json.loads((REPO / ".vscode" / "settings.json").read_text(encoding="utf-8"))
-    expected = {
-        f"./kb/schema/{kind.name}.schema.json": [f"/kb/{kind.pattern}"] for kind in SINGLE_FILES + ENTITY_DIRS
-    }
+    expected = {f"./kb/schema/{kind.name}.schema.json": [f"/kb/{kind.pattern}"] for kind in FILES}
     assert settings["yaml.schemas"] == expected
     for schema_path in expected:
         assert (REPO / schema_path).is_file()

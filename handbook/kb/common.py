@@ -18,7 +18,6 @@ from handbook.core.text import Closed, Text, filled_in
 Id = Annotated[
     str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9._-]*$", max_length=80), BeforeValidator(filled_in)
 ]
-SourceId = Id
 Day = date
 
 

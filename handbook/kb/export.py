@@ -1,5 +1,8 @@
 """``kb.json``'s shape: every entity of the KB, as the loader validated it, versioned.
 
+Its model is derived from the kinds the KB declares (handbook.kb.loader.KB): a header, then each kind under
+its export name, in declaration order.
+
 The site writes it beside the pages (handbook.site.exports); its JSON Schema is committed under kb/schema/.
 """
 
@@ -7,11 +10,10 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from handbook.core.generated import REGENERATE
-from handbook.kb import schema as s
-from handbook.kb.loader import KB
+from handbook.kb.loader import KB, KINDS
 
 SCHEMA_VERSION = 1  # bump when kb.json changes shape in a way its readers must know about
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
@@ -25,8 +27,8 @@ class Engine(BaseModel):
     version: str
 
 
-class KBExport(BaseModel):
-    """The SGLang handbook's knowledge base: every entity of kb/, as the loader validated it."""
+class _Header(BaseModel):
+    """What kb.json says about itself, before the KB's entities."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, title="SGLang handbook knowledge base")
 
@@ -36,23 +38,16 @@ class KBExport(BaseModel):
     source_modified: bool | None = Field(
         description="Whether kb/ had changes not in source_commit when the site was built (null: unknown)"
     )
-    handbook: s.HandbookFile
-    sources: dict[str, s.Source]
-    dtypes: dict[str, s.Dtype]
-    hardware: dict[str, s.Hardware]
-    models: dict[str, s.Model]
-    attention: dict[str, s.AttentionFamily]
-    parameter_groups: dict[str, s.ParameterGroup] = Field(description="By group id, in display order")
-    recipes: dict[str, s.Recipe]
-    pitfalls: dict[str, s.Pitfall]
-    env_vars: dict[str, s.EnvVar]
-    observability: s.ObservabilityFile
-    tuning: s.TuningFile
-    architecture: s.ArchitectureFile
-    topologies: s.TopologiesFile
-    claims: dict[str, s.Claim]
-    rules: dict[str, s.Rule] = Field(description="What the command checker enforces")
-    resolved_defaults: list[s.ResolvedDefault]
+
+
+# Then every kind of the KB, in KB's declaration order, under its export name (handbook.kb.loader.KB).
+KBExport: type[_Header] = create_model(
+    "KBExport",
+    __base__=_Header,
+    __module__=__name__,
+    __doc__="The SGLang handbook's knowledge base: every entity of kb/, as the loader validated it.",
+    **{kind.export_name: (kind.pool_type, Field(description=kind.description)) for kind in KINDS},
+)
 
 
 def export_schema() -> dict[str, Any]:
@@ -64,27 +59,11 @@ def export_schema() -> dict[str, Any]:
     }
 
 
-def kb_export(kb: KB, commit: str | None, modified: bool | None) -> KBExport:
+def kb_export(kb: KB, commit: str | None, modified: bool | None) -> _Header:
     return KBExport(
         schema_version=SCHEMA_VERSION,
         engine=Engine(name=kb.handbook.engine, version=kb.handbook.engine_version),
         source_commit=commit,
         source_modified=modified,
-        handbook=kb.handbook,
-        sources=kb.sources,
-        dtypes=kb.dtypes,
-        hardware=kb.hardware,
-        models=kb.models,
-        attention=kb.attention,
-        parameter_groups=kb.groups,
-        recipes=kb.recipes,
-        pitfalls=kb.pitfalls,
-        env_vars=kb.env_vars,
-        observability=kb.observability,
-        tuning=kb.tuning,
-        architecture=kb.architecture,
-        topologies=kb.topologies,
-        claims=kb.claims,
-        rules=kb.rules,
-        resolved_defaults=kb.resolved_defaults,
+        **{kind.export_name: getattr(kb, kind.name) for kind in KINDS},
     )

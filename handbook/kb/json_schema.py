@@ -17,23 +17,24 @@ from typing import Any
 from handbook.core.generated import REGENERATE, Stale, short_diff
 from handbook.core.paths import REPO_ROOT
 from handbook.kb.export import DRAFT, export_schema
-from handbook.kb.loader import ENTITY_DIRS, SINGLE_FILES, Kind
+from handbook.kb.kinds import KBFile
+from handbook.kb.loader import FILES
 
 SCHEMA_DIR = "kb/schema"  # relative to the repository; the loader does not read it
 EDITOR_SETTINGS = ".vscode/settings.json"
 EXPORT_SCHEMA = "kb.schema.json"  # the schema of the site's kb.json (handbook.site.exports)
 
 
-def kinds() -> list[Kind]:
-    """Every kind of file the loader reads, in the loader's order."""
-    return [*SINGLE_FILES, *ENTITY_DIRS]
+def kinds() -> list[KBFile]:
+    """Every kind of file the loader reads, in the loader's order (derived from the KB's kinds)."""
+    return list(FILES)
 
 
-def schema_name(kind: Kind) -> str:
+def schema_name(kind: KBFile) -> str:
     return f"{kind.name}.schema.json"
 
 
-def file_schema(kind: Kind) -> dict[str, Any]:
+def file_schema(kind: KBFile) -> dict[str, Any]:
     """The JSON Schema of one kind of KB file (what the loader validates it with)."""
     body = kind.schema.model_json_schema(mode="validation")
     return {

@@ -1,15 +1,19 @@
 """Load ``kb/`` into one validated object, or report every problem at once as ``file:line: path: message``.
 
-Three passes, each collecting problems instead of stopping at the first:
+Each kind of entity is declared once, as a field of ``KB`` (see handbook.kb.kinds); the files read, the
+pools, the layout checks and the reference checks below are derived from those declarations. Three passes,
+each collecting problems instead of stopping at the first:
 1. every file: YAML syntax, then its pydantic schema (closed models);
 2. layout: file name = id, unique ids, required files present, no stray files;
-3. cross-references: sources, models, hardware, dtypes, flags and variables that entities name.
+3. cross-references: every value the schema marks as naming another entity (ids, flags, flag lines).
 """
+
+# ruff: noqa: RUF009 - document/per_file/listed return dataclasses.field(...), as the KB fields need
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Iterator
+import difflib
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,40 +24,22 @@ from handbook.core.paths import KB_ROOT, REPO_ROOT
 from handbook.core.problem import Problem
 from handbook.kb import schema as s
 from handbook.kb.common import flags_in
+from handbook.kb.kinds import (
+    KBFile,
+    Kind,
+    Ref,
+    declared,
+    document,
+    files,
+    listed,
+    markers,
+    per_file,
+    references,
+)
 from handbook.kb.yamlfile import Path_, YamlDoc, format_path, load_yaml
 
 # Files the loader reads besides YAML, and folders it leaves to other readers.
 IGNORED = ("README.md", "engine/*", "schema/*")
-
-
-@dataclass(frozen=True)
-class Kind:
-    name: str
-    pattern: str  # relative to kb/
-    schema: type[BaseModel]
-    per_file: bool = False  # one entity per file; the file name is its id
-
-
-SINGLE_FILES = [
-    Kind("handbook", "handbook.yaml", s.HandbookFile),
-    Kind("dtypes", "dtypes.yaml", s.DtypesFile),
-    Kind("pitfalls", "pitfalls.yaml", s.PitfallsFile),
-    Kind("env_vars", "env_vars.yaml", s.EnvVarsFile),
-    Kind("observability", "observability.yaml", s.ObservabilityFile),
-    Kind("tuning", "tuning.yaml", s.TuningFile),
-    Kind("attention", "attention.yaml", s.AttentionFile),
-    Kind("architecture", "architecture.yaml", s.ArchitectureFile),
-    Kind("topologies", "topologies.yaml", s.TopologiesFile),
-    Kind("claims", "claims.yaml", s.ClaimsFile),
-    Kind("rules", "rules.yaml", s.RulesFile),
-]
-ENTITY_DIRS = [
-    Kind("sources", "sources/*.yaml", s.Source, per_file=True),
-    Kind("hardware", "hardware/*.yaml", s.Hardware, per_file=True),
-    Kind("models", "models/*.yaml", s.Model, per_file=True),
-    Kind("recipes", "recipes/*.yaml", s.Recipe, per_file=True),
-    Kind("parameters", "parameters/*.yaml", s.ParameterGroup, per_file=True),
-]
 
 
 class KBInvalid(Exception):
@@ -72,30 +58,81 @@ class Origin:
         return Problem(self.doc.file, self.doc.line_of(full), format_path(full), message)
 
 
-@dataclass
+class Flags(Mapping[tuple[str, str], s.Parameter]):
+    """Every parameter by ``(program, flag)`` in display order, and by every other spelling of its flag.
+
+    Built once, at load, from the parameter groups; ``spelled`` also finds aliases and abbreviations."""
+
+    def __init__(self, groups: Iterable[s.ParameterGroup] = ()):
+        self._by_flag: dict[tuple[str, str], s.Parameter] = {}
+        for group in groups:
+            for p in group.parameters:
+                self._by_flag.setdefault((p.program, p.flag), p)
+        self._spellings: dict[tuple[str, str], s.Parameter] = {}
+        for (program, flag), p in self._by_flag.items():
+            self._spellings[(program, flag)] = p
+            for alias in [*p.aliases, *p.abbreviations]:
+                self._spellings[(program, alias)] = p
+
+    def __getitem__(self, key: tuple[str, str]) -> s.Parameter:
+        return self._by_flag[key]
+
+    def __iter__(self) -> Iterator[tuple[str, str]]:
+        return iter(self._by_flag)
+
+    def __len__(self) -> int:
+        return len(self._by_flag)
+
+    def spelled(self, flag: str, program: str = "launch_server") -> s.Parameter | None:
+        """The parameter ``flag`` spells for ``program`` (its flag, an alias or an abbreviation)."""
+        return self._spellings.get((program, flag))
+
+    def spellings(self, program: str) -> list[str]:
+        """Every spelling of ``program``'s documented flags."""
+        return [flag for (prog, flag) in self._spellings if prog == program]
+
+
+@dataclass(kw_only=True, eq=False)
 class KB:
-    """The whole knowledge base, validated. Lookups by id; ``origin`` locates any entity in its file."""
+    """The whole knowledge base, validated. Lookups by id; ``origin`` locates any entity in its file.
+
+    Every kind of entity is declared here, once: where its files are, what identifies an entity, how
+    messages name one (handbook.kb.kinds). The field order is kb.json's. Adding a kind takes its schema
+    class (schema.py, with ``Ref`` on fields that name other entities), a field here and a fixture.
+    """
 
     root: Path
-    handbook: s.HandbookFile
-    dtypes: dict[str, s.Dtype]
-    sources: dict[str, s.Source]
-    hardware: dict[str, s.Hardware]
-    models: dict[str, s.Model]
-    recipes: dict[str, s.Recipe]
-    groups: dict[str, s.ParameterGroup]  # in display order
-    parameters: dict[tuple[str, str], s.Parameter]  # (program, flag)
-    pitfalls: dict[str, s.Pitfall]
-    env_vars: dict[str, s.EnvVar]
-    observability: s.ObservabilityFile
-    tuning: s.TuningFile
-    attention: dict[str, s.AttentionFamily]
-    claims: dict[str, s.Claim]
-    architecture: s.ArchitectureFile
-    topologies: s.TopologiesFile
+    handbook: s.HandbookFile = document("handbook.yaml")
+    sources: dict[str, s.Source] = per_file("sources/*.yaml", noun="source")
+    dtypes: dict[str, s.Dtype] = listed("dtypes.yaml", "dtypes", noun="dtype")
+    hardware: dict[str, s.Hardware] = per_file("hardware/*.yaml", noun="hardware")
+    models: dict[str, s.Model] = per_file("models/*.yaml", noun="model")
+    attention: dict[str, s.AttentionFamily] = listed("attention.yaml", "families", noun="attention family")
+    groups: dict[str, s.ParameterGroup] = per_file(  # the group id is the file name; shown by `order`
+        "parameters/*.yaml",
+        noun="parameter group",
+        key=None,
+        order_by="order",
+        export="parameter_groups",
+        description="By group id, in display order",
+    )
+    recipes: dict[str, s.Recipe] = per_file("recipes/*.yaml", noun="recipe")
+    pitfalls: dict[str, s.Pitfall] = listed("pitfalls.yaml", "pitfalls", noun="pitfall")
+    env_vars: dict[str, s.EnvVar] = listed("env_vars.yaml", "env_vars", noun="variable", key="name")
+    observability: s.ObservabilityFile = document("observability.yaml")
+    tuning: s.TuningFile = document("tuning.yaml")
+    architecture: s.ArchitectureFile = document("architecture.yaml")
+    topologies: s.TopologiesFile = document("topologies.yaml")
+    claims: dict[str, s.Claim] = listed("claims.yaml", "claims", noun="claim")
+    rules: dict[str, s.Rule] = listed(  # checked against every command
+        "rules.yaml", "rules", noun="rule", description="What the command checker enforces"
+    )
+    resolved_defaults: list[s.ResolvedDefault] = listed(
+        "rules.yaml", "resolved_defaults", key=None, min_items=0
+    )
+    # Not kinds: derived at load.
+    parameters: Flags = field(default_factory=Flags)  # the groups' parameters by (program, flag)
     origins: dict[int, Origin] = field(default_factory=dict, repr=False)
-    rules: dict[str, s.Rule] = field(default_factory=dict)  # kb/rules.yaml, checked against every command
-    resolved_defaults: list[s.ResolvedDefault] = field(default_factory=list)  # kb/rules.yaml
 
     def origin(self, entity: BaseModel) -> Origin:
         return self.origins[id(entity)]
@@ -108,19 +145,56 @@ class KB:
 
     def parameter(self, flag: str, program: str = "launch_server") -> s.Parameter | None:
         """A parameter by its flag or any alias."""
-        return self._spellings().get((program, flag))
+        return self.parameters.spelled(flag, program)
 
-    @functools.cache  # noqa: B019 - the KB is immutable once loaded
-    def _spellings(self) -> dict[tuple[str, str], s.Parameter]:
-        out: dict[tuple[str, str], s.Parameter] = {}
-        for (program, flag), p in self.parameters.items():
-            out[(program, flag)] = p
-            for alias in [*p.aliases, *p.abbreviations]:
-                out[(program, alias)] = p
-        return out
 
-    def __hash__(self) -> int:
-        return id(self)
+KINDS: tuple[Kind, ...] = declared(KB)
+KIND: dict[str, Kind] = {kind.name: kind for kind in KINDS}
+FLAGS_POOL = "groups"  # the kind that documents flags (FlagUse): its files failing silences flag checks
+
+# The order the stray-file message names the files in, as it always has; files of kinds added later follow
+# in declaration order. Only that message and the editor mapping depend on it.
+_FILE_ORDER = (
+    "handbook.yaml",
+    "dtypes.yaml",
+    "pitfalls.yaml",
+    "env_vars.yaml",
+    "observability.yaml",
+    "tuning.yaml",
+    "attention.yaml",
+    "architecture.yaml",
+    "topologies.yaml",
+    "claims.yaml",
+    "rules.yaml",
+    "sources/*.yaml",
+    "hardware/*.yaml",
+    "models/*.yaml",
+    "recipes/*.yaml",
+    "parameters/*.yaml",
+)
+
+
+def _file_position(file: KBFile) -> tuple[bool, int]:
+    """Single files before folders; known files in their usual place, new ones after them."""
+    place = _FILE_ORDER.index(file.pattern) if file.pattern in _FILE_ORDER else len(_FILE_ORDER)
+    return file.per_file, place
+
+
+FILES: list[KBFile] = sorted(files(KINDS), key=_file_position)  # every kind of file kb/ holds
+
+
+def _check_declarations() -> None:
+    """Every ``Ref`` in the schemas names a kind with ids: a typo fails at import, not silently."""
+    keyed = [kind.name for kind in KINDS if kind.keyed]
+    for kind in KINDS:
+        for marker in markers(kind.schema):
+            if isinstance(marker, Ref) and marker.pool not in keyed:
+                raise TypeError(
+                    f"{kind.schema.__name__}: got Ref({marker.pool!r}), expected one of: {', '.join(keyed)}"
+                )
+
+
+_check_declarations()
 
 
 def _expected(error: dict[str, Any]) -> str:
@@ -266,58 +340,60 @@ class _Loader:
             self.problems += problems_from_validation(exc, doc, schema)
             return None, doc
 
-    def note(self, entity: BaseModel, doc: YamlDoc, path: Path_ = ()) -> None:
-        self.origins[id(entity)] = Origin(doc, path)
+    def note(self, entity: BaseModel, origin: Origin) -> tuple[BaseModel, Origin]:
+        self.origins[id(entity)] = origin
+        return entity, origin
 
     def load(self) -> KB | None:
         if not self.root.is_dir():
             self.problems.append(Problem(self.shown(self.root), 1, "", "got no such folder, expected the KB"))
             return None
+        read: dict[str, list[tuple[BaseModel, Origin]]] = {kind.name: [] for kind in KINDS}
         known: set[Path] = set()
-        singles: dict[str, Any] = {}
-        for kind in SINGLE_FILES:
-            path = self.root / kind.pattern
-            known.add(path)
-            if not path.is_file():
-                self.problems.append(
-                    Problem(self.shown(path), 1, "", "got no such file, expected it to exist")
-                )
-                self.broken.add(kind.name)
-                continue
-            model, doc = self.parse(path, kind.schema)
-            if model is not None and doc is not None:
-                self.note(model, doc)
-                singles[kind.name] = (model, doc)
-            else:
-                self.broken.add(kind.name)
-        entities: dict[str, list[tuple[BaseModel, YamlDoc]]] = {}
-        for kind in ENTITY_DIRS:
-            entities[kind.name] = []
-            for path in sorted(self.root.glob(kind.pattern)):
-                known.add(path)
-                model, doc = self.parse(path, kind.schema)
-                if model is None or doc is None:
-                    self.broken.add(kind.name)
-                    continue
-                if hasattr(model, "id") and model.id != path.stem:
-                    self.problems.append(
-                        Problem(
-                            doc.file,
-                            doc.line_of(("id",)),
-                            "id",
-                            f"got '{model.id}', expected '{path.stem}' (the file name)",
-                        )
-                    )
-                    self.broken.add(kind.name)
-                    continue
-                self.note(model, doc)
-                entities[kind.name].append((model, doc))
+        for file in FILES:
+            paths = sorted(self.root.glob(file.pattern)) if file.per_file else [self.root / file.pattern]
+            known.update(paths)
+            for path in paths:
+                for kind, entity, origin in self.read(file, path):
+                    read[kind.name].append((entity, origin))
         self.check_stray_files(known)
         # Go on with whatever loaded, so that reference problems are reported together with the rest.
-        return self.assemble(singles, entities)
+        return self.assemble(read)
+
+    def read(self, file: KBFile, path: Path) -> list[tuple[Kind, BaseModel, Origin]]:
+        """The entities of one file, noted with their origins; a file that fails marks its kinds broken."""
+        if not file.per_file and not path.is_file():
+            self.problems.append(Problem(self.shown(path), 1, "", "got no such file, expected it to exist"))
+            self.broken.update(kind.name for kind in file.kinds)
+            return []
+        model, doc = self.parse(path, file.schema)
+        if model is None or doc is None:
+            self.broken.update(kind.name for kind in file.kinds)
+            return []
+        if file.per_file:
+            kind = file.kinds[0]
+            if kind.key is not None and getattr(model, kind.key) != path.stem:
+                self.problems.append(
+                    Problem(
+                        doc.file,
+                        doc.line_of((kind.key,)),
+                        kind.key,
+                        f"got '{getattr(model, kind.key)}', expected '{path.stem}' (the file name)",
+                    )
+                )
+                self.broken.add(kind.name)
+                return []
+        out: list[tuple[Kind, BaseModel, Origin]] = []
+        for kind in file.kinds:
+            if kind.shape == "listed":
+                for i, item in enumerate(getattr(model, str(kind.list_key))):
+                    out.append((kind, *self.note(item, Origin(doc, (str(kind.list_key), i)))))
+            else:
+                out.append((kind, *self.note(model, Origin(doc))))
+        return out
 
     def check_stray_files(self, known: set[Path]) -> None:
-        patterns = [k.pattern for k in SINGLE_FILES + ENTITY_DIRS]
+        patterns = [file.pattern for file in FILES]
         for path in sorted(self.root.rglob("*")):
             if path.is_dir() or path in known:
                 continue
@@ -351,115 +427,47 @@ class _Loader:
             first[key] = origin
         return out
 
-    def assemble(
-        self, singles: dict[str, Any], entities: dict[str, list[tuple[BaseModel, YamlDoc]]]
-    ) -> KB | None:
-        def listed(kind: str, attr: str) -> list[tuple[BaseModel, Origin]]:
-            if kind not in singles:
-                return []
-            model, doc = singles[kind]
-            out = []
-            for i, item in enumerate(getattr(model, attr)):
-                origin = Origin(doc, (attr, i))
-                self.origins[id(item)] = origin
-                out.append((item, origin))
-            return out
+    def pool(self, kind: Kind, read: list[tuple[BaseModel, Origin]]) -> Any:
+        """A kind's entities as the KB holds them: one document, a list, or a dict by id."""
+        if kind.shape == "document":
+            return read[0][0] if read else None  # None: its file failed to load
+        if not kind.keyed:
+            return [entity for entity, _ in read]
+        if kind.order_by is not None:
+            read = sorted(read, key=lambda pair: (getattr(pair[0], str(kind.order_by)), pair[1].doc.file))
+        if kind.shape == "per_file":  # the file name is the id (and equals the key field, if any)
+            return {origin.doc.file.rsplit("/", 1)[-1].removesuffix(".yaml"): e for e, origin in read}
+        key = str(kind.key)
+        self.unique([(getattr(e, key), origin, (key,)) for e, origin in read], kind.unique_label)
+        return {getattr(entity, key): entity for entity, _ in read}  # a duplicate: the last one's references
 
-        dtypes = listed("dtypes", "dtypes")
-        pitfalls = listed("pitfalls", "pitfalls")
-        env_vars = listed("env_vars", "env_vars")
-        families = listed("attention", "families")
-        claims = listed("claims", "claims")
-        rules = listed("rules", "rules")
-        resolved_defaults = listed("rules", "resolved_defaults")
-        self.unique([(d.id, o, ("id",)) for d, o in dtypes], "dtype id")
-        self.unique([(p.id, o, ("id",)) for p, o in pitfalls], "pitfall id")
-        self.unique([(e.name, o, ("name",)) for e, o in env_vars], "variable")
-        self.unique([(f.id, o, ("id",)) for f, o in families], "attention family id")
-        self.unique([(c.id, o, ("id",)) for c, o in claims], "claim id")
-        self.unique([(r.id, o, ("id",)) for r, o in rules], "rule id")
-
-        groups = sorted(entities["parameters"], key=lambda pair: (pair[0].order, pair[1].file))
+    def flags(self, groups: dict[str, s.ParameterGroup]) -> Flags:
+        """The flag index; a spelling (flag, alias, abbreviation) names one parameter of its program."""
         spellings: list[tuple[Any, Origin, Path_]] = []
-        parameters: dict[tuple[str, str], s.Parameter] = {}
-        for group, doc in groups:
-            for i, p in enumerate(group.parameters):
-                origin = Origin(doc, ("parameters", i))
-                self.origins[id(p)] = origin
-                parameters.setdefault((p.program, p.flag), p)
+        for group in groups.values():
+            for p in group.parameters:
+                origin = self.origins[id(p)]
                 spellings.append(((p.program, p.flag), origin, ("flag",)))
                 spellings += [((p.program, a), origin, ("aliases", j)) for j, a in enumerate(p.aliases)]
                 spellings += [
                     ((p.program, a), origin, ("abbreviations", j)) for j, a in enumerate(p.abbreviations)
                 ]
         self.unique(spellings, "flag")
+        return Flags(groups.values())
 
-        def single(kind: str) -> Any:
-            return singles[kind][0] if kind in singles else None
-
-        kb = KB(
-            root=self.root,
-            handbook=single("handbook"),
-            dtypes={d.id: d for d, _ in dtypes},
-            sources={e.id: e for e, _ in entities["sources"]},
-            hardware={e.id: e for e, _ in entities["hardware"]},
-            models={e.id: e for e, _ in entities["models"]},
-            recipes={e.id: e for e, _ in entities["recipes"]},
-            groups={doc.file.rsplit("/", 1)[-1].removesuffix(".yaml"): g for g, doc in groups},
-            parameters=parameters,
-            pitfalls={p.id: p for p, _ in pitfalls},
-            env_vars={e.name: e for e, _ in env_vars},
-            observability=single("observability"),
-            tuning=single("tuning"),
-            attention={f.id: f for f, _ in families},
-            claims={c.id: c for c, _ in claims},
-            architecture=single("architecture"),
-            topologies=single("topologies"),
-            origins=self.origins,
-            rules={r.id: r for r, _ in rules},
-            resolved_defaults=[d for d, _ in resolved_defaults],
-        )
+    def assemble(self, read: dict[str, list[tuple[BaseModel, Origin]]]) -> KB | None:
+        pools = {kind.name: self.pool(kind, read[kind.name]) for kind in KINDS}
+        for group in pools[FLAGS_POOL].values():
+            origin = self.origins[id(group)]
+            for i, p in enumerate(group.parameters):
+                self.origins[id(p)] = Origin(origin.doc, ("parameters", i))
+        kb = KB(root=self.root, **pools, parameters=self.flags(pools[FLAGS_POOL]), origins=self.origins)
         self.problems += check_references(kb, frozenset(self.broken))
         return None if self.problems else kb
 
 
 # ------------------------------------------------------------------------------------------- references
-def _walk(model: BaseModel, path: Path_ = ()) -> Iterator[tuple[Path_, str, Any]]:
-    """Every (path, field name, value) in a model tree."""
-    for name in type(model).model_fields:
-        value = getattr(model, name)
-        yield path + (name,), name, value
-        if isinstance(value, BaseModel):
-            yield from _walk(value, path + (name,))
-        elif isinstance(value, list):
-            for i, item in enumerate(value):
-                if isinstance(item, BaseModel):
-                    yield from _walk(item, path + (name, i))
-
-
-def _roots(kb: KB) -> Iterator[BaseModel]:
-    singles = (kb.handbook, kb.observability, kb.tuning, kb.architecture, kb.topologies)
-    yield from (single for single in singles if single is not None)  # None: its file failed to load
-    for pool in (
-        kb.dtypes,
-        kb.sources,
-        kb.hardware,
-        kb.models,
-        kb.recipes,
-        kb.groups,
-        kb.pitfalls,
-        kb.env_vars,
-        kb.attention,
-        kb.claims,
-        kb.rules,
-    ):
-        yield from pool.values()
-    yield from kb.resolved_defaults
-
-
 def _did_you_mean(name: str, options: Any) -> str:
-    import difflib
-
     close = difflib.get_close_matches(name, list(options), n=1, cutoff=0.6)
     return f" (did you mean '{close[0]}'?)" if close else ""
 
@@ -467,123 +475,58 @@ def _did_you_mean(name: str, options: Any) -> str:
 class _References:
     """Checks that ids and flags named by entities exist; silent about pools whose files failed to load."""
 
-    POOLS = {  # kind → (KB attribute, where authors find it, loader kind)
-        "source": ("sources", "kb/sources/", "sources"),
-        "model": ("models", "kb/models/", "models"),
-        "hardware": ("hardware", "kb/hardware/", "hardware"),
-        "dtype": ("dtypes", "kb/dtypes.yaml", "dtypes"),
-        "variable": ("env_vars", "kb/env_vars.yaml", "env_vars"),
-        "attention family": ("attention", "kb/attention.yaml", "attention"),
-    }
-
     def __init__(self, kb: KB, broken: frozenset[str]):
         self.kb = kb
         self.broken = broken
         self.problems: list[Problem] = []
 
-    def id(self, origin: Origin, sub: Path_, value: str | None, kind: str) -> None:
-        attr, where, loader_kind = self.POOLS[kind]
-        pool = getattr(self.kb, attr)
-        if value is None or value in pool or loader_kind in self.broken:
+    def id(self, origin: Origin, sub: Path_, value: Any, pool_name: str) -> None:
+        kind = KIND[pool_name]
+        pool = getattr(self.kb, pool_name)
+        if value in pool or pool_name in self.broken:
             return
         self.problems.append(
             origin.at(
-                sub, f"got '{value}', expected one of the {kind} ids in {where}{_did_you_mean(value, pool)}"
+                sub,
+                f"got '{value}', expected one of the {kind.noun} ids in {kind.where}"
+                f"{_did_you_mean(value, pool)}",
             )
         )
 
-    def ids(self, origin: Origin, sub: Path_, values: list[str], kind: str) -> None:
-        for i, value in enumerate(values):
-            self.id(origin, sub + (i,), value, kind)
-
-    def flag(self, origin: Origin, sub: Path_, flag: str, program: str = "launch_server") -> None:
-        if "parameters" in self.broken or self.kb.parameter(flag, program) is not None:
+    def flag(self, origin: Origin, sub: Path_, flag: str, program: str) -> None:
+        if FLAGS_POOL in self.broken or self.kb.parameter(flag, program) is not None:
             return
-        known = [f for (prog, f) in self.kb._spellings() if prog == program]
         self.problems.append(
             origin.at(
                 sub,
                 f"got flag '{flag}', expected a {program} flag documented in kb/parameters/"
-                f"{_did_you_mean(flag, known)}",
+                f"{_did_you_mean(flag, self.kb.parameters.spellings(program))}",
             )
         )
 
-    def flags(self, origin: Origin, sub: Path_, flags: list[str], program: str = "launch_server") -> None:
-        for i, flag in enumerate(flags):
-            self.flag(origin, sub + (i,), flag, program)
-
-    def line(self, origin: Origin, sub: Path_, line: Any, program: str = "launch_server") -> None:
+    def line(self, origin: Origin, sub: Path_, line: Any, program: str) -> None:
         """A flag line (``--tp-size 8``): every flag in it must be documented."""
         for flag, _ in flags_in([line]):
             self.flag(origin, sub, flag, program)
 
-    def lines(self, origin: Origin, sub: Path_, lines: list, program: str = "launch_server") -> None:
-        for i, line in enumerate(lines):
-            self.line(origin, sub + (i,), line, program)
-
 
 def check_references(kb: KB, broken: frozenset[str] = frozenset()) -> list[Problem]:
+    """Every value a schema marks (``Ref``, ``FlagUse``), in every entity of every kind, names something."""
     refs = _References(kb, broken)
-    for root in _roots(kb):
-        origin = kb.origin(root)
-        for sub, name, value in _walk(root):
-            if name == "source":
-                refs.id(origin, sub, value, "source")
-            elif name == "field_sources":
-                for key, sid in value.items():
-                    refs.id(origin, sub + (key,), sid, "source")
-
-    for model in kb.models.values():
-        origin = kb.origin(model)
-        for i, p in enumerate(model.precisions):
-            refs.id(origin, ("precisions", i, "dtype"), p.dtype, "dtype")
-            refs.ids(origin, ("precisions", i, "hardware"), p.hardware, "hardware")
-        refs.ids(origin, ("attention", "families"), model.attention.families, "attention family")
-        if model.recommended:
-            refs.lines(origin, ("recommended", "key_flags"), model.recommended.key_flags)
-    for fam in kb.attention.values():
-        refs.ids(kb.origin(fam), ("models",), fam.models, "model")
-        refs.lines(kb.origin(fam), ("flags",), fam.flags)
-    for recipe in kb.recipes.values():
-        origin = kb.origin(recipe)
-        refs.id(origin, ("model",), recipe.model, "model")
-        refs.ids(origin, ("hardware",), recipe.hardware, "hardware")
-        refs.id(origin, ("precision",), recipe.precision, "dtype")
-        refs.ids(origin, ("env",), [env.name for env in recipe.env], "variable")
-        if recipe.program:
-            refs.lines(origin, ("flags",), recipe.flags, recipe.program)
-    for pitfall in kb.pitfalls.values():
-        origin = kb.origin(pitfall)
-        refs.flags(origin, ("flags",), pitfall.flags)
-        refs.ids(origin, ("env",), pitfall.env, "variable")
-        refs.ids(origin, ("scope", "models"), pitfall.scope.models, "model")
-        refs.ids(origin, ("scope", "hardware"), pitfall.scope.hardware, "hardware")
-    for group in kb.groups.values():
-        for p in group.parameters:
-            refs.flags(kb.origin(p), ("related",), p.related, p.program)
-    for (
-        rule
-    ) in kb.rules.values():  # flags are checked against the engine snapshot (handbook/validation/registry.py)
-        refs.ids(kb.origin(rule), ("params", "models"), list(rule.params.get("models", [])), "model")
-    if obs := kb.observability:
-        for i, band in enumerate(obs.available_gpu_mem_bands):
-            refs.flags(kb.origin(obs), ("available_gpu_mem_bands", i, "flags"), band.flags)
-        for i, signal in enumerate(obs.signals):
-            refs.flags(kb.origin(obs), ("signals", i, "flags"), signal.flags)
-    if tuning := kb.tuning:
-        for i, step in enumerate(tuning.steps):
-            refs.flags(kb.origin(tuning), ("steps", i, "flags"), step.flags)
-        for i, scenario in enumerate(tuning.scenarios):
-            refs.lines(kb.origin(tuning), ("scenarios", i, "flags"), scenario.flags)
-        for i, tip in enumerate(tuning.startup):
-            if tip.flags:
-                refs.line(kb.origin(tuning), ("startup", i, "flags"), tip.flags)
-    if arch := kb.architecture:
-        for i, stage in enumerate(arch.stages):
-            refs.flags(kb.origin(arch), ("stages", i, "flags"), stage.flags)
-    if topologies := kb.topologies:
-        for i, topo in enumerate(topologies.topologies):
-            refs.line(kb.origin(topologies), ("topologies", i, "flags"), topo.flags)
+    for kind in KINDS:
+        for entity in kind.entities(getattr(kb, kind.name)):
+            origin = kb.origin(entity)
+            for sub, marker, value, program in references(entity):
+                if isinstance(marker, Ref):
+                    refs.id(origin, sub, value, marker.pool)
+                elif marker.line:
+                    refs.line(origin, sub, value, program)
+                else:
+                    refs.flag(origin, sub, value, program)
+    # A rule's params are the predicate's own (a free mapping): its `models` name models.
+    for rule in kb.rules.values():
+        for i, value in enumerate(list(rule.params.get("models", []))):
+            refs.id(kb.origin(rule), ("params", "models", i), value, "models")
     return refs.problems
 
 

@@ -27,12 +27,14 @@ from handbook.core.paths import REPO_ROOT
 from handbook.core.text import PLACEHOLDER
 from handbook.kb import schema as s
 from handbook.kb.common import Id
+from handbook.kb.loader import FLAGS_POOL, KIND, KINDS
 from handbook.kb.yamlfile import load_yaml
 
 FILL = PLACEHOLDER
 TEXT = f"{{zh: {FILL}, en: {FILL}}}"  # a bilingual field to write
 ID_PATTERN = next(m.pattern for m in Id.__metadata__ if isinstance(m, StringConstraints))
 ID_MAX = next(m.max_length for m in Id.__metadata__ if isinstance(m, StringConstraints))
+SCAFFOLDED = {"recipe": "recipes", "model": "models", "hardware": "hardware"}  # `new <kind>` → its KB pool
 
 
 class ScaffoldError(Exception):
@@ -61,42 +63,45 @@ def scalar(value: Any) -> str:
 
 
 # --------------------------------------------------------------------------------------------- the KB's ids
-@dataclass
+@dataclass(kw_only=True)
 class KnownIds:
-    """The ids the KB's files define, read leniently (a file that does not parse contributes nothing)."""
+    """The ids the KB's files define, read leniently (a file that does not parse contributes nothing).
+
+    Where each kind's ids are is taken from its declaration (handbook.kb.loader.KB)."""
 
     root: Path
+    ids: dict[str, set[str]] = field(default_factory=dict)  # KB pool → its ids, for every kind with ids
     models: dict[str, Any] = field(default_factory=dict)  # id → the file's data (for checkpoints)
-    hardware: set[str] = field(default_factory=set)
-    sources: set[str] = field(default_factory=set)
-    dtypes: set[str] = field(default_factory=set)
-    families: set[str] = field(default_factory=set)
     flags: set[str] = field(default_factory=set)  # launch_server flags and every other spelling of them
     pitfalls: dict[str, int] = field(default_factory=dict)  # id → line in kb/pitfalls.yaml
 
     @classmethod
     def read(cls, root: Path) -> KnownIds:
-        known = cls(root)
-        for path in sorted((root / "models").glob("*.yaml")):
+        known = cls(root=root)
+        for kind in KINDS:
+            if kind.shape == "per_file":
+                known.ids[kind.name] = {p.stem for p in root.glob(kind.pattern)}
+            elif kind.keyed:
+                items = _items(root / kind.pattern, str(kind.list_key))
+                known.ids[kind.name] = {
+                    item[kind.key] for item in items if isinstance(item.get(kind.key), str)
+                }
+        for path in sorted(root.glob(KIND["models"].pattern)):
             known.models[path.stem] = _data(path) or {}
-        known.hardware = {p.stem for p in (root / "hardware").glob("*.yaml")}
-        known.sources = {p.stem for p in (root / "sources").glob("*.yaml")}
-        known.dtypes = {d["id"] for d in _items(root / "dtypes.yaml", "dtypes") if "id" in d}
-        known.families = {f["id"] for f in _items(root / "attention.yaml", "families") if "id" in f}
-        for path in sorted((root / "parameters").glob("*.yaml")):
+        for path in sorted(root.glob(KIND[FLAGS_POOL].pattern)):
             for p in _items(path, "parameters"):
                 if p.get("program", "launch_server") == "launch_server":
                     spellings = [p.get("flag"), *(p.get("aliases") or []), *(p.get("abbreviations") or [])]
                     known.flags |= {flag for flag in spellings if isinstance(flag, str)}
-        doc, _ = (
-            load_yaml(root / "pitfalls.yaml", "kb/pitfalls.yaml")
-            if (root / "pitfalls.yaml").is_file()
-            else (None, [])
-        )
+        pitfalls = KIND["pitfalls"]
+        path = root / pitfalls.pattern
+        doc, _ = load_yaml(path, f"kb/{pitfalls.pattern}") if path.is_file() else (None, [])
         if doc is not None and isinstance(doc.data, dict):
-            for i, item in enumerate(doc.data.get("pitfalls") or []):
-                if isinstance(item, dict) and isinstance(item.get("id"), str):
-                    known.pitfalls.setdefault(item["id"], doc.line_of(("pitfalls", i, "id")))
+            for i, item in enumerate(doc.data.get(str(pitfalls.list_key)) or []):
+                if isinstance(item, dict) and isinstance(item.get(str(pitfalls.key)), str):
+                    known.pitfalls.setdefault(
+                        item[str(pitfalls.key)], doc.line_of((str(pitfalls.list_key), i, str(pitfalls.key)))
+                    )
         return known
 
 
@@ -132,23 +137,21 @@ class Checks:
                 f"letter or digit, at most {ID_MAX} characters ({ID_PATTERN})"
             )
 
-    def ref(
-        self, option: str, value: str | None, pool: typing.Collection[str], what: str, where: str
-    ) -> None:
-        if value is not None and value not in pool:
+    def ref(self, option: str, value: str | None, pool: str) -> None:
+        """``value`` is an id of the KB pool ``pool`` (a KB attribute: "models", "dtypes"…)."""
+        kind, ids = KIND[pool], self.known.ids[pool]
+        if value is not None and value not in ids:
             self.problems.append(
-                f"{option}: got '{value}', expected one of the {what} ids in {where}"
-                f"{_did_you_mean(value, pool)}"
+                f"{option}: got '{value}', expected one of the {kind.noun} ids in {kind.where}"
+                f"{_did_you_mean(value, ids)}"
             )
 
-    def refs(
-        self, option: str, values: list[str], pool: typing.Collection[str], what: str, where: str
-    ) -> None:
+    def refs(self, option: str, values: list[str], pool: str) -> None:
         for value in values:
-            self.ref(option, value, pool, what, where)
+            self.ref(option, value, pool)
 
     def source(self, value: str | None) -> None:
-        self.ref("--source", value, self.known.sources, "source", "kb/sources/")
+        self.ref("--source", value, "sources")
 
     def done(self) -> None:
         if self.problems:
@@ -346,7 +349,7 @@ def pitfall_yaml(pid: str, args: argparse.Namespace, known: KnownIds, indent: st
 
 
 # --------------------------------------------------------------------------------------------------- writing
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Written:
     path: Path
     first_line: int  # where the new text starts in the file
@@ -374,8 +377,7 @@ def new_file(kind: str, entity_id: str, args: argparse.Namespace, root: Path) ->
     known = KnownIds.read(root)
     checks = Checks(known)
     checks.new_id(entity_id)
-    folder = {"recipe": "recipes", "model": "models", "hardware": "hardware"}[kind]
-    path = root / folder / f"{entity_id}.yaml"
+    path = root / KIND[SCAFFOLDED[kind]].pattern.replace("*", entity_id)
     if path.exists():
         shown = shown_path(path, root)
         raise ScaffoldError(
@@ -386,13 +388,13 @@ def new_file(kind: str, entity_id: str, args: argparse.Namespace, root: Path) ->
         )
     checks.source(args.source)
     if kind == "recipe":
-        checks.ref("--model", args.model, known.models, "model", "kb/models/")
-        checks.refs("--hardware", args.hardware, known.hardware, "hardware", "kb/hardware/")
-        checks.ref("--precision", args.precision, known.dtypes, "dtype", "kb/dtypes.yaml")
+        checks.ref("--model", args.model, "models")
+        checks.refs("--hardware", args.hardware, "hardware")
+        checks.ref("--precision", args.precision, "dtypes")
         text = recipe_yaml
     elif kind == "model":
-        checks.refs("--precision", args.precision, known.dtypes, "dtype", "kb/dtypes.yaml")
-        checks.refs("--family", args.family, known.families, "attention family", "kb/attention.yaml")
+        checks.refs("--precision", args.precision, "dtypes")
+        checks.refs("--family", args.family, "attention")
         text = model_yaml
     else:
         text = hardware_yaml
@@ -402,7 +404,7 @@ def new_file(kind: str, entity_id: str, args: argparse.Namespace, root: Path) ->
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("x", encoding="utf-8") as out:  # "x": never replace a file that appeared meanwhile
         out.write(body)
-    return Written(path, 1, body)
+    return Written(path=path, first_line=1, text=body)
 
 
 _ENTRY = re.compile(r"^(?P<indent>[ ]*)- id:", re.MULTILINE)
@@ -411,7 +413,7 @@ _ENTRY = re.compile(r"^(?P<indent>[ ]*)- id:", re.MULTILINE)
 def new_pitfall(entity_id: str, args: argparse.Namespace, root: Path) -> Written:
     known = KnownIds.read(root)
     checks = Checks(known)
-    path = root / "pitfalls.yaml"
+    path = root / KIND["pitfalls"].pattern
     shown = shown_path(path, root)
     checks.new_id(entity_id)
     if entity_id in known.pitfalls:
@@ -425,8 +427,8 @@ def new_pitfall(entity_id: str, args: argparse.Namespace, root: Path) -> Written
     if not path.is_file():
         raise ScaffoldError([f"{shown}: got no such file, expected the KB's pitfalls"])
     checks.source(args.source)
-    checks.refs("--model", args.model, known.models, "model", "kb/models/")
-    checks.refs("--hardware", args.hardware, known.hardware, "hardware", "kb/hardware/")
+    checks.refs("--model", args.model, "models")
+    checks.refs("--hardware", args.hardware, "hardware")
     topics = choices(s.Scope, "topics")
     for topic in args.topic:
         if topic not in topics:
@@ -453,7 +455,7 @@ def new_pitfall(entity_id: str, args: argparse.Namespace, root: Path) -> Written
             ]
         )
     path.write_text(prefix + body, encoding="utf-8")
-    return Written(path, prefix.count("\n") + 1, body)
+    return Written(path=path, first_line=prefix.count("\n") + 1, text=body)
 
 
 def placeholders(written: Written) -> list[tuple[int, str]]:

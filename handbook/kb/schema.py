@@ -12,20 +12,26 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, PositiveFloat, PositiveInt, StringConstraints, model_validator
 
 from handbook.core.text import Closed, Label, Neutral, NonEmpty, Text
-from handbook.kb.common import (
-    Day,
-    FlagLine,
-    FlagLineText,
-    Id,
-    SourceId,
-    flags_in,
-    rule_error,
-)
+from handbook.kb.common import Day, FlagLine, FlagLineText, Id, flags_in, rule_error
+from handbook.kb.kinds import FlagUse, Ref
 
 Stage = Annotated[int, Field(ge=1, le=7)]
-FlagRef = Annotated[str, StringConstraints(pattern=r"^--[a-z0-9][a-z0-9_-]*$")]
+FlagName = Annotated[str, StringConstraints(pattern=r"^--[a-z0-9][a-z0-9_-]*$")]  # a long option's spelling
 EnvName = Annotated[str, StringConstraints(pattern=r"^[A-Z][A-Z0-9_]*$")]
+# The program whose flags an entity names; the entity's ``program`` field, else launch_server (FlagUse).
 Program = Literal["launch_server", "launch_router", "bench_serving"]
+
+# References: values that name another entity of the KB. The loader checks every marked value of every
+# entity (handbook.kb.kinds.references), with the pool's own words in the message.
+SourceId = Annotated[Id, Ref("sources")]
+ModelId = Annotated[Id, Ref("models")]
+HardwareId = Annotated[Id, Ref("hardware")]
+DtypeId = Annotated[Id, Ref("dtypes")]
+FamilyId = Annotated[Id, Ref("attention")]
+VariableName = Annotated[EnvName, Ref("env_vars")]
+FlagRef = Annotated[FlagName, FlagUse()]  # documented in kb/parameters/ for the entity's program
+FlagLineRef = Annotated[FlagLineText, FlagUse(line=True)]  # every flag in the line is documented
+CommandLine = Annotated[FlagLineText | FlagLine, FlagUse(line=True)]
 
 
 # --------------------------------------------------------------------------------------------- sources
@@ -51,10 +57,6 @@ class Dtype(Closed):
     engine_kv_value: str | None = None  # the --kv-cache-dtype spelling, for KV dtypes
     note: Text | None = None
     source: SourceId
-
-
-class DtypesFile(Closed):
-    dtypes: list[Dtype] = Field(min_length=1)
 
 
 # ---------------------------------------------------------------------------------------------- hardware
@@ -194,16 +196,16 @@ class Attention(Closed):
     kv_formula: Literal["gqa", "mla"]
     # The handbook's own name for the attention design, e.g. "CSA + HCA".
     stated: Text
-    families: list[Id] = Field(min_length=1)  # ids in kb/attention.yaml
+    families: list[FamilyId] = Field(min_length=1)  # ids in kb/attention.yaml
     source: SourceId
 
 
 class Precision(Closed):
-    dtype: Id
+    dtype: DtypeId
     checkpoint: NonEmpty | None
     min_memory_gb: PositiveFloat | None = None  # as the source states it
     recommended_hardware: Text | None = None
-    hardware: list[Id] = []
+    hardware: list[HardwareId] = []
     # A hardware-requirements table as the source states it ("~800 GB", "H100: tp16"); the site sets the
     # computed weights and smallest TP beside these and lists any difference as drift.
     stated_weights_gb: PositiveFloat | None = None
@@ -238,7 +240,7 @@ class Recommended(Closed):
     """A row of chapter 06's quick-reference table."""
 
     layout: Text
-    key_flags: list[FlagLineText] = Field(min_length=1)
+    key_flags: list[FlagLineRef] = Field(min_length=1)
     key_flags_note: Text | None = None
     source: SourceId
 
@@ -314,10 +316,10 @@ class Choice(Closed):
 
 
 class Parameter(Closed):
-    flag: FlagRef
-    aliases: list[FlagRef] = []  # other spellings of the same option, as the engine's parser has them
+    flag: FlagName
+    aliases: list[FlagName] = []  # other spellings of the same option, as the engine's parser has them
     # Spellings the handbook gives as aliases that argparse accepts only as prefix abbreviations (--tp)
-    abbreviations: list[FlagRef] = []
+    abbreviations: list[FlagName] = []
     program: Program = "launch_server"
     summary: Text
     meaning: Text
@@ -358,7 +360,7 @@ class ParameterGroup(Closed):
 
 # ---------------------------------------------------------------------------------------------- recipes
 class EnvSetting(Closed):
-    name: EnvName
+    name: EnvName  # a variable of kb/env_vars.yaml: see Recipe.env
     value: NonEmpty
     note: Text | None = None
 
@@ -400,18 +402,18 @@ class Recipe(Closed):
     program: Program | None
     # The python -m module the command runs; defaults to the program's canonical module.
     module: NonEmpty | None = None
-    model: Id | None = None
-    hardware: list[Id] = []
+    model: ModelId | None = None
+    hardware: list[HardwareId] = []
     gpus: PositiveInt | None = None
     nodes: PositiveInt = 1
-    precision: Id | None = None
+    precision: DtypeId | None = None
     strategy: Strategy | None = None
     role: Role = "standalone"
     deployment: Id | None = None  # recipes that run together (prefill + decode + router) share this
-    env: list[EnvSetting] = []
+    env: list[Annotated[EnvSetting, Ref("env_vars", field="name")]] = []  # variables set before it
     env_style: Literal["export", "inline"] = "export"
     docker: DockerSpec | None = None
-    flags: list[FlagLineText | FlagLine] = []
+    flags: list[CommandLine] = []
     shell: list[NonEmpty] = []  # for kind 'shell': the lines, verbatim
     notes: list[Text] = []
     corrections: list[Correction] = []
@@ -449,8 +451,8 @@ class Recipe(Closed):
 
 # ---------------------------------------------------------------------------------------------- pitfalls etc.
 class Scope(Closed):
-    models: list[Id] = []
-    hardware: list[Id] = []
+    models: list[ModelId] = []
+    hardware: list[HardwareId] = []
     topics: list[
         Literal["memory", "scheduling", "mamba", "pd", "parsers", "multimodal", "loading", "cache"]
     ] = []
@@ -463,7 +465,7 @@ class Pitfall(Closed):
     cause: Text
     fix: Text
     flags: list[FlagRef] = []
-    env: list[EnvName] = []
+    env: list[VariableName] = []
     scope: Scope = Scope()
     troubleshooting: bool = True  # listed in chapter 08's troubleshooting table
     source: SourceId
@@ -473,10 +475,6 @@ class Pitfall(Closed):
         if self.symptom is None and self.log is None:
             raise rule_error("symptom", "got nothing, expected a symptom, a log line, or both")
         return self
-
-
-class PitfallsFile(Closed):
-    pitfalls: list[Pitfall] = Field(min_length=1)
 
 
 class EnvVar(Closed):
@@ -492,10 +490,6 @@ class EnvVar(Closed):
     def _field_sources(self) -> EnvVar:
         _check_field_sources(self)
         return self
-
-
-class EnvVarsFile(Closed):
-    env_vars: list[EnvVar] = Field(min_length=1)
 
 
 class PromMetric(Closed):
@@ -580,14 +574,14 @@ class TuningStep(Closed):
 class Scenario(Closed):
     id: Id
     name: Text
-    flags: list[FlagLineText] = []
+    flags: list[FlagLineRef] = []
     extra: Text | None = None  # settings that are not a single flag, e.g. "EAGLE/MTP"
     reason: Text
     corrections: list[Correction] = []
 
 
 class StartupTip(Closed):
-    flags: FlagLineText | None = None
+    flags: FlagLineRef | None = None
     action: Text | None = None
     explanation: Text
 
@@ -613,14 +607,10 @@ class AttentionFamily(Closed):
     # How chapter 01's table names the family, e.g. 线性注意力 GDN / Linear attention: GDN
     label: Text
     representatives: Text
-    models: list[Id] = []
-    flags: list[FlagLineText] = []
+    models: list[ModelId] = []
+    flags: list[FlagLineRef] = []
     flags_note: Text | None = None
     source: SourceId
-
-
-class AttentionFile(Closed):
-    families: list[AttentionFamily] = Field(min_length=1)
 
 
 class PathStage(Closed):
@@ -667,7 +657,7 @@ class Topology(Closed):
     id: Id
     letter: Literal["A", "B", "C", "D"]
     name: NonEmpty
-    flags: FlagLineText
+    flags: FlagLineRef
     gpus: PositiveInt
     layout: GpuRole
     communication: Text
@@ -733,10 +723,6 @@ class Claim(Closed):
     approximate: bool = False
     why: Text | None = None
     source: SourceId
-
-
-class ClaimsFile(Closed):
-    claims: list[Claim] = Field(min_length=1)
 
 
 # ---------------------------------------------------------------------------------------------- rules
@@ -843,14 +829,9 @@ class ResolvedDefault(Closed):
     """What the engine does with an option the command leaves out, where the parser default is not the answer
     (None or "auto" resolved at start-up): the drift page sets it beside the handbook's stated default."""
 
-    flag: FlagRef
+    flag: FlagName  # checked against the engine snapshot (handbook.validation)
     program: Program = "launch_server"
     resolves: Text
     at: EngineSite
     established: Literal["reading", "replay"]
     source: SourceId
-
-
-class RulesFile(Closed):
-    rules: list[Rule] = Field(min_length=1)
-    resolved_defaults: list[ResolvedDefault] = []

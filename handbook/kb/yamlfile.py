@@ -19,7 +19,7 @@ from handbook.core.problem import Problem
 Path_ = tuple[str | int, ...]
 
 
-@dataclass
+@dataclass(kw_only=True)
 class YamlDoc:
     """A parsed YAML file: its data and the line of every value in it."""
 
@@ -179,7 +179,7 @@ def load_yaml(path: Path, shown_as: str) -> tuple[YamlDoc | None, list[Problem]]
         return None, [Problem(shown_as, 1, "", "got an empty file, expected a YAML mapping")]
     clean, data = _fast_load(text)
     if clean:
-        return YamlDoc(shown_as, data, text=text), []
+        return YamlDoc(file=shown_as, data=data, text=text), []
     try:
         nodes = _compose(text)
     except yaml.MarkedYAMLError as exc:
@@ -205,4 +205,4 @@ def load_yaml(path: Path, shown_as: str) -> tuple[YamlDoc | None, list[Problem]]
         return None, [Problem(shown_as, line, "", f"got an unreadable value ({exc}), expected a plain value")]
     if builder.problems:
         return None, builder.problems
-    return YamlDoc(shown_as, data, builder.lines, text), []
+    return YamlDoc(file=shown_as, data=data, _lines=builder.lines, text=text), []

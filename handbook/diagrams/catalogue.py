@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import functools
-
 from handbook.diagrams import architecture, budget, pd, topologies
 from handbook.diagrams.dot import DiagramError
 from handbook.diagrams.figure import Figure
@@ -12,7 +10,6 @@ from handbook.kb.loader import KB
 BUILDERS = (topologies.figures, architecture.figures, budget.figures, pd.figures)
 
 
-@functools.cache
 def catalogue(kb: KB) -> dict[str, Figure]:
     """Figure id → figure, in a stable order; every problem of every builder is reported at once."""
     figures, problems = drawable(kb)
@@ -21,7 +18,6 @@ def catalogue(kb: KB) -> dict[str, Figure]:
     return figures
 
 
-@functools.cache
 def drawable(kb: KB) -> tuple[dict[str, Figure], tuple[str, ...]]:
     """The figures that can be built, and the problems of those that cannot (a page asks for one figure:
     another figure's missing data must not stop it, but is reported if that page asked for it)."""

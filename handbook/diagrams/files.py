@@ -16,7 +16,6 @@ from pathlib import Path
 from handbook.core.generated import REGENERATE, Stale
 from handbook.core.text import LANGS
 from handbook.diagrams import GENERATOR_VERSION
-from handbook.diagrams.catalogue import catalogue
 from handbook.diagrams.dot import DiagramError
 from handbook.diagrams.figure import Figure
 from handbook.kb.loader import KB
@@ -144,7 +143,7 @@ def site_assets(figures: dict[str, Figure], root: Path) -> list[str]:
     return [f.path(lang) for f in figures.values() for lang in f.drawings]
 
 
-def figure_assets(kb: KB) -> list[str]:
+def figure_assets(kb: KB, figures: dict[str, Figure]) -> list[str]:
     """The site build's entry point: the SVGs of ``kb``'s figures, checked fresh, under the KB's repository
     (kb/../assets/)."""
-    return site_assets(catalogue(kb), kb.root.resolve().parent)
+    return site_assets(figures, kb.root.resolve().parent)

@@ -14,6 +14,7 @@ from handbook.core.anchors import ENV_PAGE, PARAMETERS_PAGE, env_anchor, page_ur
 from handbook.core.messages import msg
 from handbook.core.paths import BENCH_RECORD, DOCS_DIR
 from handbook.core.text import LANGS, Text
+from handbook.diagrams.figure import Figure
 from handbook.engine.snapshot import EngineSnapshot
 from handbook.kb.loader import KB
 from handbook.kb.schema import Parameter
@@ -44,6 +45,8 @@ class RenderContext:
     docs_dir: Path = DOCS_DIR  # the pages, for renderers that read them (the translations' status)
     bench_record: Path = BENCH_RECORD  # the benchmark figures the benchmarks page shows
     command_status: bool = False  # a line under each command: what the pinned engine says of it
+    # the figures drawn once for the whole build, and the problems of those that cannot be (else per page)
+    drawn: tuple[dict[str, Figure], tuple[str, ...]] | None = None
 
     # ----------------------------------------------------------------------------------- language
     def t(self, value: Text | str | None) -> str:

@@ -15,7 +15,7 @@ def figure_block(ctx: RenderContext, figure_id: str) -> str:
     checks the link and rewrites it for the page's URL; the alt text describes what the picture shows, and
     the image links to the SVG itself for a full-size view."""
     try:
-        figures, problems = drawable(ctx.kb)
+        figures, problems = ctx.drawn if ctx.drawn is not None else drawable(ctx.kb)
     except DiagramError as exc:
         raise RenderError("the diagrams cannot be drawn: " + "; ".join(exc.problems)) from None
     figure = figures.get(figure_id)

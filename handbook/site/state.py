@@ -12,7 +12,9 @@ from pathlib import Path
 from handbook.calc.planner_data import write_planner_data
 from handbook.core.paths import DOCS_DIR, KB_ROOT
 from handbook.core.text import LANGS
+from handbook.diagrams.catalogue import drawable
 from handbook.diagrams.dot import DiagramError
+from handbook.diagrams.figure import Figure
 from handbook.diagrams.files import figure_assets
 from handbook.engine.snapshot import EngineSnapshot, SnapshotError, load_snapshot
 from handbook.kb.loader import KB, KBInvalid, load_kb
@@ -36,11 +38,12 @@ def kb_stamp(kb_root: Path) -> tuple[tuple[str, int], ...]:
     return tuple((str(p), p.stat().st_mtime_ns) for p in files)
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Site:
     kb: KB
     docs_dir: Path
     snapshot: EngineSnapshot
+    drawn: tuple[dict[str, Figure], tuple[str, ...]]  # every figure that can be drawn, and the problems
     figures: list[str]  # the diagrams' SVGs to publish, relative to the KB's repository (checked fresh)
     stamp: tuple[tuple[str, int], ...]
     rendered: dict[tuple[str, str, int], str] = field(default_factory=dict)
@@ -51,7 +54,13 @@ class Site:
 
     def context(self, lang: str, page: str) -> RenderContext:
         return RenderContext(
-            self.kb, lang, page, snapshot=self.snapshot, docs_dir=self.docs_dir, command_status=True
+            self.kb,
+            lang,
+            page,
+            snapshot=self.snapshot,
+            docs_dir=self.docs_dir,
+            command_status=True,
+            drawn=self.drawn,
         )
 
     def render(self, markdown: str, lang: str, page: str) -> str:
@@ -97,10 +106,14 @@ def load_site(kb_root: Path = KB_ROOT, docs_dir: Path = DOCS_DIR) -> Site:
         snapshot = load_snapshot(kb.handbook.engine_version)
     except SnapshotError as exc:
         problems.append(str(exc))
-    try:
-        figures = figure_assets(kb)
-    except DiagramError as exc:
-        problems += exc.problems
+    drawn = drawable(kb)
+    problems += drawn[1]
+    figures: list[str] = []
+    if not drawn[1]:
+        try:
+            figures = figure_assets(kb, drawn[0])
+        except DiagramError as exc:
+            problems += exc.problems
     if problems:
         raise SiteError(problems)
-    return Site(kb, docs_dir, snapshot, figures, stamp)
+    return Site(kb=kb, docs_dir=docs_dir, snapshot=snapshot, drawn=drawn, figures=figures, stamp=stamp)

@@ -11,6 +11,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from handbook.core.messages import message
+from handbook.core.text import Text
+
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _ASSIGNMENT = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$", re.DOTALL)
 # <model>, <your-token>, <prefill-ip>: documentation placeholders, not redirections
@@ -21,10 +24,12 @@ _INTERPRETER = re.compile(r"^(?:.*/)?python(?:3(?:\.\d+)?)?$")
 
 
 class ShellSyntaxError(ValueError):
-    """Text the shell itself would reject (an unterminated quote); ``line`` is where it starts."""
+    """Text the shell itself would reject (an unterminated quote): ``problem`` says what, ``line`` where it
+    starts."""
 
-    def __init__(self, message: str, line: int):
-        super().__init__(message)
+    def __init__(self, problem: Text, line: int):
+        super().__init__(problem.en)
+        self.problem = problem
         self.line = line
 
 
@@ -118,7 +123,7 @@ def _words_and_separators(text: str) -> list[Word | str]:
             begin()
             end = text.find("'", i + 1)
             if end < 0:
-                raise ShellSyntaxError("unterminated single quote", line)
+                raise ShellSyntaxError(message("check-shell-unterminated-single-quote"), line)
             buf.append(text[i + 1 : end])
             raw.append(text[i : end + 1])
             placeholder = placeholder or bool(_PLACEHOLDER.search(text, i + 1, end))
@@ -131,7 +136,7 @@ def _words_and_separators(text: str) -> list[Word | str]:
             raw.append('"')
             while True:
                 if j >= n:
-                    raise ShellSyntaxError("unterminated double quote", start_line)
+                    raise ShellSyntaxError(message("check-shell-unterminated-double-quote"), start_line)
                 ch = text[j]
                 if ch == '"':
                     raw.append('"')

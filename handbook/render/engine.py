@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from handbook.checker.argv import PROGRAM_LABEL, _matches
+from handbook.checker.argv import PROGRAM_LABEL, spellings_abbreviated_by
 from handbook.checker.check import check_recipe
 from handbook.checker.findings import Finding
 from handbook.core.anchors import DRIFT_PAGE, OPTIONS_PAGE, PARAMETERS_PAGE, option_anchor, parameter_anchor
@@ -264,7 +264,7 @@ def drift_aliases(ctx: RenderContext) -> str:
                 ]
             )
         for abbreviation in parameter.abbreviations:
-            spellings = _matches(parser, abbreviation)
+            spellings = spellings_abbreviated_by(parser, abbreviation)
             rows.append(
                 [
                     ctx.parameter_link(parameter),

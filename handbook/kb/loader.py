@@ -18,6 +18,7 @@ from pydantic import BaseModel, ValidationError
 
 from handbook.core.paths import KB_ROOT, REPO_ROOT
 from handbook.core.problem import Problem
+from handbook.core.suggest import closest
 from handbook.kb import schema as s
 from handbook.kb.common import flags_in
 from handbook.kb.yamlfile import Path_, YamlDoc, format_path, load_yaml
@@ -458,10 +459,8 @@ def _roots(kb: KB) -> Iterator[BaseModel]:
 
 
 def _did_you_mean(name: str, options: Any) -> str:
-    import difflib
-
-    close = difflib.get_close_matches(name, list(options), n=1, cutoff=0.6)
-    return f" (did you mean '{close[0]}'?)" if close else ""
+    close = closest(name, options)
+    return f" (did you mean '{close}'?)" if close else ""
 
 
 class _References:

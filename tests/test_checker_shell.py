@@ -147,3 +147,78 @@ def test_deprecated_and_unknown_modules(points):
         ("program", "bench_serving", "sglang.bench_serving"),
         ("module", None, "sglang.launch_sever"),
     ]
+
+
+def marked(text: str) -> list[list[tuple[str, str, int, bool]]]:
+    return [[(w.text, w.raw, w.line, w.placeholder) for w in c.words] for c in split_commands(text)]
+
+
+def test_nested_command_substitution_is_one_placeholder_word():
+    assert marked("echo $(dirname $(which python))/lib x\n") == [
+        [
+            ("echo", "echo", 1, False),
+            ("$(dirname $(which python))/lib", "$(dirname $(which python))/lib", 1, True),
+            ("x", "x", 1, False),
+        ]
+    ]
+
+
+def test_braced_expansions_outside_and_inside_double_quotes():
+    assert marked('run --path ${MODEL_DIR:-/models}/llama --port "${PORT}"\n') == [
+        [
+            ("run", "run", 1, False),
+            ("--path", "--path", 1, False),
+            ("${MODEL_DIR:-/models}/llama", "${MODEL_DIR:-/models}/llama", 1, True),
+            ("--port", "--port", 1, False),
+            ("${PORT}", '"${PORT}"', 1, True),
+        ]
+    ]
+
+
+def test_a_lone_dollar_is_a_plain_character():
+    assert marked('echo $ "a$" $1\n') == [
+        [("echo", "echo", 1, False), ("$", "$", 1, False), ("a$", '"a$"', 1, False), ("$1", "$1", 1, True)]
+    ]
+
+
+def test_escaped_quotes():
+    text = 'echo "say \\"hi\\"" \'it\'\\\'\'s\' \\"bare\\"\n'  # echo "say \"hi\"" 'it'\''s' \"bare\"
+    assert marked(text) == [
+        [
+            ("echo", "echo", 1, False),
+            ('say "hi"', '"say \\"hi\\""', 1, False),
+            ("it's", "'it'\\''s'", 1, False),
+            ('"bare"', '\\"bare\\"', 1, False),
+        ]
+    ]
+
+
+def test_continuation_inside_quotes():
+    # in double quotes backslash-newline vanishes; in single quotes both characters stay
+    text = "echo \"a\\\n  b\" 'c\\\nd' e\n"
+    assert marked(text) == [
+        [
+            ("echo", "echo", 1, False),
+            ("a  b", '"a\\\n  b"', 1, False),
+            ("c\\\nd", "'c\\\nd'", 2, False),
+            ("e", "e", 3, False),
+        ]
+    ]
+
+
+def test_comments_after_words_end_at_the_line_and_a_hash_inside_a_word_is_kept():
+    text = "python -m x --a 1 # note --b 2\n--c 3 a#b\n"
+    assert words(text) == [
+        [("python", 1), ("-m", 1), ("x", 1), ("--a", 1), ("1", 1)],
+        [("--c", 2), ("3", 2), ("a#b", 2)],
+    ]
+
+
+def test_unterminated_double_quote_points_at_where_the_word_starts():
+    with pytest.raises(ShellSyntaxError) as caught:
+        split_commands('echo ok\necho "open\nstill open\n')
+    assert (str(caught.value), caught.value.line, caught.value.problem.zh) == (
+        "unterminated double quote",
+        2,
+        "双引号没有闭合",
+    )

@@ -49,9 +49,9 @@ def test_every_problem_of_a_page_at_once():
     ]
 
 
-def test_unknown_marker_suggests_close_names():
+def test_unknown_marker_suggests_the_closest_name():
     assert errors("<!-- kb:recipes id=x -->") == [
-        "docs/zh/02-memory.md:1: unknown marker kb:recipes (did you mean kb:recipe, kb:recipe-tabs?)"
+        "docs/zh/02-memory.md:1: unknown marker kb:recipes (did you mean kb:recipe?)"
     ]
 
 

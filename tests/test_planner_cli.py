@@ -98,10 +98,11 @@ def test_without_tp_the_smallest_that_fits_is_chosen_and_said(capsys):
 
 
 def test_unknown_ids_suggest_the_closest(capsys):
-    status, out, err = run(capsys, "--model", "qwen3.5", "--gpu", "h200", "--lang", "en")
+    status, out, err = run(capsys, "--model", "qwen3.5-397b", "--gpu", "h200", "--lang", "en")
     assert (status, out) == (2, "")
     assert (
-        err == f"✖ unknown model 'qwen3.5' (did you mean 'qwen3.5-397b-a17b'?). Choose one of: {MODEL_IDS}\n"
+        err
+        == f"✖ unknown model 'qwen3.5-397b' (did you mean 'qwen3.5-397b-a17b'?). Choose one of: {MODEL_IDS}\n"
     )
     status, _, err = run(capsys, "--model", "glm-5.3", "--gpu", "h20")
     assert status == 2

@@ -28,10 +28,9 @@ Codes: ``shell.syntax``, ``shell.orphan-flags``, ``module.unknown``, ``module.de
 """
 
 from handbook.checker.check import check_command, check_invocation, check_recipe
-from handbook.checker.findings import Bilingual, Finding, Severity, exit_status, ordered
+from handbook.checker.findings import Finding, Severity, exit_status, ordered
 
 __all__ = [
-    "Bilingual",
     "Finding",
     "Severity",
     "check_command",

@@ -9,7 +9,6 @@ option's ``type`` and checked against its ``choices``, as argparse does.
 
 from __future__ import annotations
 
-import difflib
 import json
 import math
 import re
@@ -17,8 +16,11 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from handbook.checker.findings import Bilingual, Finding
+from handbook.checker.findings import Finding, worded
 from handbook.checker.shell import Word
+from handbook.core.messages import message
+from handbook.core.suggest import closest
+from handbook.core.text import Text
 from handbook.engine.snapshot import EngineSnapshot, Option, Parser
 
 UNKNOWN: Any = type("Unknown", (), {"__repr__": lambda self: "<unknown>"})()  # a placeholder's value
@@ -30,11 +32,11 @@ JSON_TYPES = ("loads", "json_list_type", "parse_cuda_graph_config_arg")
 
 
 class BadValue(ValueError):
-    """A value the option's argparse ``type`` rejects; the message says what it expected."""
+    """A value the option's argparse ``type`` rejects; ``expected`` says what it expected."""
 
-    def __init__(self, zh: str, en: str):
-        super().__init__(en)
-        self.message = Bilingual(zh, en)
+    def __init__(self, expected: Text):
+        super().__init__(expected.en)
+        self.expected = expected
 
 
 def _human_readable_int(text: str) -> int:
@@ -46,19 +48,13 @@ def _human_readable_int(text: str) -> int:
         if suffix in _IEC:
             if "." in number:
                 si = "k" if suffix == "Ki" else suffix[0]  # the SI kilo is lower-case
-                raise BadValue(
-                    f"不带小数的 IEC 值（如 1{suffix}）或 SI 值（如 {number}{si}）",
-                    f"an IEC value without decimals (1{suffix}) or an SI value ({number}{si})",
-                )
+                raise BadValue(message("check-expect-iec-without-decimals", iec=suffix, number=number, si=si))
             return int(number) * _IEC[suffix]
         return int(Decimal(number) * _SI[suffix])
     try:
         return int(value)
     except ValueError:
-        raise BadValue(
-            "整数，可带 SI 后缀（1k、1M）或 IEC 后缀（1Ki、1Mi）",
-            "an integer, optionally with an SI (1k, 1M) or IEC (1Ki, 1Mi) suffix",
-        ) from None
+        raise BadValue(message("check-expect-human-int")) from None
 
 
 def _positive_float(text: str) -> float:
@@ -67,7 +63,7 @@ def _positive_float(text: str) -> float:
     except ValueError:
         value = math.nan
     if not math.isfinite(value) or value <= 0:
-        raise BadValue("有限的正数", "a finite number > 0")
+        raise BadValue(message("check-expect-positive"))
     return value
 
 
@@ -78,34 +74,31 @@ def convert(option: Option, text: str) -> Any:
         try:
             return int(text)
         except ValueError:
-            raise BadValue("整数", "an integer") from None
+            raise BadValue(message("check-expect-integer")) from None
     if kind == "float":
         try:
             return float(text)
         except ValueError:
-            raise BadValue("数字", "a number") from None
+            raise BadValue(message("check-expect-number")) from None
     if kind == "human_readable_int":
         return _human_readable_int(text)
     if kind in JSON_TYPES:
         try:
             value = json.loads(text)
         except (json.JSONDecodeError, RecursionError):
-            raise BadValue("合法的 JSON", "valid JSON") from None
+            raise BadValue(message("check-expect-json")) from None
         if kind == "parse_cuda_graph_config_arg" and not isinstance(value, dict):
-            raise BadValue("JSON 对象", "a JSON object")
+            raise BadValue(message("check-expect-json-object"))
         return value
     if kind == "_finite_positive_float":
         return _positive_float(text)
     if kind == "_goodput_slo":
         name, sep, number = text.partition(":")
         if not sep or not name:
-            raise BadValue("KEY:VALUE（VALUE 为毫秒）", "KEY:VALUE (VALUE in milliseconds)")
+            raise BadValue(message("check-expect-goodput-slo"))
         return name, _positive_float(number)
     if kind == "parse_cuda_graph_backend_arg" and text == "tc_piecewise":
-        raise BadValue(
-            "breakable、full 或 disabled（tc_piecewise 已移除）",
-            "breakable, full or disabled (tc_piecewise was removed)",
-        )
+        raise BadValue(message("check-expect-cuda-graph-backend"))
     if kind == "nullable_str":
         return None if not text or text == "None" else text
     return text
@@ -150,8 +143,9 @@ class ParsedArgs:
         return options[0].default
 
 
-def _matches(parser: Parser, token: str) -> list[str]:
-    """Spellings ``token`` abbreviates, as Python 3.11's ``_get_option_tuples`` lists them."""
+def spellings_abbreviated_by(parser: Parser, token: str) -> list[str]:
+    """Every spelling ``token`` (before any "=") is a prefix of, as Python 3.11's ``_get_option_tuples``
+    lists them; none when the parser does not allow abbreviations or ``token`` is not a long option."""
     prefix = token.split("=", 1)[0]
     if not parser.allow_abbrev or not prefix.startswith("--"):
         return []
@@ -207,7 +201,7 @@ def parse_args(
         option = parser.get(name)
         spelling = name
         if option is None:
-            spellings = _matches(parser, text)
+            spellings = spellings_abbreviated_by(parser, text)
             if len(spellings) > 1:
                 shown = ", ".join(spellings[:8]) + (
                     f" … (+{len(spellings) - 8})" if len(spellings) > 8 else ""
@@ -216,12 +210,7 @@ def parse_args(
                     Finding(
                         "error",
                         "flag.ambiguous",
-                        Bilingual(
-                            f"{name} 是多个参数的前缀（{shown}），"
-                            "argparse 会以 ambiguous option 退出；请写出完整参数名",
-                            f"{name} is a prefix of several options ({shown}); argparse exits with "
-                            "'ambiguous option': spell the option out",
-                        ),
+                        message("check-flag-ambiguous", flag=name, spellings=shown),
                         word.line,
                         name,
                     )
@@ -235,13 +224,7 @@ def parse_args(
                     Finding(
                         "warning",
                         "flag.abbreviation",
-                        Bilingual(
-                            f"{name} 不是 {label} 的参数名，只是 {full} 的前缀缩写（argparse 前缀匹配）；"
-                            f"今后新增以 {name} 开头的参数就会让它失效，请写 {full}",
-                            f"{name} is not an option of {label}, only an abbreviation of {full} "
-                            f"(argparse prefix matching); any new option starting with {name} breaks it: "
-                            f"write {full}",
-                        ),
+                        message("check-flag-abbreviation", flag=name, program=label, full=full),
                         word.line,
                         name,
                     )
@@ -263,10 +246,7 @@ def _unexpected(word: Word, label: str) -> Finding:
     return Finding(
         "error",
         "args.unexpected",
-        Bilingual(
-            f"{label} 不接受位置参数，{word.raw} 会被 argparse 报为 unrecognized arguments",
-            f"{label} takes no positional arguments; argparse rejects {word.raw} as an unrecognized argument",
-        ),
+        message("check-args-unexpected", program=label, word=word.raw),
         word.line,
         word.text,
     )
@@ -281,23 +261,16 @@ def _unknown(
         return Finding(
             "error",
             "flag.wrong-program",
-            Bilingual(
-                f"{name} 不是 {label} 的参数，而是 {where} 的参数",
-                f"{name} is not an option of {label}; it belongs to {where}",
-            ),
+            message("check-flag-wrong-program", flag=name, program=label, owners=where),
             word.line,
             name,
         )
-    close = difflib.get_close_matches(name, parser.all_spellings(), n=1, cutoff=0.6)
-    hint_zh = f"；最接近的是 {close[0]}" if close else ""
-    hint_en = f"; the closest is {close[0]}" if close else ""
+    close = closest(name, parser.all_spellings())
+    hint = message("check-closest", name=close) if close else ""
     return Finding(
         "error",
         "flag.unknown",
-        Bilingual(
-            f"{name} 不是 {label} 的参数（sglang {snapshot.sglang_version}）{hint_zh}",
-            f"{name} is not an option of {label} (sglang {snapshot.sglang_version}){hint_en}",
-        ),
+        worded("check-flag-unknown", flag=name, program=label, version=snapshot.sglang_version, hint=hint),
         word.line,
         name,
     )
@@ -312,6 +285,10 @@ def _skip_values(parser: Parser, words: list[Word], i: int) -> int:
     ):
         i += 1
     return i
+
+
+# What value.missing says a flag needs, by its nargs (any other number: "check-count-n")
+_COUNT = {None: "check-count-one", "+": "check-count-at-least-one"}
 
 
 def _take_values(
@@ -335,11 +312,7 @@ def _take_values(
                 Finding(
                     "error",
                     "flag.takes-no-value",
-                    Bilingual(
-                        f"{spelling} 是开关，不带取值；argparse 会报 ignored explicit argument '{explicit}'",
-                        f"{spelling} is a switch and takes no value; argparse fails with "
-                        f"\"ignored explicit argument '{explicit}'\"",
-                    ),
+                    message("check-switch-given-value", flag=spelling, value=explicit),
                     word.line,
                     spelling,
                 )
@@ -354,12 +327,7 @@ def _take_values(
                 Finding(
                     "error",
                     "flag.takes-no-value",
-                    Bilingual(
-                        f"{spelling} 是开关，不带取值；"
-                        f"其后的 {stray.raw} 会被 argparse 报为 unrecognized arguments",
-                        f"{spelling} is a switch and takes no value; argparse rejects the following "
-                        f"{stray.raw} as an unrecognized argument",
-                    ),
+                    message("check-switch-followed-by-value", flag=spelling, value=stray.raw),
                     stray.line,
                     spelling,
                 )
@@ -386,18 +354,12 @@ def _take_values(
             values.append(candidate)
             i += 1
         if len(values) < want_min:
-            expected = {
-                None: ("一个取值", "one argument"),
-                "+": ("至少一个取值", "at least one argument"),
-            }.get(nargs, (f"{nargs} 个取值", f"{nargs} arguments"))
+            count = message(_COUNT.get(nargs, "check-count-n"), n=nargs)
             findings.append(
                 Finding(
                     "error",
                     "value.missing",
-                    Bilingual(
-                        f"{spelling} 需要{expected[0]}（argparse: expected {expected[1]}）",
-                        f"{spelling} needs {expected[1]} (argparse: expected {expected[1]})",
-                    ),
+                    worded("check-value-missing", flag=spelling, count=count, argparse=count.en),
                     word.line,
                     spelling,
                 )
@@ -422,10 +384,7 @@ def _checked_value(findings: list[Finding], option: Option, spelling: str, word:
             Finding(
                 "error",
                 "value.type",
-                Bilingual(
-                    f"{spelling} 的取值 {word.raw} 不合法：应为{exc.message.zh}",
-                    f"{spelling} got {word.raw}, expected {exc.message.en}",
-                ),
+                worded("check-value-type", flag=spelling, value=word.raw, expected=exc.expected),
                 word.line,
                 spelling,
             )
@@ -433,17 +392,14 @@ def _checked_value(findings: list[Finding], option: Option, spelling: str, word:
         return UNKNOWN
     if option.choices is not None and value not in option.choices:
         choices = [_shown(c) for c in option.choices]
-        close = difflib.get_close_matches(str(value), choices, n=1, cutoff=0.6)
-        hint_zh = f"；是不是 {close[0]}？" if close else ""
-        hint_en = f"; did you mean {close[0]}?" if close else ""
-        listed = ", ".join(choices)
+        close = closest(str(value), choices)
+        hint = message("check-did-you-mean", name=close) if close else ""
         findings.append(
             Finding(
                 "error",
                 "value.choice",
-                Bilingual(
-                    f"{spelling} 不接受 {word.raw}（可选：{listed}）{hint_zh}",
-                    f"{spelling} does not accept {word.raw} (choices: {listed}){hint_en}",
+                worded(
+                    "check-value-choice", flag=spelling, value=word.raw, choices=", ".join(choices), hint=hint
                 ),
                 word.line,
                 spelling,
@@ -468,11 +424,11 @@ def _record(
             Finding(
                 "warning",
                 "flag.repeated",
-                Bilingual(
-                    f"{option.name} 出现了两次（第 {previous.word.line} 行的 {previous.spelling} 与此处）；"
-                    "argparse 只保留最后一次的取值",
-                    f"{option.name} is given twice ({previous.spelling} on line {previous.word.line}, "
-                    "and here); argparse keeps only the last value",
+                message(
+                    "check-flag-repeated",
+                    flag=option.name,
+                    previous=previous.spelling,
+                    line=previous.word.line,
                 ),
                 word.line,
                 spelling,
@@ -495,10 +451,7 @@ def _required(parsed: ParsedArgs, parser: Parser, label: str, words: list[Word])
                 Finding(
                     "error",
                     "args.required",
-                    Bilingual(
-                        f"缺少必填参数 {option.name}（argparse: the following arguments are required）",
-                        f"{option.name} is required (argparse: the following arguments are required)",
-                    ),
+                    message("check-args-required", flag=option.name),
                     line,
                     option.name,
                 )

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
-import difflib
 from typing import Any
 
 from pydantic import ValidationError
 
-from handbook.checker.argv import PROGRAM_LABEL, UNKNOWN, ParsedArgs, parse_args
+from handbook.calc.recipe_text import command_text
+from handbook.checker.argv import UNKNOWN, ParsedArgs, parse_args
 from handbook.checker.envcheck import check_assignments
-from handbook.checker.findings import Bilingual, Finding, ordered
+from handbook.checker.findings import Finding, ordered, worded
 from handbook.checker.predicates import PREDICATES, Facts, Predicate
 from handbook.checker.shell import EnvAssignment, Invocation, ShellSyntaxError, Word, parse_script
+from handbook.core.messages import message
+from handbook.core.suggest import closest
+from handbook.core.text import Text
 from handbook.engine.snapshot import EngineSnapshot, load_snapshot
 from handbook.kb.schema import Rule
 
@@ -30,31 +33,26 @@ def entry_points(snapshot: EngineSnapshot) -> tuple[dict[tuple[str, ...], str], 
     return commands, modules
 
 
-def _engine_clause(rule: Any, version: str) -> Bilingual:
+# What the engine does about a broken rule (``engine.does`` in kb/rules.yaml), as a rule finding ends
+ENGINE_DOES = {
+    "raises": "check-engine-raises",
+    "adjusts": "check-engine-adjusts",
+    "logs": "check-engine-logs",
+    "nothing": "check-engine-nothing",
+}
+
+
+def _engine_clause(rule: Any, version: str) -> Text:
     engine = rule.engine
-    where_zh = where_en = ""
+    where = ""
     if engine.at is not None:
-        base = engine.at.file.rsplit("/", 1)[-1]
-        where_zh = f"{base} {engine.at.function}"
-        where_en = f"{base} {engine.at.function}"
-    if engine.does == "raises":
-        return Bilingual(
-            f"sglang {version} 启动时会报错：{where_zh} 抛出 {engine.raises}",
-            f"sglang {version} refuses to start: {engine.raises} in {where_en}",
-        )
-    if engine.does == "adjusts":
-        return Bilingual(
-            f"sglang {version} 会{engine.adjustment.zh}（{where_zh}）",
-            f"sglang {version} {engine.adjustment.en} ({where_en})",
-        )
-    if engine.does == "logs":
-        return Bilingual(
-            f"这是本手册的建议：sglang {version} 只打印警告（{where_zh}）",
-            f"The handbook's advice: sglang {version} only logs a warning ({where_en})",
-        )
-    return Bilingual(
-        f"这是本手册的建议：sglang {version} 不检查这一点",
-        f"The handbook's advice: sglang {version} does not check this",
+        where = f"{engine.at.file.rsplit('/', 1)[-1]} {engine.at.function}"
+    return worded(
+        ENGINE_DOES[engine.does],
+        version=version,
+        where=where,
+        error=engine.raises,
+        adjustment=engine.adjustment if engine.adjustment is not None else "",
     )
 
 
@@ -72,13 +70,13 @@ def rule_params(rule: Rule) -> Predicate | None:
 
 def rule_finding(rule: Any, values: dict[str, str], version: str, line: int | None) -> Finding:
     """The finding of a broken rule: its message with the predicate's values, then what the engine does."""
-    clause = _engine_clause(rule, version)
-    zh = rule.message.zh.format(**values).rstrip("。.")
-    en = rule.message.en.format(**values).rstrip(".")
+    said = Text.of(
+        rule.message.zh.format(**values).rstrip("。."), rule.message.en.format(**values).rstrip(".")
+    )
     return Finding(
         rule.severity,
         f"rule.{rule.id}",
-        Bilingual(f"{zh}。{clause.zh}。", f"{en}. {clause.en}."),
+        worded("check-rule", rule=said, engine=_engine_clause(rule, version)),
         line,
         link=rule.explained_at,
         rule=rule.id,
@@ -109,11 +107,10 @@ def _placeholder_note(args: ParsedArgs) -> Finding | None:
     if not shown:
         return None
     line = min([g.word.line for g in hidden] + [w.line for w in args.hidden])
-    listed = ", ".join(shown)
     return Finding(
         "note",
         "value.placeholder",
-        Bilingual(f"占位值未作类型检查：{listed}", f"Placeholders, not type-checked: {listed}"),
+        message("check-value-placeholder", values=", ".join(shown)),
         line,
     )
 
@@ -124,16 +121,12 @@ def _deprecated(args: ParsedArgs, version: str) -> list[Finding]:
         option = given.option
         if not option.deprecated:
             continue
-        instead_zh = f"，请改用 {option.replacement}" if option.replacement else ""
-        instead_en = f"; use {option.replacement}" if option.replacement else ""
+        instead = message("check-use-instead", replacement=option.replacement) if option.replacement else ""
         out.append(
             Finding(
                 "warning",
                 "flag.deprecated",
-                Bilingual(
-                    f"{option.name} 在 sglang {version} 中已弃用{instead_zh}",
-                    f"{option.name} is deprecated in sglang {version}{instead_en}",
-                ),
+                worded("check-flag-deprecated", flag=option.name, version=version, instead=instead),
                 given.word.line,
                 option.name,
             )
@@ -148,19 +141,13 @@ def _module_findings(
     line = word.line if word else invocation.line
     module = invocation.module
     if invocation.kind == "module":
-        close = difflib.get_close_matches(module or "", list(modules), n=1, cutoff=0.8)
-        hint_zh = f"；是不是 {close[0]}？" if close else ""
-        hint_en = f"; did you mean {close[0]}?" if close else ""
-        known = ", ".join(sorted(modules))
+        close = closest(module or "", modules)
+        hint = message("check-did-you-mean", name=close) if close else ""
         return [
             Finding(
                 "warning",
                 "module.unknown",
-                Bilingual(
-                    f"python -m {module} 不在本检查器认识的模块之列（{known}），其参数未检查{hint_zh}",
-                    f"python -m {module} is not a module this checker knows ({known}); its flags were not "
-                    f"checked{hint_en}",
-                ),
+                worded("check-module-unknown", module=module, known=", ".join(sorted(modules)), hint=hint),
                 line,
                 module,
             )
@@ -173,11 +160,11 @@ def _module_findings(
             Finding(
                 "warning",
                 "module.deprecated",
-                Bilingual(
-                    f"python -m {module} 在 sglang {snapshot.sglang_version} 中已弃用，请改用 "
-                    f"python -m {info.deprecated_alias_of}",
-                    f"python -m {module} is deprecated in sglang {snapshot.sglang_version}; use "
-                    f"python -m {info.deprecated_alias_of}",
+                message(
+                    "check-module-deprecated",
+                    module=module,
+                    version=snapshot.sglang_version,
+                    replacement=info.deprecated_alias_of,
                 ),
                 line,
                 module,
@@ -255,9 +242,7 @@ def check_command(
             Finding(
                 "error",
                 "shell.syntax",
-                Bilingual(
-                    f"shell 语法错误：{_SYNTAX_ZH.get(str(exc), str(exc))}", f"shell syntax error: {exc}"
-                ),
+                worded("check-shell-syntax", problem=exc.problem),
                 exc.line,
             )
         ]
@@ -268,13 +253,7 @@ def check_command(
             Finding(
                 "error",
                 "shell.orphan-flags",
-                Bilingual(
-                    f"这一行以参数 {first.text} 开头，但上一条命令已经结束"
-                    "（上一行末尾没有 \\ 续行，或被注释截断）；shell 会把它当成一条新命令执行",
-                    f"this line starts with the flag {first.text} but the previous command has ended (no "
-                    "trailing \\ on the line before, or a comment cut it off); "
-                    "the shell runs it as a new command",
-                ),
+                message("check-shell-orphan-flags", flag=first.text),
                 first.line,
                 first.text,
             )
@@ -287,9 +266,6 @@ def check_command(
     return ordered(findings)
 
 
-_SYNTAX_ZH = {"unterminated single quote": "单引号没有闭合", "unterminated double quote": "双引号没有闭合"}
-
-
 # Validation and both languages' pages ask for the same recipes: check each once. Keyed by identity
 # (KB entities are immutable once loaded); the value keeps the objects alive so ids are not reused.
 _RECIPE_FINDINGS: dict[tuple[int, int, int], tuple[tuple[Any, ...], tuple[Finding, ...]]] = {}
@@ -297,8 +273,6 @@ _RECIPE_FINDINGS: dict[tuple[int, int, int], tuple[tuple[Any, ...], tuple[Findin
 
 def check_recipe(recipe: Any, snapshot: EngineSnapshot | None = None, kb: Any = None) -> list[Finding]:
     """Findings for a KB recipe, checked as the exact text the site publishes."""
-    from handbook.calc.recipe_text import command_text
-
     key = (id(recipe), id(snapshot), id(kb))
     if key not in _RECIPE_FINDINGS:
         if len(_RECIPE_FINDINGS) > 4096:  # a long `mkdocs serve` session reloads the KB many times
@@ -306,7 +280,3 @@ def check_recipe(recipe: Any, snapshot: EngineSnapshot | None = None, kb: Any = 
         findings = tuple(check_command(command_text(recipe), snapshot, kb, model=recipe.model))
         _RECIPE_FINDINGS[key] = ((recipe, snapshot, kb), findings)
     return list(_RECIPE_FINDINGS[key][1])
-
-
-def program_label(program: str) -> str:
-    return PROGRAM_LABEL[program]

@@ -5,22 +5,23 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from handbook.core.messages import msg
+from handbook.core.text import LANGS, Text
+
 Severity = Literal["error", "warning", "note"]
-SEVERITIES: tuple[Severity, ...] = ("error", "warning", "note")
-RANK = {"error": 0, "warning": 1, "note": 2}
+SEVERITIES: tuple[Severity, ...] = ("error", "warning", "note")  # the most severe first
+RANK = {severity: rank for rank, severity in enumerate(SEVERITIES)}
 
 
-@dataclass(frozen=True)
-class Bilingual:
-    """A sentence of the checker's own, in Chinese and English."""
-
-    zh: str
-    en: str
-
-    def __getitem__(self, lang: str) -> str:
-        if lang not in ("zh", "en"):
-            raise KeyError(lang)
-        return getattr(self, lang)
+def worded(key: str, /, **values: object) -> Text:
+    """The catalogue entry ``key`` in both languages, where some values are themselves bilingual (a hint, an
+    expectation, a KB sentence): each language gets its own part."""
+    return Text.of(
+        *(
+            msg(key, lang, **{name: v[lang] if isinstance(v, Text) else v for name, v in values.items()})
+            for lang in LANGS
+        )
+    )
 
 
 @dataclass(frozen=True)
@@ -35,14 +36,11 @@ class Finding:
 
     severity: Severity
     code: str
-    message: Bilingual
+    message: Text
     line: int | None = None
     subject: str | None = None
     link: str | None = None
     rule: str | None = None
-
-    def text(self, lang: str) -> str:
-        return self.message[lang]
 
     def format(self, lang: str, where: str = "") -> str:
         """``where:line: severity[code]: message`` — the form the CLI and the build print."""

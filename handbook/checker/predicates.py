@@ -466,7 +466,3 @@ class ModelSingleGpuUnset(_ModelScoped):
         if facts.model not in self.models or any(s is None for s in sizes) or facts.given(self.flag):
             return None
         return {"model": facts.model} if math.prod(sizes) == 1 else None  # type: ignore[arg-type]
-
-
-def predicate_params(name: str) -> type[Predicate] | None:
-    return PREDICATES.get(name)

@@ -11,6 +11,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from handbook.core.messages import message
+from handbook.core.text import Text
+
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _ASSIGNMENT = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$", re.DOTALL)
 # <model>, <your-token>, <prefill-ip>: documentation placeholders, not redirections
@@ -21,10 +24,12 @@ _INTERPRETER = re.compile(r"^(?:.*/)?python(?:3(?:\.\d+)?)?$")
 
 
 class ShellSyntaxError(ValueError):
-    """Text the shell itself would reject (an unterminated quote); ``line`` is where it starts."""
+    """Text the shell itself would reject (an unterminated quote): ``problem`` says what, ``line`` where it
+    starts."""
 
-    def __init__(self, message: str, line: int):
-        super().__init__(message)
+    def __init__(self, problem: Text, line: int):
+        super().__init__(problem.en)
+        self.problem = problem
         self.line = line
 
 
@@ -47,199 +52,239 @@ class Command:
     end_line: int
 
 
-def _words_and_separators(text: str) -> list[Word | str]:
-    """Lex ``text`` into words and separators ("\\n", ";", "&&", …); redirections are dropped."""
-    out: list[Word | str] = []
-    i, n, line = 0, len(text), 1
-    buf: list[str] = []
-    raw: list[str] = []
-    start_line = 1
-    in_word = False
-    placeholder = False
-    skip_next_word = False  # the target of a redirection
+class _Lexer:
+    """Shell text → words and separators ("\\n", ";", "&&", …), one method per quoting context.
 
-    def flush() -> None:
-        nonlocal buf, raw, in_word, placeholder, skip_next_word
-        if in_word:
-            if skip_next_word:
-                skip_next_word = False
+    A word is read piece by piece: plain characters, backslash escapes, '…', "…", ``$…`` expansions,
+    backquotes and ``<placeholder>`` values all add to the word being read; blanks, newlines, separators
+    and redirections end it. Redirections and their targets are dropped; a comment runs to the line's end.
+    """
+
+    def __init__(self, text: str):
+        self.text = text
+        self.at = 0  # the next character to read
+        self.line = 1  # the line ``at`` is on
+        self.out: list[Word | str] = []
+        # the word being read: without quotes, as typed, where it starts, whether it hides a value
+        self.unquoted: list[str] = []
+        self.typed: list[str] = []
+        self.start_line = 1
+        self.in_word = False
+        self.placeholder = False
+        self.drop_next_word = False  # the next word is a redirection's target
+
+    def words_and_separators(self) -> list[Word | str]:
+        text = self.text
+        while self.at < len(text):
+            char = text[self.at]
+            if char == "\\":
+                self.backslash()
+            elif char == "'":
+                self.single_quoted()
+            elif char == '"':
+                self.double_quoted()
+            elif char == "$":
+                self.dollar()
+            elif char == "`":
+                self.backquoted()
+            elif char == "<" and _PLACEHOLDER.match(text, self.at):
+                self.angle_placeholder()
+            elif char in "<>":
+                self.redirection()
+            elif char == "#" and not self.in_word:
+                self.comment()
+            elif char in " \t\r":
+                self.end_word()
+                self.at += 1
+            elif char == "\n":
+                self.end_word()
+                self.out.append("\n")
+                self.line += 1
+                self.at += 1
+            elif char in "&|;":
+                self.separator()
             else:
-                out.append(Word("".join(buf), "".join(raw), start_line, placeholder))
-        buf, raw, in_word, placeholder = [], [], False, False
+                self.add(char, char)
+                self.at += 1
+        self.end_word()
+        return self.out
 
-    def begin() -> None:
-        nonlocal in_word, start_line
-        if not in_word:
-            in_word = True
-            start_line = line
+    # ---------------------------------------------------------------------------------- the current word
+    def add(self, unquoted: str, typed: str) -> None:
+        """Add to the word being read, starting one if none is."""
+        if not self.in_word:
+            self.in_word = True
+            self.start_line = self.line
+        self.unquoted.append(unquoted)
+        self.typed.append(typed)
 
-    def dollar(j: int) -> int:
-        """Consume $VAR, ${…}, $(…) starting at ``j`` (the $); return the index after it."""
-        nonlocal placeholder
-        if j + 1 < n and text[j + 1] == "{":
-            end = text.find("}", j + 2)
-            end = n - 1 if end < 0 else end
-        elif j + 1 < n and text[j + 1] == "(":
-            depth, end = 0, j + 1
-            while end < n:
-                depth += {"(": 1, ")": -1}.get(text[end], 0)
-                if depth == 0:
-                    break
-                end += 1
-            end = min(end, n - 1)
+    def end_word(self) -> None:
+        if self.in_word:
+            if self.drop_next_word:
+                self.drop_next_word = False
+            else:
+                word = Word("".join(self.unquoted), "".join(self.typed), self.start_line, self.placeholder)
+                self.out.append(word)
+        self.unquoted, self.typed, self.in_word, self.placeholder = [], [], False, False
+
+    # ---------------------------------------------------------------------------------- quoting contexts
+    def backslash(self) -> None:
+        """``\\`` + newline continues the line; before anything else it quotes that one character."""
+        text, at = self.text, self.at
+        if text.startswith("\\\n", at):
+            self.line += 1
+            self.at += 2
+        elif at + 1 < len(text):
+            self.add(text[at + 1], text[at : at + 2])
+            self.at += 2
         else:
-            match = _NAME.match(text, j + 1) or _SPECIAL_PARAMETER.match(text, j + 1)
-            if not match:
-                return -1  # a lone $ is literal
-            end = match.end() - 1
-        placeholder = True
-        chunk = text[j : end + 1]
-        buf.append(chunk)
-        raw.append(chunk)
-        return end + 1
+            self.add("", "\\")  # a trailing backslash: nothing to quote
+            self.at += 1
 
-    while i < n:
-        c = text[i]
-        if c == "\\" and i + 1 < n and text[i + 1] == "\n":
-            i += 2  # line continuation
-            line += 1
-            continue
-        if c == "\\":
-            begin()
-            if i + 1 < n:
-                buf.append(text[i + 1])
-                raw.append(text[i : i + 2])
-                i += 2
-            else:
-                raw.append(c)
-                i += 1
-            continue
-        if c == "'":
-            begin()
-            end = text.find("'", i + 1)
-            if end < 0:
-                raise ShellSyntaxError("unterminated single quote", line)
-            buf.append(text[i + 1 : end])
-            raw.append(text[i : end + 1])
-            placeholder = placeholder or bool(_PLACEHOLDER.search(text, i + 1, end))
-            line += text.count("\n", i, end)
-            i = end + 1
-            continue
-        if c == '"':
-            begin()
-            j = i + 1
-            raw.append('"')
-            while True:
-                if j >= n:
-                    raise ShellSyntaxError("unterminated double quote", start_line)
-                ch = text[j]
-                if ch == '"':
-                    raw.append('"')
-                    j += 1
-                    break
-                if ch == "\\" and j + 1 < n and text[j + 1] in '"\\$`\n':
-                    if text[j + 1] == "\n":
-                        line += 1
-                    else:
-                        buf.append(text[j + 1])
-                    raw.append(text[j : j + 2])
-                    j += 2
+    def single_quoted(self) -> None:
+        """'…': every character as it is, newlines included; nothing is expanded."""
+        text, at = self.text, self.at
+        end = text.find("'", at + 1)
+        if end < 0:
+            raise ShellSyntaxError(message("check-shell-unterminated-single-quote"), self.line)
+        self.add(text[at + 1 : end], text[at : end + 1])
+        self.placeholder = self.placeholder or bool(_PLACEHOLDER.search(text, at + 1, end))
+        self.line += text.count("\n", at, end)
+        self.at = end + 1
+
+    def double_quoted(self) -> None:
+        """Double quotes: a backslash quotes only " \\ $ ` and newline; ``$…`` expands; a <placeholder>
+        marks the word."""
+        text = self.text
+        self.add("", '"')
+        at = self.at + 1
+        while True:
+            if at >= len(text):
+                raise ShellSyntaxError(message("check-shell-unterminated-double-quote"), self.start_line)
+            char = text[at]
+            if char == '"':
+                self.add("", '"')
+                self.at = at + 1
+                return
+            if char == "\\" and at + 1 < len(text) and text[at + 1] in '"\\$`\n':
+                if text[at + 1] == "\n":
+                    self.line += 1  # a continuation inside the quotes: both characters vanish
+                    self.add("", text[at : at + 2])
+                else:
+                    self.add(text[at + 1], text[at : at + 2])
+                at += 2
+                continue
+            if char == "$":
+                after = self.expansion(at)
+                if after is not None:
+                    at = after
                     continue
-                if ch == "$":
-                    after = dollar(j)
-                    if after > 0:
-                        j = after
-                        continue
-                if ch == "<" and _PLACEHOLDER.match(text, j):
-                    placeholder = True
-                if ch == "\n":
-                    line += 1
-                buf.append(ch)
-                raw.append(ch)
-                j += 1
-            i = j
-            continue
-        if c == "$":
-            begin()
-            after = dollar(i)
-            if after > 0:
-                i = after
-                continue
-            buf.append(c)
-            raw.append(c)
-            i += 1
-            continue
-        if c == "`":
-            begin()
-            end = text.find("`", i + 1)
-            end = n - 1 if end < 0 else end
-            chunk = text[i : end + 1]
-            buf.append(chunk)
-            raw.append(chunk)
-            placeholder = True
-            line += chunk.count("\n")
-            i = end + 1
-            continue
-        if c == "<":
-            match = _PLACEHOLDER.match(text, i)
-            if match:
-                begin()
-                buf.append(match.group(0))
-                raw.append(match.group(0))
-                placeholder = True
-                i = match.end()
-                continue
-        if c in "<>":
-            if in_word and "".join(raw).isdigit():  # 2>&1: the digits name a file descriptor
-                buf, raw, in_word = [], [], False
-            flush()
-            j = i + 1
-            while j < n and text[j] in "<>&|":
-                j += 1
-            if text[j - 1] == "&" and j < n and text[j].isdigit():
-                while j < n and text[j].isdigit():
-                    j += 1  # >&2: no target word
-            else:
-                skip_next_word = True
-            i = j
-            continue
-        if c == "#" and not in_word:
-            end = text.find("\n", i)
-            i = n if end < 0 else end
-            continue
-        if c in " \t\r":
-            flush()
-            i += 1
-            continue
-        if c == "\n":
-            flush()
-            out.append("\n")
-            line += 1
-            i += 1
-            continue
-        separator = next((s for s in _SEPARATORS if text.startswith(s, i)), None)
-        if separator:
-            if separator == "&" and i + 1 < n and text[i + 1] == ">":
-                flush()
-                i += 1  # &>file: a redirection
-                continue
-            flush()
-            out.append(separator)
-            i += len(separator)
-            continue
-        begin()
-        buf.append(c)
-        raw.append(c)
-        i += 1
-    flush()
-    return out
+            if char == "<" and _PLACEHOLDER.match(text, at):
+                self.placeholder = True
+            if char == "\n":
+                self.line += 1
+            self.add(char, char)
+            at += 1
+
+    def dollar(self) -> None:
+        """``$…`` outside quotes; a ``$`` that starts no expansion is a plain character."""
+        after = self.expansion(self.at)
+        if after is None:
+            self.add("$", "$")
+            self.at += 1
+        else:
+            self.at = after
+
+    def expansion(self, at: int) -> int | None:
+        """Read ``$NAME``, ``$1``, ``${…}`` or ``$(…)`` (nested parentheses counted) from the ``$`` at ``at``
+        into the word, as typed, marking it a placeholder. Returns the index after it, or None for a lone
+        ``$``."""
+        text = self.text
+        after_dollar = text[at + 1 : at + 2]
+        if after_dollar == "{":
+            end = text.find("}", at + 2)
+            last = len(text) - 1 if end < 0 else end
+        elif after_dollar == "(":
+            last = _closing_parenthesis(text, at + 1)
+        else:
+            name = _NAME.match(text, at + 1) or _SPECIAL_PARAMETER.match(text, at + 1)
+            if not name:
+                return None
+            last = name.end() - 1
+        chunk = text[at : last + 1]
+        self.add(chunk, chunk)
+        self.placeholder = True
+        return last + 1
+
+    def backquoted(self) -> None:
+        """`…`: a command substitution, kept as typed (to the end of the text when it is not closed)."""
+        text, at = self.text, self.at
+        end = text.find("`", at + 1)
+        last = len(text) - 1 if end < 0 else end
+        chunk = text[at : last + 1]
+        self.add(chunk, chunk)
+        self.placeholder = True
+        self.line += chunk.count("\n")
+        self.at = last + 1
+
+    def angle_placeholder(self) -> None:
+        """<model>, <your-token>: a documentation placeholder, not a redirection."""
+        match = _PLACEHOLDER.match(self.text, self.at)
+        assert match is not None
+        self.add(match.group(0), match.group(0))
+        self.placeholder = True
+        self.at = match.end()
+
+    # ---------------------------------------------------------------------------------- what ends a word
+    def redirection(self) -> None:
+        """``>``, ``2>&1``, ``<<``, ``>|``…: dropped with the word they name (a file), if any."""
+        text = self.text
+        if self.in_word and "".join(self.typed).isdigit():  # 2>&1: the digits name a file descriptor
+            self.in_word = False
+        self.end_word()
+        at = self.at + 1
+        while at < len(text) and text[at] in "<>&|":
+            at += 1
+        if text[at - 1] == "&" and at < len(text) and text[at].isdigit():
+            while at < len(text) and text[at].isdigit():
+                at += 1  # >&2: the target is a descriptor, not a word
+        else:
+            self.drop_next_word = True
+        self.at = at
+
+    def comment(self) -> None:
+        """``#`` where a word would start: the rest of the line (its newline still ends the command)."""
+        end = self.text.find("\n", self.at)
+        self.at = len(self.text) if end < 0 else end
+
+    def separator(self) -> None:
+        """``&&``, ``||``, ``;``, ``|``, ``&`` between commands; ``&>`` is a redirection."""
+        text, at = self.text, self.at
+        self.end_word()
+        if text.startswith("&>", at):
+            self.at += 1  # the ">" is read next, as a redirection
+            return
+        separator = next(s for s in _SEPARATORS if text.startswith(s, at))
+        self.out.append(separator)
+        self.at += len(separator)
+
+
+def _closing_parenthesis(text: str, opening: int) -> int:
+    """The index of the ``)`` that closes the ``(`` at ``opening`` (counting nested ones; quotes are not
+    read), or the last index when it is not closed."""
+    depth = 0
+    for at in range(opening, len(text)):
+        depth += {"(": 1, ")": -1}.get(text[at], 0)
+        if depth == 0:
+            return at
+    return len(text) - 1
 
 
 def split_commands(text: str) -> list[Command]:
     """Every simple command of a block, in order (raises ShellSyntaxError for an unterminated quote)."""
     commands: list[Command] = []
     current: list[Word] = []
-    for item in _words_and_separators(text):
+    for item in _Lexer(text).words_and_separators():
         if isinstance(item, Word):
             current.append(item)
             continue

@@ -14,8 +14,9 @@ import sys
 from pathlib import Path
 
 from handbook.checker.check import check_command, entry_points
-from handbook.checker.findings import Finding, exit_status
+from handbook.checker.findings import SEVERITIES, Finding, exit_status
 from handbook.checker.shell import ShellSyntaxError, parse_script
+from handbook.core.messages import msg
 from handbook.core.paths import KB_ROOT
 from handbook.core.text import LANGS
 from handbook.engine.snapshot import SnapshotError, load_snapshot
@@ -23,23 +24,11 @@ from handbook.kb.loader import KBInvalid, load_kb
 
 # Words that stay as typed when the command comes as arguments: placeholders keep their meaning.
 _PLAIN = re.compile(r"[\w@%+=:,./<>${}\[\]*-]+")
-SUMMARY = {
-    "zh": (
-        "✔ 未发现问题（对照 sglang {version} 检查）",
-        "✖ {errors} 个错误，{warnings} 个警告，{notes} 条提示（sglang {version}）",
-    ),
-    "en": (
-        "✔ no problems found (checked against sglang {version})",
-        "✖ {errors} error(s), {warnings} warning(s), {notes} note(s) (sglang {version})",
-    ),
+SEVERITY_WORDS = {
+    "error": "check-cli-severity-error",
+    "warning": "check-cli-severity-warning",
+    "note": "check-cli-severity-note",
 }
-NOTHING = {
-    "zh": "没有找到 SGLang 命令或参数（支持 python -m sglang.launch_server、sglang_router.launch_router、"
-    "sglang.benchmark.serving、docker run 包装、仅参数的片段）",
-    "en": "no SGLang command or flags found (python -m sglang.launch_server, sglang_router.launch_router, "
-    "sglang.benchmark.serving, docker run wrappers and flags-only fragments are understood)",
-}
-SEVERITY_WORDS = {"zh": {"error": "错误", "warning": "警告", "note": "提示"}, "en": {}}
 
 
 def joined(argv: list[str]) -> str:
@@ -64,24 +53,27 @@ def link_of(finding: Finding, lang: str, base: str | None) -> str | None:
 
 def render(findings: list[Finding], lang: str, version: str, base: str | None) -> list[str]:
     lines = []
-    words = SEVERITY_WORDS[lang]
     for finding in findings:
         where = f"{finding.line}: " if finding.line else ""
-        severity = words.get(finding.severity, finding.severity)
+        severity = msg(SEVERITY_WORDS[finding.severity], lang)
         lines.append(f"{where}{severity}[{finding.code}]: {finding.message[lang]}")
         link = link_of(finding, lang, base)
         if link:
             lines.append(f"    → {link}")
-    counts = {s: sum(f.severity == s for f in findings) for s in ("error", "warning", "note")}
-    clean, dirty = SUMMARY[lang]
+    counts = {s: sum(f.severity == s for f in findings) for s in SEVERITIES}
     if counts["error"] or counts["warning"]:
         lines.append(
-            dirty.format(
-                errors=counts["error"], warnings=counts["warning"], notes=counts["note"], version=version
+            msg(
+                "check-cli-problems",
+                lang,
+                errors=counts["error"],
+                warnings=counts["warning"],
+                notes=counts["note"],
+                version=version,
             )
         )
     else:
-        lines.append(clean.format(version=version))
+        lines.append(msg("check-cli-clean", lang, version=version))
     return lines
 
 
@@ -110,7 +102,7 @@ def run(args: argparse.Namespace) -> int:
         understood = True  # check_command reports it
     findings = check_command(text, snapshot, kb)
     if not understood:
-        print(NOTHING[args.lang])
+        print(msg("check-cli-nothing", args.lang))
         return 0
     for line in render(findings, args.lang, snapshot.sglang_version, site_url()):
         print(line)
@@ -118,7 +110,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def configure(check: argparse.ArgumentParser) -> None:
-    check.add_argument("--lang", choices=LANGS, default="zh", help="language of the messages (default: zh)")
+    check.add_argument(
+        "--lang", choices=LANGS, default=LANGS[0], help=f"language of the messages (default: {LANGS[0]})"
+    )
     check.add_argument("--kb", default=None, help="the KB folder (default: kb/)")
     check.add_argument("--engine", default=None, help="engine snapshot version (default: kb/handbook.yaml's)")
     check.add_argument("command", nargs=argparse.REMAINDER, help="the command; omit it to read stdin")

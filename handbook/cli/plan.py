@@ -7,7 +7,6 @@ Exit status: 0 when the plan works, 1 when it cannot (the weights do not fit, or
 from __future__ import annotations
 
 import argparse
-import difflib
 import sys
 from pathlib import Path
 
@@ -18,6 +17,7 @@ from handbook.cli import report
 from handbook.core.formatting import gb, thousands
 from handbook.core.messages import msg
 from handbook.core.paths import KB_ROOT
+from handbook.core.suggest import closest
 from handbook.core.text import LANGS
 from handbook.kb.loader import KB, KBInvalid, load_kb
 from handbook.render.planner import AUTO_KEYS, FIGURE_KEYS, NOTE_KEYS, PATH_KEYS, figure_texts, note_values
@@ -49,8 +49,8 @@ def _resolve(lang: str, what: str, value: str, choices: dict[str, str]) -> str:
     folded = {key.lower(): key for key in choices} | {name.lower(): key for key, name in choices.items()}
     if value.lower() in folded:
         return folded[value.lower()]
-    close = difflib.get_close_matches(value.lower(), list(folded), n=1, cutoff=0.4)
-    hint = msg("planner-cli-did-you-mean", lang, close=folded[close[0]]) if close else ""
+    close = closest(value.lower(), folded)
+    hint = msg("planner-cli-did-you-mean", lang, close=folded[close]) if close else ""
     raise BadInput(
         msg(
             "planner-cli-unknown",

@@ -12,7 +12,6 @@ each collecting problems instead of stopping at the first:
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +21,7 @@ from pydantic import BaseModel, ValidationError
 
 from handbook.core.paths import KB_ROOT, REPO_ROOT
 from handbook.core.problem import Problem
+from handbook.core.suggest import closest
 from handbook.kb import schema as s
 from handbook.kb.common import flags_in
 from handbook.kb.kinds import (
@@ -468,8 +468,8 @@ class _Loader:
 
 # ------------------------------------------------------------------------------------------- references
 def _did_you_mean(name: str, options: Any) -> str:
-    close = difflib.get_close_matches(name, list(options), n=1, cutoff=0.6)
-    return f" (did you mean '{close[0]}'?)" if close else ""
+    close = closest(name, options)
+    return f" (did you mean '{close}'?)" if close else ""
 
 
 class _References:

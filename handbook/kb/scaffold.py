@@ -13,7 +13,6 @@ a KB with an unfinished scaffold in it can still be scaffolded into.
 from __future__ import annotations
 
 import argparse
-import difflib
 import re
 import typing
 from dataclasses import dataclass, field
@@ -24,6 +23,7 @@ import yaml
 from pydantic import StringConstraints
 
 from handbook.core.paths import REPO_ROOT
+from handbook.core.suggest import closest
 from handbook.core.text import PLACEHOLDER
 from handbook.kb import schema as s
 from handbook.kb.common import Id
@@ -119,8 +119,8 @@ def _items(path: Path, key: str) -> list[dict[str, Any]]:
 
 
 def _did_you_mean(value: str, options: typing.Iterable[str]) -> str:
-    close = difflib.get_close_matches(value, sorted(options), n=1, cutoff=0.6)
-    return f" (did you mean '{close[0]}'?)" if close else ""
+    close = closest(value, sorted(options))
+    return f" (did you mean '{close}'?)" if close else ""
 
 
 class Checks:

@@ -7,7 +7,7 @@ import json
 import string
 from typing import Any
 
-from handbook.checker.argv import PROGRAM_LABEL, _matches
+from handbook.checker.argv import PROGRAM_LABEL, spellings_abbreviated_by
 from handbook.checker.check import check_recipe
 from handbook.checker.findings import Finding
 from handbook.core.anchors import (
@@ -279,7 +279,7 @@ def drift_aliases(ctx: RenderContext) -> str:
                 ]
             )
         for abbreviation in parameter.abbreviations:
-            spellings = _matches(parser, abbreviation)
+            spellings = spellings_abbreviated_by(parser, abbreviation)
             rows.append(
                 [
                     ctx.parameter_link(parameter),

@@ -13,6 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from handbook.core.suggest import closest
+
 MARKER = re.compile(r"<!--\s*kb:(?P<name>[a-z0-9-]+)(?P<args>(?:\s+[a-z_]+=\S+?)*)\s*-->")
 LEFTOVER = re.compile(r"<!--\s*kb:")
 _ARG = re.compile(r"([a-z_]+)=(\S+)")
@@ -111,8 +113,8 @@ def _render_line(line: str, number: int, ctx: Any, page: str, problems: list[Mar
         name = match.group("name")
         spec = REGISTRY.get(name)
         if spec is None:
-            close = [n for n in REGISTRY if n.startswith(name[:4])]
-            hint = f" (did you mean {', '.join('kb:' + c for c in sorted(close)[:3])}?)" if close else ""
+            close = closest(name, REGISTRY)
+            hint = f" (did you mean kb:{close}?)" if close else ""
             problems.append(MarkerProblem(page, number, f"unknown marker kb:{name}{hint}"))
             return match.group(0)
         alone = line.strip() == match.group(0)

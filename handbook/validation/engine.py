@@ -12,9 +12,9 @@ import shlex
 from typing import Any
 
 from handbook.calc.recipe_text import command_text
-from handbook.checker.argv import _matches
+from handbook.checker.argv import spellings_abbreviated_by
 from handbook.checker.check import check_command, check_recipe, rule_params
-from handbook.checker.envcheck import _type_error
+from handbook.checker.envcheck import expected_env_value
 from handbook.checker.findings import Finding
 from handbook.core.problem import Problem
 from handbook.engine.snapshot import EngineSnapshot
@@ -112,7 +112,7 @@ def parameter_problems(kb: Any, snapshot: EngineSnapshot) -> list[Problem]:
             continue
         for i, alias in enumerate(parameter.aliases):
             if parser.get(alias) is not option:
-                spellings = _matches(parser, alias)
+                spellings = spellings_abbreviated_by(parser, alias)
                 hint = (
                     f"; argparse only accepts it as an abbreviation of {flag}: list it under abbreviations"
                     if spellings and all(parser.get(s) is option for s in spellings)
@@ -126,7 +126,7 @@ def parameter_problems(kb: Any, snapshot: EngineSnapshot) -> list[Problem]:
                     )
                 )
         for i, abbreviation in enumerate(parameter.abbreviations):
-            spellings = _matches(parser, abbreviation)
+            spellings = spellings_abbreviated_by(parser, abbreviation)
             if (
                 parser.get(abbreviation) is not None
                 or not spellings
@@ -160,12 +160,12 @@ def env_problems(kb: Any, snapshot: EngineSnapshot) -> list[Problem]:
             )
             continue
         if variable.example is not None:
-            expected = _type_error(registered.type, variable.example)
+            expected = expected_env_value(registered.type, variable.example)
             if expected is not None:
                 problems.append(
                     origin.at(
                         ("example",),
-                        f"got '{variable.example}', expected {expected[1]} ({name} is {registered.type})",
+                        f"got '{variable.example}', expected {expected.en} ({name} is {registered.type})",
                     )
                 )
     return problems

@@ -18,8 +18,8 @@ import pytest
 
 from handbook.calc.launch import Basis
 from handbook.calc.memory import NOTE_CODES
-from handbook.core.messages import CATALOGUE, DOMAINS, message, msg
-from handbook.core.messages.site import LANG_KEYS
+from handbook.checker import envcheck
+from handbook.core.messages import CATALOGUE, DOMAINS, LANG_KEYS, message, msg
 from handbook.core.paths import REPO_ROOT
 from handbook.core.text import LANGS, has_han
 from handbook.kb.schema import Default, EngineBehaviour, EnvVar, Rule, StatedRule
@@ -291,7 +291,7 @@ READ_BY = _literal_values(EnvVar.model_fields["read_by"].annotation)
             _literal_values(typing.get_type_hints(Rule.severity.fget)["return"]),
             id="severity",
         ),
-        pytest.param(engine.READER_KEYS, READ_BY, id="drift-reader"),
+        pytest.param(envcheck.READ_BY_KEYS, READ_BY, id="read-by"),
         pytest.param(ops.READER_KEYS, READ_BY, id="env-vars-reader"),
         pytest.param(planner.NOTE_KEYS, set(NOTE_CODES), id="planner-note"),
         pytest.param(

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from handbook.checker.findings import Finding, worded
+from handbook.checker.findings import Finding
 from handbook.checker.shell import Word
 from handbook.core.messages import message
 from handbook.core.suggest import closest
@@ -270,7 +270,7 @@ def _unknown(
     return Finding(
         "error",
         "flag.unknown",
-        worded("check-flag-unknown", flag=name, program=label, version=snapshot.sglang_version, hint=hint),
+        message("check-flag-unknown", flag=name, program=label, version=snapshot.sglang_version, hint=hint),
         word.line,
         name,
     )
@@ -359,7 +359,7 @@ def _take_values(
                 Finding(
                     "error",
                     "value.missing",
-                    worded("check-value-missing", flag=spelling, count=count, argparse=count.en),
+                    message("check-value-missing", flag=spelling, count=count, argparse=count.en),
                     word.line,
                     spelling,
                 )
@@ -384,7 +384,7 @@ def _checked_value(findings: list[Finding], option: Option, spelling: str, word:
             Finding(
                 "error",
                 "value.type",
-                worded("check-value-type", flag=spelling, value=word.raw, expected=exc.expected),
+                message("check-value-type", flag=spelling, value=word.raw, expected=exc.expected),
                 word.line,
                 spelling,
             )
@@ -398,7 +398,7 @@ def _checked_value(findings: list[Finding], option: Option, spelling: str, word:
             Finding(
                 "error",
                 "value.choice",
-                worded(
+                message(
                     "check-value-choice", flag=spelling, value=word.raw, choices=", ".join(choices), hint=hint
                 ),
                 word.line,

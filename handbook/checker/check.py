@@ -9,7 +9,7 @@ from pydantic import ValidationError
 from handbook.calc.recipe_text import command_text
 from handbook.checker.argv import UNKNOWN, ParsedArgs, parse_args
 from handbook.checker.envcheck import check_assignments
-from handbook.checker.findings import Finding, ordered, worded
+from handbook.checker.findings import Finding, ordered
 from handbook.checker.predicates import PREDICATES, Facts, Predicate
 from handbook.checker.shell import EnvAssignment, Invocation, ShellSyntaxError, Word, parse_script
 from handbook.core.messages import message
@@ -47,7 +47,7 @@ def _engine_clause(rule: Any, version: str) -> Text:
     where = ""
     if engine.at is not None:
         where = f"{engine.at.file.rsplit('/', 1)[-1]} {engine.at.function}"
-    return worded(
+    return message(
         ENGINE_DOES[engine.does],
         version=version,
         where=where,
@@ -76,7 +76,7 @@ def rule_finding(rule: Any, values: dict[str, str], version: str, line: int | No
     return Finding(
         rule.severity,
         f"rule.{rule.id}",
-        worded("check-rule", rule=said, engine=_engine_clause(rule, version)),
+        message("check-rule", rule=said, engine=_engine_clause(rule, version)),
         line,
         link=rule.explained_at,
         rule=rule.id,
@@ -126,7 +126,7 @@ def _deprecated(args: ParsedArgs, version: str) -> list[Finding]:
             Finding(
                 "warning",
                 "flag.deprecated",
-                worded("check-flag-deprecated", flag=option.name, version=version, instead=instead),
+                message("check-flag-deprecated", flag=option.name, version=version, instead=instead),
                 given.word.line,
                 option.name,
             )
@@ -147,7 +147,7 @@ def _module_findings(
             Finding(
                 "warning",
                 "module.unknown",
-                worded("check-module-unknown", module=module, known=", ".join(sorted(modules)), hint=hint),
+                message("check-module-unknown", module=module, known=", ".join(sorted(modules)), hint=hint),
                 line,
                 module,
             )
@@ -242,7 +242,7 @@ def check_command(
             Finding(
                 "error",
                 "shell.syntax",
-                worded("check-shell-syntax", problem=exc.problem),
+                message("check-shell-syntax", problem=exc.problem),
                 exc.line,
             )
         ]

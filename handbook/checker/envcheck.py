@@ -11,22 +11,22 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from handbook.checker.findings import Finding, worded
+from handbook.checker.findings import Finding
 from handbook.checker.shell import EnvAssignment
-from handbook.core.messages import CATALOGUE, message
+from handbook.core.messages import message
 from handbook.core.suggest import closest
 from handbook.core.text import Text
 from handbook.engine.snapshot import EngineSnapshot
 
 BOOL_WORDS = ("true", "1", "yes", "y", "false", "0", "no", "n")
-# Who reads a variable that SGLang's registry lacks (kb/env_vars.yaml ``read_by``), as (zh, en): the
-# env.foreign finding quotes it and the drift page (render/engine.py) lists it.
-READERS: dict[str, tuple[str, str]] = {
-    "sglang": CATALOGUE["check-env-read-by-sglang"],
-    "aiter": CATALOGUE["check-env-read-by-aiter"],
-    "rocm": CATALOGUE["check-env-read-by-rocm"],
-    "vllm-compat": CATALOGUE["check-env-read-by-vllm-compat"],
-    "huggingface": CATALOGUE["check-env-read-by-huggingface"],
+# Who reads a variable that SGLang's registry lacks (kb/env_vars.yaml ``read_by``): the env.foreign finding
+# quotes it and the drift page (render/engine.py) lists it.
+READ_BY_KEYS = {
+    "sglang": "check-env-read-by-sglang",
+    "aiter": "check-env-read-by-aiter",
+    "rocm": "check-env-read-by-rocm",
+    "vllm-compat": "check-env-read-by-vllm-compat",
+    "huggingface": "check-env-read-by-huggingface",
 }
 
 
@@ -76,7 +76,7 @@ def check_assignment(
             Finding(
                 "warning",
                 "env.deprecated",
-                worded("check-env-deprecated", name=name, version=version, instead=instead, note=note),
+                message("check-env-deprecated", name=name, version=version, instead=instead, note=note),
                 line,
                 name,
             )
@@ -105,7 +105,7 @@ def check_assignment(
             Finding(
                 "warning",
                 "env.type",
-                worded(
+                message(
                     "check-env-type",
                     name=name,
                     value=value.raw,
@@ -124,7 +124,7 @@ def check_assignment(
             Finding(
                 "warning",
                 "env.unknown",
-                worded("check-env-unknown", name=name, version=version, hint=hint),
+                message("check-env-unknown", name=name, version=version, hint=hint),
                 line,
                 name,
             )
@@ -136,8 +136,11 @@ def check_assignment(
         Finding(
             "note",
             "env.foreign",
-            worded(
-                "check-env-foreign", name=name, version=version, reader=Text.of(*READERS[documented.read_by])
+            message(
+                "check-env-foreign",
+                name=name,
+                version=version,
+                reader=message(READ_BY_KEYS[documented.read_by]),
             ),
             line,
             name,

@@ -5,23 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from handbook.core.messages import msg
-from handbook.core.text import LANGS, Text
+from handbook.core.text import Text
 
 Severity = Literal["error", "warning", "note"]
 SEVERITIES: tuple[Severity, ...] = ("error", "warning", "note")  # the most severe first
 RANK = {severity: rank for rank, severity in enumerate(SEVERITIES)}
-
-
-def worded(key: str, /, **values: object) -> Text:
-    """The catalogue entry ``key`` in both languages, where some values are themselves bilingual (a hint, an
-    expectation, a KB sentence): each language gets its own part."""
-    return Text.of(
-        *(
-            msg(key, lang, **{name: v[lang] if isinstance(v, Text) else v for name, v in values.items()})
-            for lang in LANGS
-        )
-    )
 
 
 @dataclass(frozen=True)

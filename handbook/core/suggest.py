@@ -14,3 +14,9 @@ def closest(name: str, options: Iterable[str], cutoff: float = CUTOFF) -> str | 
     """The known spelling closest to ``name``, or None when none is close enough."""
     close = difflib.get_close_matches(name, list(options), n=1, cutoff=cutoff)
     return close[0] if close else None
+
+
+def did_you_mean(name: str, options: Iterable[str]) -> str:
+    """`` (did you mean 'x'?)`` for an English problem message, or "" when nothing is close."""
+    close = closest(name, options)
+    return f" (did you mean '{close}'?)" if close else ""

@@ -21,7 +21,7 @@ from pydantic import BaseModel, ValidationError
 
 from handbook.core.paths import KB_ROOT, REPO_ROOT
 from handbook.core.problem import Problem
-from handbook.core.suggest import closest
+from handbook.core.suggest import did_you_mean
 from handbook.kb import schema as s
 from handbook.kb.common import flags_in
 from handbook.kb.kinds import (
@@ -467,11 +467,6 @@ class _Loader:
 
 
 # ------------------------------------------------------------------------------------------- references
-def _did_you_mean(name: str, options: Any) -> str:
-    close = closest(name, options)
-    return f" (did you mean '{close}'?)" if close else ""
-
-
 class _References:
     """Checks that ids and flags named by entities exist; silent about pools whose files failed to load."""
 
@@ -489,7 +484,7 @@ class _References:
             origin.at(
                 sub,
                 f"got '{value}', expected one of the {kind.noun} ids in {kind.where}"
-                f"{_did_you_mean(value, pool)}",
+                f"{did_you_mean(value, pool)}",
             )
         )
 
@@ -500,7 +495,7 @@ class _References:
             origin.at(
                 sub,
                 f"got flag '{flag}', expected a {program} flag documented in kb/parameters/"
-                f"{_did_you_mean(flag, self.kb.parameters.spellings(program))}",
+                f"{did_you_mean(flag, self.kb.parameters.spellings(program))}",
             )
         )
 

@@ -23,7 +23,7 @@ import yaml
 from pydantic import StringConstraints
 
 from handbook.core.paths import REPO_ROOT
-from handbook.core.suggest import closest
+from handbook.core.suggest import did_you_mean
 from handbook.core.text import PLACEHOLDER
 from handbook.kb import schema as s
 from handbook.kb.common import Id
@@ -118,11 +118,6 @@ def _items(path: Path, key: str) -> list[dict[str, Any]]:
     return [item for item in items or [] if isinstance(item, dict)]
 
 
-def _did_you_mean(value: str, options: typing.Iterable[str]) -> str:
-    close = closest(value, sorted(options))
-    return f" (did you mean '{close}'?)" if close else ""
-
-
 class Checks:
     """Collects every problem with the request before anything is written."""
 
@@ -143,7 +138,7 @@ class Checks:
         if value is not None and value not in ids:
             self.problems.append(
                 f"{option}: got '{value}', expected one of the {kind.noun} ids in {kind.where}"
-                f"{_did_you_mean(value, ids)}"
+                f"{did_you_mean(value, ids)}"
             )
 
     def refs(self, option: str, values: list[str], pool: str) -> None:
@@ -437,7 +432,7 @@ def new_pitfall(entity_id: str, args: argparse.Namespace, root: Path) -> Written
         if flag not in known.flags:
             checks.problems.append(
                 f"--flag: got '{flag}', expected a launch_server flag documented in kb/parameters/"
-                f"{_did_you_mean(flag, known.flags)}"
+                f"{did_you_mean(flag, known.flags)}"
             )
     checks.done()
     old = path.read_text(encoding="utf-8")

@@ -10,7 +10,7 @@ import json
 import re
 from pathlib import Path
 
-from handbook.core.messages.site import LANG_KEYS
+from handbook.core.messages import LANG_KEYS
 from handbook.core.text import LANGS
 from handbook.pages.headings import source_headings
 from handbook.pages.translations import translation_status as status_of

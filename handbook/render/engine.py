@@ -9,6 +9,7 @@ from typing import Any
 
 from handbook.checker.argv import PROGRAM_LABEL, spellings_abbreviated_by
 from handbook.checker.check import check_recipe
+from handbook.checker.envcheck import READ_BY_KEYS
 from handbook.checker.findings import Finding
 from handbook.core.anchors import (
     DRIFT_PAGE,
@@ -44,13 +45,6 @@ VERDICT_KEYS = {
     "contradicts": "drift-rules-contradicts",
 }
 HOW_KEYS = {"reading": "rules-how-reading", "replay": "rules-how-replay"}
-READER_KEYS = {  # who reads a variable that SGLang's registry does not hold
-    "sglang": "drift-env-reader-sglang",
-    "aiter": "drift-env-reader-aiter",
-    "rocm": "drift-env-reader-rocm",
-    "vllm-compat": "drift-env-reader-vllm-compat",
-    "huggingface": "drift-env-reader-huggingface",
-}
 # A stated default beside the engine's (default_verdict): the verdict's word, and what it means.
 DEFAULT_VERDICT_KEYS = {
     "agrees": "drift-defaults-agrees",
@@ -409,7 +403,7 @@ def drift_env(ctx: RenderContext) -> str:
         if rule is not None:
             notes.append(ctx.t(rule.message))
         reader = (
-            ctx.msg(READER_KEYS[variable.read_by])
+            ctx.msg(READ_BY_KEYS[variable.read_by])
             if variable.read_by != "sglang" or registered is None
             else "SGLang"
         )

@@ -23,8 +23,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urljoin
 
 from handbook.core.anchors import page_url
-from handbook.core.messages import message, msg
-from handbook.core.messages.site import LANG_KEYS
+from handbook.core.messages import LANG_KEYS, message, msg
 from handbook.core.paths import REPO_ROOT
 from handbook.core.text import LANGS, Text
 from handbook.kb.export import SCHEMA_VERSION, kb_export

@@ -31,6 +31,9 @@ def _merge() -> dict[str, tuple[str, str]]:
 
 CATALOGUE = _merge()
 
+# Each language's name, by its code: ``msg(LANG_KEYS[code], lang)`` names it in ``lang``.
+LANG_KEYS: dict[str, str] = {"zh": "lang-zh", "en": "lang-en"}
+
 
 def msg(key: str, lang: str, /, **values: object) -> str:
     """One entry in ``lang``, its fields filled in."""
@@ -39,6 +42,8 @@ def msg(key: str, lang: str, /, **values: object) -> str:
 
 
 def message(key: str, /, **values: object) -> Text:
-    """One entry in both languages, its fields filled in."""
-    zh, en = CATALOGUE[key]
-    return Text.of(zh.format(**values), en.format(**values))
+    """One entry in both languages, its fields filled in; a value that is itself a ``Text`` (a hint, an
+    expectation, a KB sentence) gives each language its own part."""
+    return Text.of(
+        *(msg(key, lang, **{name: v[lang] if isinstance(v, Text) else v for name, v in values.items()}) for lang in LANGS)
+    )

@@ -272,11 +272,6 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "rules-col-does": ("sglang 的行为", "What sglang does"),
     "rules-col-established": ("依据", "Established by"),
     "drift-env-col-reader": ("知识库记录的读取方", "Read by (per the KB)"),
-    "drift-env-reader-sglang": ("由 SGLang 在 environ.py 之外直接读取", "read by SGLang directly, outside environ.py"),
-    "drift-env-reader-aiter": ("由 AITER 库读取", "read by the AITER library"),
-    "drift-env-reader-rocm": ("由 ROCm 读取", "read by ROCm"),
-    "drift-env-reader-vllm-compat": ("vLLM 的变量名，手册称 SGLang 沿用", "a vLLM variable name the handbook says SGLang reuses"),
-    "drift-env-reader-huggingface": ("由 Hugging Face 的库读取", "read by the Hugging Face libraries"),
     "drift-env-col-registry": ("sglang 注册表（environ.py）", "sglang's registry (environ.py)"),
     "corrections-col-command": ("命令", "Command"),
     "options-col-option": ("参数", "Option"),
@@ -288,5 +283,3 @@ MESSAGES: dict[str, tuple[str, str]] = {
     ),
 }
 
-# Each language's name, by its code (handbook.core.text.LANGS): ``msg(LANG_KEYS[code], lang)`` names it in ``lang``.
-LANG_KEYS: dict[str, str] = {"zh": "lang-zh", "en": "lang-en"}

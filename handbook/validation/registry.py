@@ -59,7 +59,10 @@ def _snapshot(inputs: Inputs) -> list[Problem]:
 CHECKS: tuple[Check, ...] = (
     Check("claims", "kb", "the figures the KB states, recomputed", _claims),
     Check(
-        "rule-predicates", "kb", "each rule names a predicate and gives it valid parameters", rules.problems
+        "rule-predicates",
+        "kb",
+        "each rule names a predicate and gives it valid parameters",
+        lambda i: rules.rule_problems(i.kb),
     ),
     Check("engine-snapshot", "kb", "the engine snapshot kb/handbook.yaml pins exists", _snapshot),
     Check(

@@ -4,7 +4,6 @@ uses only the values that predicate provides. (The rest of a rule's shape is the
 from __future__ import annotations
 
 import string
-from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
@@ -12,13 +11,6 @@ from handbook.checker.predicates import PREDICATES
 from handbook.core.problem import Problem
 from handbook.core.text import LANGS
 from handbook.kb.loader import KB
-
-if TYPE_CHECKING:
-    from handbook.validation.registry import Inputs
-
-
-def problems(inputs: Inputs) -> list[Problem]:
-    return rule_problems(inputs.kb)
 
 
 def rule_problems(kb: KB) -> list[Problem]:

@@ -316,6 +316,8 @@ def parse_snapshot(data: object, *, source: str = "<snapshot>") -> EngineSnapsho
 
 @functools.lru_cache(maxsize=8)
 def _load(path: Path) -> EngineSnapshot:
+    if path.exists() and not path.is_file():  # a folder or a FIFO: refused before it is opened
+        raise SnapshotError(f"{path}: not a regular file, expected a JSON snapshot file")
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -324,6 +326,14 @@ def _load(path: Path) -> EngineSnapshot:
         ) from None
     except json.JSONDecodeError as exc:
         raise SnapshotError(f"{path}:{exc.lineno}: not JSON ({exc.msg})") from None
+    except UnicodeDecodeError as exc:
+        raise SnapshotError(
+            f"{path}: got bytes that are not UTF-8 ({exc.reason}), expected a JSON snapshot"
+        ) from None
+    except OSError as exc:  # a folder, a FIFO's error, no permission…
+        raise SnapshotError(
+            f"{path}: cannot be read ({exc.strerror}), expected a JSON snapshot file"
+        ) from None
     return parse_snapshot(data, source=str(path))
 
 

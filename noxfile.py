@@ -231,17 +231,19 @@ def engine_snapshot(session: nox.Session) -> None:
 
 @nox.session(name="engine-replay", python=False)
 def engine_replay(session: nox.Session) -> None:
-    """Replay the KB's rule examples (and, with --configs DIR, its recipes) through SGLang's own argument
-    resolution on the CPU, and check each rule's claim about what the engine does.
+    """Replay the KB's rule examples and launch recipes through SGLang's own argument resolution on the
+    CPU (an emulated accelerator where a recipe names one): each rule's claim is checked against what the
+    engine does, and each recipe's outcome and adjustments are written to kb/engine/replay-sglang-<version>.json.
 
-    Usage: nox -s engine-replay [-- --configs DIR]   (DIR/<model id>/config.json: real configs to replay)
-    Opt-in and offline: it runs in the virtualenv that `nox -s engine-snapshot` built (the real wheel).
+    Usage: nox -s engine-replay [-- --stale | RECIPE …]   (--stale: only recipes whose inputs changed)
+    Offline: it runs in the virtualenv that `nox -s engine-snapshot` built, which ends with the pinned
+    release installed (`nox -s engine-snapshot -- 0.5.23` builds just that one).
     """
     python = Path(".nox/engine-snapshot/bin/python")
     if not python.exists():
         session.error(
-            "run `nox -s engine-snapshot` first: the replay uses its virtualenv (the real sglang wheel)"
+            "run `nox -s engine-snapshot -- 0.5.23` first: the replay uses its virtualenv (the real wheel)"
         )
-    session.run(
-        str(python), "-m", "handbook.oracles.replay", *session.posargs, external=True, env={"PYTHONPATH": "."}
-    )
+    env = {"PYTHONPATH": "."}
+    session.run(str(python), "-m", "handbook.oracles.replay", external=True, env=env)
+    session.run(str(python), "-m", "handbook.oracles.recipes", *session.posargs, external=True, env=env)

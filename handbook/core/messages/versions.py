@@ -104,4 +104,73 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "--engine: got {got!r}, expected a release the site has a snapshot of: {stored}",
     ),
     "versions-cli-flag-elsewhere": ("{flag} 存在于 sglang {releases}", "{flag} is in sglang {releases}"),
+    # the replay of each launch recipe through the engine's start-up resolution
+    "replay-mode-cpu": ("CPU", "a CPU"),
+    "replay-mode-emulated": ("CPU，模拟 {accelerator}", "a CPU emulating {accelerator}"),
+    "replay-summary": (
+        "SGLang {version} 启动时的参数解析（在 {mode} 上重放）：{outcome}",
+        "SGLang {version}'s start-up resolution (replayed on {mode}): {outcome}",
+    ),
+    "replay-summary-stand-in": (
+        "SGLang {version} 启动时的参数解析，在替身模型上（{mode}）",
+        "SGLang {version}'s start-up resolution on a stand-in model ({mode})",
+    ),
+    "replay-accepted": ("接受", "accepted"),
+    "replay-raised": ("启动失败，{at} 抛出 {error}", "refused: {error} at {at}"),
+    "replay-stopped-cpu": (
+        "在 CPU 上的重放停在 {at}（{error}）",
+        "the CPU replay stopped: {error} at {at}",
+    ),
+    "replay-filled": (
+        "命令与解析器都没给值、引擎自己补上的 {count} 个默认值：",
+        "{count} default(s) the engine filled in where neither the command nor the parser gave a value:",
+    ),
+    "replay-adjusted-count": ("，引擎调整了 {count} 个值", ", {count} value(s) adjusted by the engine"),
+    "replay-col-field": ("字段", "Field"),
+    "replay-col-change": ("调整", "Change"),
+    "replay-col-by": ("引擎的函数与日志", "The engine's function and log line"),
+    "replay-explicit": ("覆盖了命令给的值", "overrides the value the command gives"),
+    "replay-warnings": ("引擎另外记录的警告：", "Other warnings the engine logged:"),
+    "replay-defaults": (
+        "引擎读了、但知识库没有收录的 config 字段（取 config 类的默认值）：",
+        "Config fields the engine read that the KB does not record (the config class's defaults):",
+    ),
+    "replay-variant-source": ("源稿的写法", "The source's command"),
+    "replay-variant-published": ("本站发布的写法", "The command published here"),
+    "replay-not-replayable": (
+        "未用引擎重放：{fields} 未公开（知识库不猜）{also}",
+        "Not replayed through the engine: {fields} not published (the KB does not guess){also}",
+    ),
+    "replay-also-unknown": ("；知识库还标记 {fields} 未知", "; the KB also marks {fields} unknown"),
+    "replay-stand-in": (
+        "改在替身模型上重放（一个小的 Llama config，只检验与模型无关的检查）：",
+        "Replayed on a stand-in model instead (a small Llama config that exercises the model-independent "
+        "checks only):",
+    ),
+    "replay-stand-in-short": ("替身模型上", "on a stand-in model"),
+    "replay-stale": (
+        "引擎重放已过期：命令、其模型字段或硬件在重放之后改过。重跑：{command}",
+        "The engine replay is out of date: the command, its model's fields or its hardware changed since. "
+        "Rerun: {command}",
+    ),
+    "replay-missing": ("尚未用引擎重放。运行：{command}", "Not replayed through the engine yet. Run: {command}"),
+    "replay-note-emulated": (
+        "模拟加速器时，计算能力是假设值，显存取知识库的数字，所以依赖显存的默认值是近似的。",
+        "When an accelerator is emulated its compute capability is an assumption and its memory the KB's "
+        "figure, so memory-derived defaults are approximate.",
+    ),
+    "replay-note-cpu": (
+        "命令没有指定加速器，只在 CPU 上重放：依赖平台的检查与默认值都是 CPU 的。",
+        "The command names no accelerator, so it was replayed on a CPU only: platform checks and defaults "
+        "are the CPU's.",
+    ),
+    "replays-col-mode": ("重放于", "Replayed on"),
+    "replays-col-outcome": ("结果", "Outcome"),
+    "replays-col-adjusted": ("引擎调整的值", "Values adjusted"),
+    "replays-caption": (
+        "SGLang {version}：{replayed} 条命令已重放（其中 {rejected} 条没能通过），{blocked} 条因字段未公开不能重放，"
+        "{stale} 条待重放",
+        "SGLang {version}: {replayed} commands replayed ({rejected} of them did not get through), "
+        "{blocked} not replayable for want of published fields, {stale} waiting for a replay",
+    ),
 }

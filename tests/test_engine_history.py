@@ -216,3 +216,13 @@ def test_the_format_on_small_snapshots():
     assert history.lifetime("launch_server", "--page-size").changed("choices")[0].version == "0.5.12"
     with pytest.raises(KeyError, match=r"no snapshot of sglang 0\.5\.9"):
         expand(data, "0.5.9")
+
+
+def test_engine_diff_takes_stored_releases_by_version(capsys):
+    from handbook.engine.diff import main
+
+    assert main(["0.5.21", "0.5.22"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("# SGLang 0.5.21 → 0.5.22\n")
+    assert "- `--attn-dp-size` (also `--attention-data-parallel-size`) → dest `attn_dp_size`" in out
+    assert main(["0.5.9", "0.5.22"]) == 2  # neither a stored release nor a file

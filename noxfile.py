@@ -233,7 +233,8 @@ def engine_snapshot(session: nox.Session) -> None:
 def engine_replay(session: nox.Session) -> None:
     """Replay the KB's rule examples and launch recipes through SGLang's own argument resolution on the
     CPU (an emulated accelerator where a recipe names one): each rule's claim is checked against what the
-    engine does, and each recipe's outcome and adjustments are written to kb/engine/replay-sglang-<version>.json.
+    engine does, and each recipe's outcome and adjustments are written to
+    kb/engine/replay-sglang-<version>.json.
 
     Usage: nox -s engine-replay [-- --stale | RECIPE …]   (--stale: only recipes whose inputs changed)
     Offline: it runs in the virtualenv that `nox -s engine-snapshot` built, which ends with the pinned

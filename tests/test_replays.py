@@ -113,7 +113,7 @@ def test_a_model_without_a_published_class_is_not_replayable(kb, data):
 def test_the_accelerator_named_first_is_emulated(kb):
     assert replay_input(kb.recipes["qwen3.8-flash-next-fp8-b300-tep4"], kb).accelerator.capability == (10, 3)
     h200 = replay_input(kb.recipes["qwen3.5-397b-fp8-h200-tp8"], kb).accelerator
-    assert (h200.id, h200.vendor, h200.memory_gb) == ("h200", "nvidia", kb.hardware["h200"].memory_gb)
+    assert (h200.id, h200.vendor, h200.memory_mib) == ("h200", "nvidia", kb.hardware["h200"].memory_gb * 1024)
     assert replay_input(kb.recipes["gpt-oss-120b-tool-calling"], kb).accelerator is None  # names none: CPU
 
 

@@ -82,7 +82,9 @@ class Accelerator:
     vendor: str
     capability: tuple[int, int]
     gcn_arch: str
-    memory_gb: float | None  # the KB's figure: the engine's memory-derived defaults follow from it
+    # what the engine's capacity query will answer: the device-reported MiB where the KB records it
+    # (memory_mib_reported), else the nominal GB × 1024; the memory-derived defaults follow from it
+    memory_mib: float | None
 
 
 @dataclass(frozen=True)
@@ -199,6 +201,16 @@ def source_command(recipe: Recipe, text: str) -> str | None:
     return shlex.join(words) if changed else None
 
 
+def _memory_mib(kb: Any, hardware_id: str) -> float | None:
+    hardware = kb.hardware.get(hardware_id)
+    if hardware is None:
+        return None
+    reported = getattr(hardware, "memory_mib_reported", None)  # a field newer KBs record
+    if reported:
+        return float(reported)
+    return float(hardware.memory_gb * 1024) if hardware.memory_gb else None
+
+
 def replay_input(recipe: Recipe, kb: Any) -> ReplayInput:
     model = kb.models[recipe.model]
     config, origin, missing = model_config(model)
@@ -211,8 +223,7 @@ def replay_input(recipe: Recipe, kb: Any) -> ReplayInput:
     for hardware_id in recipe.hardware:
         if hardware_id in ACCELERATORS:
             vendor, capability, gcn = ACCELERATORS[hardware_id]
-            memory = kb.hardware[hardware_id].memory_gb if hardware_id in kb.hardware else None
-            accelerator = Accelerator(hardware_id, vendor, capability, gcn, memory)
+            accelerator = Accelerator(hardware_id, vendor, capability, gcn, _memory_mib(kb, hardware_id))
             break
     return ReplayInput(
         recipe=recipe.id,

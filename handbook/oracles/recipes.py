@@ -65,7 +65,8 @@ def emulate(accelerator: Accelerator) -> None:
     """Make this (forked) process look like a node of ``accelerator`` to argument resolution: the engine's
     own platform override (runtime_context.override_platform), the in-tree CUDA/ROCm platform object,
     torch.cuda's capability and properties, the import-time ``_is_hip``/``_is_cuda`` module flags, and the
-    device memory (the KB's GB × 1024 MiB, so memory-derived defaults are approximate)."""
+    device memory (the KB's device-reported MiB where it has one, else its nominal GB × 1024: then the
+    memory-derived defaults are approximate)."""
     import sglang.srt.platforms as platforms
     import torch
     from sglang.srt.platforms.cuda import CudaSRTPlatform
@@ -75,7 +76,7 @@ def emulate(accelerator: Accelerator) -> None:
 
     nvidia = accelerator.vendor == "nvidia"
     major, minor = accelerator.capability
-    total_mib = float(accelerator.memory_gb * 1024) if accelerator.memory_gb else None
+    total_mib = accelerator.memory_mib
     torch.cuda.get_device_capability = lambda *a, **k: (major, minor)
     props = types.SimpleNamespace(
         name=accelerator.id,

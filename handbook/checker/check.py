@@ -225,7 +225,8 @@ def check_invocation(
                 continue
             if values is not None:
                 line = _rule_line(args, params.flags(), invocation.line)
-                findings.append(rule_finding(rule, values, snapshot.sglang_version, line))
+                # what the engine does was established against the pinned release, whichever is checked
+                findings.append(rule_finding(rule, values, kb.handbook.engine_version, line))
     return findings
 
 

@@ -115,6 +115,10 @@ class ModelConfig(Closed):
     """Architecture fields, named as in the checkpoint's config.json."""
 
     source: SourceId
+    # The checkpoint's model class and config type, as its config.json names them: the engine picks its
+    # model code by them (the recipe replay builds a config.json with them).
+    architectures: list[NonEmpty] | None = None
+    model_type: NonEmpty | None = None
     num_hidden_layers: PositiveInt | None = None
     num_attention_heads: PositiveInt | None = None
     num_key_value_heads: PositiveInt | None = None

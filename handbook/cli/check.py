@@ -23,6 +23,7 @@ from handbook.core.paths import KB_ROOT
 from handbook.core.text import LANGS
 from handbook.engine.snapshot import SnapshotError, load_history, load_snapshot, snapshot_versions
 from handbook.kb.loader import KBInvalid, load_kb
+from handbook.validation.rules import rule_problems
 
 # Words that stay as typed when the command comes as arguments: placeholders keep their meaning.
 _PLAIN = re.compile(r"[\w@%+=:,./<>${}\[\]*-]+")
@@ -103,14 +104,16 @@ def run(args: argparse.Namespace) -> int:
     if command and command[0] == "--":
         command = command[1:]
     text = joined(command) if command else sys.stdin.read()
-    kb = None
-    try:
+    try:  # fail closed: without its KB the checker would skip every rule and call the command clean
         kb = load_kb(Path(args.kb) if args.kb else KB_ROOT)
     except KBInvalid as exc:
-        print(
-            f"✖ the knowledge base has {len(exc.problems)} problem(s); its rules are skipped", file=sys.stderr
-        )
-    version = args.engine or (kb.handbook.engine_version if kb is not None else None)
+        print("✖ " + msg("check-cli-kb-invalid", args.lang, count=len(exc.problems)), file=sys.stderr)
+        return 2
+    broken = rule_problems(kb)  # a rule that cannot be evaluated would be skipped just the same
+    if broken:
+        print("✖ " + msg("check-cli-kb-invalid", args.lang, count=len(broken)), file=sys.stderr)
+        return 2
+    version = args.engine or kb.handbook.engine_version
     if args.engine is not None and args.engine not in snapshot_versions():
         stored = ", ".join(snapshot_versions())
         print(
@@ -129,7 +132,7 @@ def run(args: argparse.Namespace) -> int:
     except ShellSyntaxError:
         understood = True  # check_command reports it
     findings = check_command(text, snapshot, kb)
-    if not understood:
+    if not understood and not findings:
         print(msg("check-cli-nothing", args.lang))
         return 0
     for line in render(findings, args.lang, snapshot.sglang_version, site_url()):

@@ -172,6 +172,22 @@ def test_placeholders_keep_rules_quiet(kb, snapshot):
     assert rule_codes(f"{S} --tp-size 4 --attn-dp-size ${{N}} --host ${{IP}}", snapshot, kb) == set()
 
 
+def test_fragments_judge_only_rules_whose_flags_they_write(kb, snapshot):
+    # flags without their command: a flag the fragment does not write is unknown, not at its parser default
+    assert rule_codes("--attn-dp-size 8", snapshot, kb) == set()  # --tp-size unwritten, not 1
+    assert rule_codes("--moe-a2a-backend pplx", snapshot, kb) == set()  # --attn-dp-size unwritten
+    assert rule_codes("--speculative-algorithm EAGLE", snapshot, kb) == set()  # no "use 48" without the limit
+    # a fragment that writes every flag a rule reads is judged like a command
+    assert "rule.tp-divisible-by-attn-dp" in rule_codes("--tp-size 4 --attn-dp-size 8", snapshot, kb)
+    assert "rule.priority-scheduling-policy" in rule_codes(
+        "--schedule-policy priority --enable-priority-scheduling", snapshot, kb
+    )
+    # the deprecated spelling of attention DP counts as writing --attn-dp-size
+    assert "rule.tp-divisible-by-attn-dp" in rule_codes("--tp-size 4 --dp-size 8 --enable-dp-attention", snapshot, kb)
+    # the same flags in a whole command are judged with the parser's defaults, as the engine reads them
+    assert "rule.tp-divisible-by-attn-dp" in rule_codes(f"{S} --attn-dp-size 8", snapshot, kb)
+
+
 def test_recipe_model_is_used_for_model_rules(kb, snapshot):
     text = f"{S} --reasoning-parser minimax-m3"
     assert "rule.minimax-reasoning-parser-auto" not in rule_codes(text, snapshot, kb)

@@ -183,7 +183,9 @@ def test_fragments_judge_only_rules_whose_flags_they_write(kb, snapshot):
         "--schedule-policy priority --enable-priority-scheduling", snapshot, kb
     )
     # the deprecated spelling of attention DP counts as writing --attn-dp-size
-    assert "rule.tp-divisible-by-attn-dp" in rule_codes("--tp-size 4 --dp-size 8 --enable-dp-attention", snapshot, kb)
+    assert "rule.tp-divisible-by-attn-dp" in rule_codes(
+        "--tp-size 4 --dp-size 8 --enable-dp-attention", snapshot, kb
+    )
     # the same flags in a whole command are judged with the parser's defaults, as the engine reads them
     assert "rule.tp-divisible-by-attn-dp" in rule_codes(f"{S} --attn-dp-size 8", snapshot, kb)
 

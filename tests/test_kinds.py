@@ -240,7 +240,7 @@ def test_every_kind_is_declared_once_with_its_file():
 
 def test_every_reference_in_the_schema_names_a_declared_kind():
     pools = {m.pool for kind in loader.KINDS for m in markers(kind.schema) if isinstance(m, Ref)}
-    assert pools == {"sources", "models", "hardware", "dtypes", "attention", "env_vars"}
+    assert pools == {"sources", "models", "hardware", "dtypes", "attention", "env_vars", "rules"}
 
 
 def test_a_reference_to_an_undeclared_kind_fails_at_import(tmp_path):

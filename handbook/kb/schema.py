@@ -14,6 +14,7 @@ from pydantic import Field, PositiveFloat, PositiveInt, StringConstraints, model
 from handbook.core.text import Closed, Label, Neutral, NonEmpty, Text
 from handbook.kb.common import Day, FlagLine, FlagLineText, Id, flags_in, rule_error
 from handbook.kb.kinds import FlagUse, Ref
+from handbook.kb.texts import Quoted, ValueOf
 
 Stage = Annotated[int, Field(ge=1, le=7)]
 FlagName = Annotated[str, StringConstraints(pattern=r"^--[a-z0-9][a-z0-9_-]*$")]  # a long option's spelling
@@ -29,6 +30,12 @@ HardwareId = Annotated[Id, Ref("hardware")]
 DtypeId = Annotated[Id, Ref("dtypes")]
 FamilyId = Annotated[Id, Ref("attention")]
 VariableName = Annotated[EnvName, Ref("env_vars")]
+# A rule of kb/rules.yaml that holds the engine's verdict on what a text states (refuses, adjusts, …): the
+# page shows that verdict beside the text (handbook.render.verdicts).
+RuleId = Annotated[Id, Ref("rules")]
+Rules = Annotated[
+    list[RuleId], Field(description="Rules whose engine verdict the page shows beside this entry's text")
+]
 FlagRef = Annotated[FlagName, FlagUse()]  # documented in kb/parameters/ for the entity's program
 FlagLineRef = Annotated[FlagLineText, FlagUse(line=True)]  # every flag in the line is documented
 CommandLine = Annotated[FlagLineText | FlagLine, FlagUse(line=True)]
@@ -216,8 +223,8 @@ class Precision(Closed):
 
 
 class Parsers(Closed):
-    tool_call: NonEmpty | None = None
-    reasoning: NonEmpty | None = None
+    tool_call: Annotated[NonEmpty | None, ValueOf("--tool-call-parser")] = None
+    reasoning: Annotated[NonEmpty | None, ValueOf("--reasoning-parser")] = None
     source: SourceId
 
 
@@ -265,6 +272,7 @@ class Model(Closed):
     image: Image | None = None
     recommended: Recommended | None = None
     notes: list[Text] = []
+    rules: Rules = []
 
     @model_validator(mode="after")
     def _kv_fields_known_or_explained(self) -> Model:
@@ -312,14 +320,15 @@ class Default(Closed):
 class Choice(Closed):
     values: list[NonEmpty] = Field(min_length=1)
     use_when: Text
+    rules: Rules = []
     default: bool = False  # the handbook marks this choice as the default
 
 
 class Parameter(Closed):
     flag: FlagName
     aliases: list[FlagName] = []  # other spellings of the same option, as the engine's parser has them
-    # Spellings the handbook gives as aliases that argparse accepts only as prefix abbreviations (--tp)
-    abbreviations: list[FlagName] = []
+    # Spellings the source gives as aliases that argparse accepts only as prefix abbreviations (--tp)
+    abbreviations: Annotated[list[FlagName], Quoted()] = []
     program: Program = "launch_server"
     summary: Text
     meaning: Text
@@ -329,6 +338,7 @@ class Parameter(Closed):
     choices: list[Choice] = []
     choices_note: Text | None = None
     related: list[FlagRef] = []
+    rules: Rules = []
     source: SourceId
     field_sources: dict[str, SourceId] = {}  # where a field's content comes from another source
 
@@ -355,6 +365,7 @@ class ParameterGroup(Closed):
     title: Text
     order: PositiveInt
     intro: Text | None = None
+    rules: Rules = []  # for the intro
     parameters: list[Parameter] = Field(min_length=1)
 
 
@@ -387,7 +398,7 @@ Role = Literal["standalone", "prefill", "decode", "router", "client", "install",
 class Correction(Closed):
     """Where the published command differs from the source's: what it said, what we publish, and why."""
 
-    stated: NonEmpty
+    stated: Annotated[NonEmpty, Quoted()]  # the source's words, wrong on purpose
     published: NonEmpty
     why: Text
     source: SourceId
@@ -417,6 +428,7 @@ class Recipe(Closed):
     shell: list[NonEmpty] = []  # for kind 'shell': the lines, verbatim
     notes: list[Text] = []
     corrections: list[Correction] = []
+    rules: Rules = []
     source: SourceId
 
     @model_validator(mode="after")
@@ -468,6 +480,7 @@ class Pitfall(Closed):
     env: list[VariableName] = []
     scope: Scope = Scope()
     troubleshooting: bool = True  # listed in chapter 08's troubleshooting table
+    rules: Rules = []
     source: SourceId
 
     @model_validator(mode="after")
@@ -483,6 +496,7 @@ class EnvVar(Closed):
     read_by: Literal["sglang", "aiter", "rocm", "vllm-compat", "huggingface"]
     example: NonEmpty | None = None
     in_appendix: bool = True
+    rules: Rules = []
     source: SourceId
     field_sources: dict[str, SourceId] = {}
 
@@ -568,6 +582,7 @@ class TuningMetric(Closed):
 class TuningStep(Closed):
     title: Text
     items: list[Text] = Field(min_length=1)
+    rules: Rules = []
     flags: list[FlagRef] = []
 
 
@@ -577,6 +592,7 @@ class Scenario(Closed):
     flags: list[FlagLineRef] = []
     extra: Text | None = None  # settings that are not a single flag, e.g. "EAGLE/MTP"
     reason: Text
+    rules: Rules = []
     corrections: list[Correction] = []
 
 
@@ -610,6 +626,7 @@ class AttentionFamily(Closed):
     models: list[ModelId] = []
     flags: list[FlagLineRef] = []
     flags_note: Text | None = None
+    rules: Rules = []
     source: SourceId
 
 
@@ -661,6 +678,7 @@ class Topology(Closed):
     gpus: PositiveInt
     layout: GpuRole
     communication: Text
+    rules: Rules = []
     source: SourceId
 
 
@@ -741,7 +759,7 @@ class EngineBehaviour(Closed):
     at: EngineSite | None = None  # where it raises, adjusts or logs; for "nothing", where it could have
     raises: NonEmpty | None = None  # the exception type, for "raises"
     adjustment: Text | None = None  # what it changes, for "adjusts" ("sets ep_size to tp_size")
-    says: NonEmpty | None = None  # the engine's own message, verbatim
+    says: Annotated[NonEmpty | None, Quoted()] = None  # the engine's own message, verbatim
     established: Literal["reading", "replay"]  # read in the wheel, or seen in nox -s engine-replay
     note: Text | None = None
 
@@ -766,7 +784,7 @@ class StatedRule(Closed):
     """Where the handbook states a rule, its words, and how they compare with what the engine does."""
 
     where: Text
-    says: Text
+    says: Annotated[Text, Quoted()]  # the source's words, as it states the rule
     # contradicts: the handbook recommends what the engine refuses
     verdict: Literal["matches", "overstates", "understates", "contradicts"]
     why: Text | None = None
@@ -794,7 +812,7 @@ class Rule(Closed):
     stated: StatedRule | None = None
     # A command that breaks the rule, as typed; it must trigger the rule, and `nox -s engine-replay` runs
     # it through the engine when the behaviour is established by replay.
-    example: NonEmpty | None = None
+    example: Annotated[NonEmpty | None, Quoted()] = None  # breaks the rule on purpose
     source: SourceId
 
     @model_validator(mode="after")

@@ -13,6 +13,7 @@ from typing import Any
 from handbook.core.anchors import ENV_PAGE, PARAMETERS_PAGE, env_anchor, page_url, parameter_anchor
 from handbook.core.messages import msg
 from handbook.core.paths import BENCH_RECORD, DOCS_DIR
+from handbook.core.quotes import split_quotes
 from handbook.core.text import LANGS, Text
 from handbook.diagrams.figure import Figure
 from handbook.engine.snapshot import EngineSnapshot
@@ -97,8 +98,21 @@ class RenderContext:
 
     # ----------------------------------------------------------------------------------- text
     def text_html(self, value: Text | str | None, program: str | None = None) -> str:
-        """A KB string as HTML: everything escaped; flags and known variables become linked code."""
-        raw = self.t(value)
+        """A KB string as HTML: everything escaped; flags and known variables become linked code, and a
+        quotation of the source (``⟦…⟧``) is shown as one, unlinked."""
+        return "".join(
+            self.source_quote(part) if quoted else self._linked(part, program)
+            for quoted, part in split_quotes(self.t(value))
+        )
+
+    def source_quote(self, words: str) -> str:
+        """The source's words, marked visibly as a quotation (never a flag to copy)."""
+        title = attr(self.msg("quote-source-title"))
+        mark = esc(self.msg("quote-source-mark"))
+        quoted = f'<q class="src-quote" title="{title}"><code>{esc(words)}</code></q>'
+        return quoted + f'<sup class="src-quote-mark">{mark}</sup>'
+
+    def _linked(self, raw: str, program: str | None) -> str:
         out, last = [], 0
         for match in self._token_pattern().finditer(raw):
             out.append(esc(raw[last : match.start()]))

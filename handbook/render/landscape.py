@@ -14,6 +14,7 @@ from handbook.kb.schema import Model
 from handbook.render.context import RenderContext, attr, esc
 from handbook.render.html import table
 from handbook.render.markers import RenderError, renderer
+from handbook.render.verdicts import verdicts
 
 
 def _ids(ctx: RenderContext, raw: str, pool: dict[str, Any], what: str) -> list[str]:
@@ -143,7 +144,9 @@ def attention_families(ctx: RenderContext, families: str = "") -> str:
         flags = " / ".join(f"<code>{esc(line)}</code>" for line in f.flags)
         if f.flags_note:
             flags = (flags + "<br>" if flags else "") + ctx.text_html(f.flags_note)
-        rows.append([esc(ctx.t(f.label)), ctx.text_html(f.representatives), flags or "—"])
+        rows.append(
+            [esc(ctx.t(f.label)), ctx.text_html(f.representatives), (flags or "—") + verdicts(ctx, f.rules)]
+        )
     headers = [
         ctx.msg("families-col-family"),
         ctx.msg("families-col-examples"),
@@ -381,7 +384,7 @@ def _key_flags(ctx: RenderContext, model: Model) -> str:
     text = ctx.msg("sep-enum").join(cells)
     if rec.key_flags_note:
         text += f"<br><small>{ctx.text_html(rec.key_flags_note)}</small>"
-    return text
+    return text + verdicts(ctx, model.rules)
 
 
 def _image(ctx: RenderContext, model: Model) -> str:

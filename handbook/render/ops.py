@@ -11,6 +11,7 @@ from handbook.render.html import bullet_list, fence, table
 from handbook.render.landscape import format_claim
 from handbook.render.markers import RenderError, renderer
 from handbook.render.params import STAGE_MARKS
+from handbook.render.verdicts import verdicts
 
 
 def _log_line(ctx: RenderContext, lid: str):
@@ -101,9 +102,10 @@ def tuning_steps(ctx: RenderContext) -> str:
     out = []
     for n, step in enumerate(ctx.kb.tuning.steps, 1):
         title = ctx.msg("tuning-step", n=_step_number(ctx, n)) + ctx.text_html(step.title)
-        out.append(
-            f"<p><strong>{title}</strong></p>\n\n" + bullet_list([ctx.text_html(i) for i in step.items])
-        )
+        block = f"<p><strong>{title}</strong></p>\n\n" + bullet_list([ctx.text_html(i) for i in step.items])
+        if step.rules:
+            block += "\n\n<p>" + verdicts(ctx, step.rules).removeprefix("<br>") + "</p>"
+        out.append(block)
     return "\n\n".join(out)
 
 
@@ -115,7 +117,11 @@ def scenarios(ctx: RenderContext) -> str:
         if s.extra:
             settings.append(ctx.text_html(s.extra))
         rows.append(
-            [f"<strong>{esc(ctx.t(s.name))}</strong>", "<br>".join(settings), ctx.text_html(s.reason)]
+            [
+                f"<strong>{esc(ctx.t(s.name))}</strong>",
+                "<br>".join(settings),
+                ctx.text_html(s.reason) + verdicts(ctx, s.rules),
+            ]
         )
     return table(
         [ctx.msg("scenarios-col-scenario"), ctx.msg("scenarios-col-settings"), ctx.msg("scenarios-col-why")],
@@ -148,7 +154,7 @@ def pitfalls(ctx: RenderContext, model: str = "", troubleshooting: str = "no") -
         symptom = ctx.text_html(p.symptom) if p.symptom else ""
         if p.log:
             symptom = (symptom + "<br>" if symptom else "") + f"<code>{esc(p.log)}</code>"
-        rows.append([symptom, ctx.text_html(p.cause), ctx.text_html(p.fix)])
+        rows.append([symptom, ctx.text_html(p.cause), ctx.text_html(p.fix) + verdicts(ctx, p.rules)])
     if not rows:
         raise RenderError(
             f"no pitfall is scoped to {model}" if model else "no pitfall is in the troubleshooting table"
@@ -173,7 +179,7 @@ def env_vars(ctx: RenderContext) -> str:
         rows.append(
             [
                 f"<code>{esc(v.name)}</code>",
-                ctx.text_html(v.purpose),
+                ctx.text_html(v.purpose) + verdicts(ctx, v.rules),
                 esc(ctx.msg(READER_KEYS[v.read_by])),
                 f"<code>{esc(v.example)}</code>" if v.example else "—",
             ]

@@ -7,6 +7,7 @@ from handbook.kb.schema import Default, Parameter
 from handbook.render.context import RenderContext, attr, esc
 from handbook.render.html import table
 from handbook.render.markers import RenderError, renderer
+from handbook.render.verdicts import verdicts
 
 STAGE_MARKS = "①②③④⑤⑥⑦"
 
@@ -45,7 +46,7 @@ def _meaning(ctx: RenderContext, p: Parameter) -> str:
     if p.stages:
         text += "<br><small>" + ctx.msg("params-acts-at") + " ".join(STAGE_MARKS[s - 1] for s in p.stages)
         text += "</small>"
-    return text
+    return text + verdicts(ctx, p.rules)
 
 
 def _groups(ctx: RenderContext, groups: str) -> list[str]:
@@ -78,7 +79,7 @@ def group_intro(ctx: RenderContext, group: str) -> str:
     intro = ctx.kb.groups[_groups(ctx, group)[0]].intro
     if intro is None:
         raise RenderError(f"group {group} has no intro")
-    return ctx.text_html(intro)
+    return ctx.text_html(intro) + verdicts(ctx, ctx.kb.groups[group].rules)
 
 
 @renderer("choices")
@@ -94,7 +95,7 @@ def choices(ctx: RenderContext, flag: str, program: str = "launch_server") -> st
         values = " / ".join(f"<code>{esc(v)}</code>" for v in c.values)
         if c.default:
             values += ctx.msg("choices-default")
-        rows.append([values, ctx.text_html(c.use_when, p.program)])
+        rows.append([values, ctx.text_html(c.use_when, p.program) + verdicts(ctx, c.rules)])
     out = table([ctx.msg("col-value"), ctx.msg("choices-col-when")], rows)
     if p.choices_note:
         out += "\n\n" + ctx.text_html(p.choices_note, p.program)
@@ -107,7 +108,8 @@ def parameter_summary(ctx: RenderContext) -> str:
     rows = []
     for group in ctx.kb.groups.values():
         for p in group.parameters:
-            rows.append([ctx.parameter_link(p), esc(ctx.t(group.title)), ctx.text_html(p.summary, p.program)])
+            summary = ctx.text_html(p.summary, p.program) + verdicts(ctx, p.rules)
+            rows.append([ctx.parameter_link(p), esc(ctx.t(group.title)), summary])
     return table([ctx.msg("col-flag"), ctx.msg("summary-col-group"), ctx.msg("summary-col-line")], rows)
 
 

@@ -8,6 +8,7 @@ from handbook.render.context import RenderContext, esc
 from handbook.render.engine import command_status
 from handbook.render.html import admonition, bullet_list, fence, tabs
 from handbook.render.markers import RenderError, renderer
+from handbook.render.verdicts import verdicts
 
 
 def _recipe(ctx: RenderContext, rid: str) -> Recipe:
@@ -30,7 +31,11 @@ def recipe_block(ctx: RenderContext, recipe: Recipe, with_title: bool = True) ->
         parts.append(bullet_list(remarks))
     if recipe.notes:  # the source sets its warnings under a command apart: keep them in a box
         body = "\n\n".join(ctx.text_html(note, recipe.program) for note in recipe.notes)
+        if recipe.rules:
+            body += "\n\n" + verdicts(ctx, recipe.rules).removeprefix("<br>")
         parts.append(admonition("note", ctx.msg("recipe-notes"), body))
+    elif recipe.rules:
+        parts.append("<p>" + verdicts(ctx, recipe.rules).removeprefix("<br>") + "</p>")
     return "\n\n".join(parts)
 
 

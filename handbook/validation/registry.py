@@ -19,7 +19,7 @@ from handbook.engine.snapshot import EngineSnapshot, SnapshotError, load_snapsho
 from handbook.kb.loader import KB
 from handbook.pages.headings import source_parity
 from handbook.pages.translations import missing_translations
-from handbook.validation import engine, pages, rules
+from handbook.validation import engine, pages, rules, values
 
 Scope = Literal["kb", "engine", "pages"]
 
@@ -90,6 +90,18 @@ CHECKS: tuple[Check, ...] = (
         lambda i: engine.recipe_problems(i.kb, i.snapshot),
     ),
     Check(
+        "kb-values",
+        "engine",
+        "every flag and value written in KB text is the engine's and breaks no rule it enforces unreferenced",
+        lambda i: values.kb_value_problems(i.kb, i.snapshot),
+    ),
+    Check(
+        "catalogue-values",
+        "engine",
+        "the same for the site's own wording (handbook/core/messages)",
+        lambda i: values.catalogue_value_problems(i.kb, i.snapshot),
+    ),
+    Check(
         "translations",
         "pages",
         "every page exists in both languages",
@@ -106,6 +118,12 @@ CHECKS: tuple[Check, ...] = (
         "pages",
         "the shell blocks written in the pages pass the checker",
         lambda i: pages.docs_command_problems(i.docs_dir, LANGS, i.snapshot, i.kb),
+    ),
+    Check(
+        "page-values",
+        "pages",
+        "the same for the pages' prose, tables and non-shell blocks",
+        lambda i: values.page_value_problems(i.docs_dir, LANGS, i.kb, i.snapshot),
     ),
     Check(
         "rule-links",

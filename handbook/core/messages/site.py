@@ -93,6 +93,21 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "sources-col-kind": ("类别", "Kind"),
     "sources-col-checked": ("核验日期", "Checked"),
     "recipe-notes": ("注意", "Note"),
+    # the engine's verdict beside a text that states what the engine does (handbook/render/verdicts.py)
+    "verdict-raises": ("⚙ SGLang {version} 启动时报错（{error}）", "⚙ SGLang {version} refuses to start ({error})"),
+    "verdict-adjusts": ("⚙ SGLang {version} 不报错，而是{adjustment}", "⚙ SGLang {version} does not refuse; it {adjustment}"),
+    "verdict-logs": ("⚙ SGLang {version} 只打日志，照常启动", "⚙ SGLang {version} only logs it and starts as usual"),
+    "verdict-nothing": ("⚙ SGLang {version} 不检查这一点（是建议，不是引擎的规定）", "⚙ SGLang {version} does not check this (advice, not an engine rule)"),
+    "verdict-source-overstates": ("；源稿言过其实", "; the source overstates it"),
+    "verdict-source-understates": ("；源稿说得不够", "; the source understates it"),
+    "verdict-source-contradicts": ("；源稿与引擎相反", "; the source contradicts the engine"),
+    "verdict-rule": ("规则 {rule}", "rule {rule}"),
+    # a quotation of the source inside the site's text (⟦…⟧, handbook/core/quotes.py)
+    "quote-source-mark": ("源稿", "source"),
+    "quote-source-title": (
+        "源稿原文，照录而未按 SGLang 改正：不要照抄",
+        "The source's words, quoted as written and not corrected against SGLang: do not copy",
+    ),
     "drift-scenario": ("07 · 按场景的配方", "07 · Recipes by scenario"),
     "param-abbreviation": (
         "源稿另写作 {spellings}：只是前缀缩写，不是别名",

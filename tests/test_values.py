@@ -77,6 +77,10 @@ def test_values_are_judged_like_a_commands(kb, snapshot):
     # words after an option with choices are values only when they look like one
     assert codes("the --kv-cache-dtype spelling bf16", snapshot, kb) == []
     assert codes("--attention-backend fa3 / fa4 / fa5", snapshot, kb) == ["value.choice"]  # each alternative
+    # in a parameter's own text, a bare word spelled like one of its values but not quite is that value
+    owner = Context("bench_serving", ("--dataset-name",))
+    assert codes("压测 MTP 用 speed_bench", snapshot, kb, owner) == ["value.choice"]
+    assert codes("压测 MTP 用 speed-bench，不用 random", snapshot, kb, owner) == []
 
 
 def test_rules_judge_what_a_sentence_writes_with_its_owner(kb, snapshot):

@@ -279,6 +279,7 @@ def check_text(
     for item in owner_items:
         item.start = -1
     findings += _deprecations(text, items, snapshot)
+    findings += _owner_values(text, owner_items)
     # Alternatives (a / b) are separate settings: judge the first with the rest of the sentence, and each
     # further one on its own with the owner's words.
     firsts = [_first(i) for i in items]
@@ -291,6 +292,42 @@ def check_text(
     for finding in findings:
         unique.setdefault((finding.code, finding.subject, finding.message.en), finding)
     return sorted(unique.values(), key=lambda f: (f.line or 0, f.code))
+
+
+_TOKEN = re.compile(r"(?<![\w./-])[a-z0-9]+(?:[_-][a-z0-9]+)+(?![\w/-])")
+
+
+def _owner_values(text: str, owner: list[_Written]) -> list[Finding]:
+    """In the texts of a parameter with choices, a bare word spelled like one of its values but not quite
+    (``speed_bench`` for ``speed-bench``) is that value misspelt."""
+    out = []
+    for item in owner:
+        option = item.option
+        if option.choices is None:
+            continue
+        shown = [str(c) for c in option.choices]
+        for match in _TOKEN.finditer(text):
+            token = match.group(0)
+            if token in shown:
+                continue
+            close = closest(token, shown, cutoff=0.85)
+            if close is not None and close.replace("_", "-") == token.replace("_", "-"):
+                out.append(
+                    Finding(
+                        "error",
+                        "value.choice",
+                        message(
+                            "check-value-choice",
+                            flag=option.name,
+                            value=token,
+                            choices=", ".join(shown),
+                            hint=message("check-did-you-mean", name=close),
+                        ),
+                        _line(text, match.start()),
+                        option.name,
+                    )
+                )
+    return out
 
 
 def _first(item: _Written) -> _Written:

@@ -85,9 +85,21 @@ CASES = {
     "qwen38-running-requests-floor": (
         "python -m sglang.launch_server --model-path Qwen/Qwen3.8-Flash-Next-FP8 --max-running-requests 128",
         "python -m sglang.launch_server --model-path Qwen/Qwen3.8-Flash-Next-FP8 --max-running-requests 256"),
-    "minimax-reasoning-parser-auto": (
-        "python -m sglang.launch_server --model-path MiniMaxAI/MiniMax-M3 --reasoning-parser minimax-m3",
-        "python -m sglang.launch_server --model-path MiniMaxAI/MiniMax-M3 --reasoning-parser auto"),
+    "minimax-reasoning-parser-auto": (  # auto resolves to minimax-m3 for this model: both are right
+        "python -m sglang.launch_server --model-path MiniMaxAI/MiniMax-M3 --reasoning-parser qwen3",
+        "python -m sglang.launch_server --model-path MiniMaxAI/MiniMax-M3 --reasoning-parser minimax-m3"),
+    "parser-auto-architecture-fallback": (
+        "python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V4-Pro --tool-call-parser auto",
+        "python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V4-Pro --tool-call-parser deepseekv4"),
+    "fp8-block-moe-tp-split": (
+        "python -m sglang.launch_server --model-path Qwen/Qwen3.8-Flash-Next-FP8 --tp-size 4",
+        "python -m sglang.launch_server --model-path Qwen/Qwen3.8-Flash-Next-FP8 --tp-size 4 --ep-size 4"),
+    "mamba-no-buffer-page-size": (
+        f"{S} --mamba-radix-cache-strategy no_buffer --page-size 64",
+        f"{S} --mamba-radix-cache-strategy extra_buffer --page-size 64"),
+    "cuda-graph-bs-clamped-to-req-pool": (
+        f"{S} --max-running-requests 64 --cuda-graph-max-bs-decode 256",
+        f"{S} --max-running-requests 64 --cuda-graph-max-bs-decode 64"),
     "trust-remote-code": (f"{S} --trust-remote-code", S),
     "public-host-without-api-key": (f"{S} --host 0.0.0.0", f"{S} --host 0.0.0.0 --api-key secret"),
     "router-public-host": (f"{R} --pd-disaggregation", f"{R} --pd-disaggregation --host 127.0.0.1"),
@@ -191,7 +203,7 @@ def test_fragments_judge_only_rules_whose_flags_they_write(kb, snapshot):
 
 
 def test_recipe_model_is_used_for_model_rules(kb, snapshot):
-    text = f"{S} --reasoning-parser minimax-m3"
+    text = f"{S} --reasoning-parser qwen3"
     assert "rule.minimax-reasoning-parser-auto" not in rule_codes(text, snapshot, kb)
     findings = check_command(text, snapshot, kb, model="minimax-m3")
     assert "rule.minimax-reasoning-parser-auto" in {f.code for f in findings}

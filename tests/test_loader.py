@@ -24,7 +24,7 @@ EXPECTED = {
     "unknown-key": [
         "kb/models/dense-a.yaml:4: colour: got unknown key 'colour', expected one of: id, name, vendor, role, "
         "summary, overview_note, params, experts, context, attention, config, unknown, precisions, parsers, image, "
-        "recommended, notes, rules",
+        "recommended, notes",
     ],
     "missing-translation": [
         "kb/sources/handbook.yaml:3: title.en: got '', expected non-empty text",

@@ -481,3 +481,50 @@ class ModelSingleGpuUnset(_ModelScoped):
         if facts.model not in self.models or any(s is None for s in sizes) or facts.given(self.flag):
             return None
         return {"model": facts.model} if math.prod(sizes) == 1 else None  # type: ignore[arg-type]
+
+
+@predicate("exceeds", fields=("value", "other_value"))
+class Exceeds(Predicate):
+    """Fires when ``flag`` is given above the value of ``other``."""
+
+    flag: Flag
+    other: Flag
+
+    def test(self, facts: Facts) -> dict[str, str] | None:
+        value, other = _number(facts.value(self.flag)), _number(facts.value(self.other))
+        if facts.given(self.flag) and value is not None and other is not None and value > other:
+            return {"value": _show(value), "other_value": _show(other)}
+        return None
+
+
+@predicate("model-value-in", fields=("model", "flag", "value"))
+class ModelValueIn(_ModelScoped):
+    """Fires when the command serves one of ``models`` with one of ``flags`` at one of ``values``."""
+
+    flags_: list[Flag] = Field(alias="flags", min_length=1)
+    values: list[Scalar] = Field(min_length=1)
+
+    def test(self, facts: Facts) -> dict[str, str] | None:
+        if facts.model not in self.models:
+            return None
+        for flag in self.flags_:
+            value = facts.value(flag)
+            if known(value) and value in self.values:
+                return {"model": facts.model, "flag": flag, "value": _show(value)}
+        return None
+
+
+@predicate("model-values-differ", fields=("model", "values"))
+class ModelValuesDiffer(_ModelScoped):
+    """Fires when the command serves one of ``models`` and the two ``flags`` have different values."""
+
+    flags_: list[Flag] = Field(alias="flags", min_length=2, max_length=2)
+
+    def test(self, facts: Facts) -> dict[str, str] | None:
+        if facts.model not in self.models:
+            return None
+        values = [facts.value(flag) for flag in self.flags_]
+        if not known(*values) or values[0] == values[1]:
+            return None
+        shown = ", ".join(f"{f} {_show(v)}" for f, v in zip(self.flags_, values, strict=True))
+        return {"model": facts.model, "values": shown}

@@ -130,6 +130,9 @@ class KB:
     resolved_defaults: list[s.ResolvedDefault] = listed(
         "rules.yaml", "resolved_defaults", key=None, min_items=0
     )
+    wording_exceptions: list[s.WordingException] = listed(  # texts the wording checks rightly flag
+        "rules.yaml", "wording_exceptions", key=None, min_items=0
+    )
     # Not kinds: derived at load.
     parameters: Flags = field(default_factory=Flags)  # the groups' parameters by (program, flag)
     origins: dict[int, Origin] = field(default_factory=dict, repr=False)

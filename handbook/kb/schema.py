@@ -36,6 +36,15 @@ RuleId = Annotated[Id, Ref("rules")]
 Rules = Annotated[
     list[RuleId], Field(description="Rules whose engine verdict the page shows beside this entry's text")
 ]
+
+
+class Note(Text):
+    """A note in both languages that may state what the engine does: ``rules`` names the rules that hold
+    the engine's verdict on it, shown beside the note."""
+
+    rules: Rules = []
+
+
 FlagRef = Annotated[FlagName, FlagUse()]  # documented in kb/parameters/ for the entity's program
 FlagLineRef = Annotated[FlagLineText, FlagUse(line=True)]  # every flag in the line is documented
 CommandLine = Annotated[FlagLineText | FlagLine, FlagUse(line=True)]
@@ -271,8 +280,7 @@ class Model(Closed):
     parsers: Parsers | None = None
     image: Image | None = None
     recommended: Recommended | None = None
-    notes: list[Text] = []
-    rules: Rules = []
+    notes: list[Note] = []
 
     @model_validator(mode="after")
     def _kv_fields_known_or_explained(self) -> Model:
@@ -426,9 +434,8 @@ class Recipe(Closed):
     docker: DockerSpec | None = None
     flags: list[CommandLine] = []
     shell: list[NonEmpty] = []  # for kind 'shell': the lines, verbatim
-    notes: list[Text] = []
+    notes: list[Note] = []
     corrections: list[Correction] = []
-    rules: Rules = []
     source: SourceId
 
     @model_validator(mode="after")
@@ -853,3 +860,19 @@ class ResolvedDefault(Closed):
     at: EngineSite
     established: Literal["reading", "replay"]
     source: SourceId
+
+
+# ---------------------------------------------------------------------------------------------- wording
+class WordingException(Closed):
+    """A text that a wording check flags and that is right as it stands, with the reason.
+
+    ``engine-behaviour``: a text with engine-behaviour words (报错, refuses, caps…) and no rule reference
+    states no engine behaviour, or one that no rule can hold (the engine's help text, another library);
+    ``handbook``: a text that says 手册 / handbook and means this site. An exception that no longer matches
+    a flagged text fails validation ("unnecessary exception"), so the list cannot rot."""
+
+    check: Literal["engine-behaviour", "handbook"]
+    file: Annotated[str, StringConstraints(pattern=r"^[a-z0-9_./-]+\.yaml$")]  # relative to kb/
+    path: NonEmpty  # the field, as problems name it, without the language: parameters[1].meaning
+    words: list[NonEmpty] = Field(min_length=1)  # the flagged words it excuses
+    why: Text

@@ -70,8 +70,9 @@ def _value(
     if isinstance(value, str):
         yield Leaf(path, value, owners, None, value_of)
     elif isinstance(value, Text):
+        held = owners if type(value) is Text else (*owners, value)  # a Text with more fields (a Note) owns it
         for lang in LANGS:
-            yield Leaf((*path, lang), value[lang], owners, lang, value_of)
+            yield Leaf((*path, lang), value[lang], held, lang, value_of)
     elif isinstance(value, BaseModel):
         yield from _walk(value, path, (*owners, value))
     elif isinstance(value, list | tuple):

@@ -21,6 +21,8 @@ from handbook.kb.loader import KB
 from handbook.kb.schema import Parameter
 
 _FLAG_IN_TEXT = re.compile(r"(?<![\w-])(--[a-z0-9][a-z0-9_-]*)")
+# Quoted words shown as code: a flag, a module, a value spelled with _ - . or = (prose stays prose)
+_CODE_LIKE = re.compile(r"--|\w[_.=-]\w|^[\w.-]+$")
 
 # Markdown metacharacters become entities too, so escaped text stays literal in Markdown contexts
 # (lists, admonitions, tab labels) as well as in raw HTML blocks.
@@ -109,7 +111,8 @@ class RenderContext:
         """The source's words, marked visibly as a quotation (never a flag to copy)."""
         title = attr(self.msg("quote-source-title"))
         mark = esc(self.msg("quote-source-mark"))
-        quoted = f'<q class="src-quote" title="{title}"><code>{esc(words)}</code></q>'
+        shown = f"<code>{esc(words)}</code>" if _CODE_LIKE.search(words) else esc(words)
+        quoted = f'<q class="src-quote" title="{title}">{shown}</q>'
         return quoted + f'<sup class="src-quote-mark">{mark}</sup>'
 
     def _linked(self, raw: str, program: str | None) -> str:

@@ -384,7 +384,7 @@ def _key_flags(ctx: RenderContext, model: Model) -> str:
     text = ctx.msg("sep-enum").join(cells)
     if rec.key_flags_note:
         text += f"<br><small>{ctx.text_html(rec.key_flags_note)}</small>"
-    return text + verdicts(ctx, model.rules)
+    return text
 
 
 def _image(ctx: RenderContext, model: Model) -> str:

@@ -30,12 +30,10 @@ def recipe_block(ctx: RenderContext, recipe: Recipe, with_title: bool = True) ->
     if remarks:
         parts.append(bullet_list(remarks))
     if recipe.notes:  # the source sets its warnings under a command apart: keep them in a box
-        body = "\n\n".join(ctx.text_html(note, recipe.program) for note in recipe.notes)
-        if recipe.rules:
-            body += "\n\n" + verdicts(ctx, recipe.rules).removeprefix("<br>")
+        body = "\n\n".join(
+            ctx.text_html(note, recipe.program) + verdicts(ctx, note.rules) for note in recipe.notes
+        )
         parts.append(admonition("note", ctx.msg("recipe-notes"), body))
-    elif recipe.rules:
-        parts.append("<p>" + verdicts(ctx, recipe.rules).removeprefix("<br>") + "</p>")
     return "\n\n".join(parts)
 
 

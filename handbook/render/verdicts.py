@@ -15,6 +15,7 @@ from collections.abc import Iterable
 
 from handbook.core.anchors import DRIFT_PAGE
 from handbook.render.context import RenderContext, attr, esc
+from handbook.render.markers import RenderError, renderer
 
 # The catalogue's key for what the engine does, and for how the source's wording compares.
 DOES_KEYS = {
@@ -68,3 +69,11 @@ def _fields(html: str) -> str:
 def verdicts(ctx: RenderContext, rule_ids: Iterable[str]) -> str:
     """Every referenced rule's verdict, each on a line of its own, to append to a cell ("" when none)."""
     return "".join("<br>" + verdict(ctx, rid) for rid in dict.fromkeys(rule_ids))
+
+
+@renderer("rule-verdict", inline=True)
+def rule_verdict(ctx: RenderContext, id: str) -> str:
+    """A rule's verdict inside a page's own prose, beside the sentence that states the behaviour."""
+    if id not in ctx.kb.rules:
+        raise RenderError(f"{id!r} is not a rule id (kb/rules.yaml)")
+    return verdict(ctx, id)

@@ -19,7 +19,7 @@ from handbook.engine.snapshot import EngineSnapshot, SnapshotError, load_snapsho
 from handbook.kb.loader import KB
 from handbook.pages.headings import source_parity
 from handbook.pages.translations import missing_translations
-from handbook.validation import engine, pages, rules, values
+from handbook.validation import engine, pages, rules, values, wording
 
 Scope = Literal["kb", "engine", "pages"]
 
@@ -63,6 +63,12 @@ CHECKS: tuple[Check, ...] = (
         "kb",
         "each rule names a predicate and gives it valid parameters",
         lambda i: rules.rule_problems(i.kb),
+    ),
+    Check(
+        "engine-wording",
+        "engine",
+        "a text that says what the engine does references the rule that holds its verdict",
+        lambda i: wording.engine_wording_problems(i.kb, i.snapshot),
     ),
     Check("engine-snapshot", "kb", "the engine snapshot kb/handbook.yaml pins exists", _snapshot),
     Check(

@@ -251,3 +251,40 @@ def test_captions_and_tab_titles_are_kb_or_catalogue_text(kb, monkeypatch):
     figures, _ = drawable(kb)
     captions = [f.drawings["en"].caption for f in figures.values()]
     assert any(c.startswith("CAPTION-FROM-CATALOGUE") for c in captions)
+
+
+# --------------------------------------------------------------------------------- choices and defaults
+def test_a_choice_list_is_complete_or_says_it_is_partial(tmp_path):
+    root = kb_copy(tmp_path)
+    path = root / "parameters" / "scheduling.yaml"
+    line = insert(path, "    choices_partial: true\n    choices:\n", "    choices:\n")
+    (problem,) = problems_at(root)
+    assert problem.startswith(
+        f"kb/parameters/scheduling.yaml:{line}: parameters[4].choices: got 7 of the engine's 9"
+    )
+    assert "missing: hrrn, shortest-prefill-first" in problem
+    # the other way round: a complete list marked partial
+    root = kb_copy(tmp_path / "again")
+    insert(
+        root / "parameters" / "cache.yaml",
+        "    choices:\n      - values: [auto]\n",
+        "    choices_partial: true\n    choices:\n      - values: [auto]\n",
+    )
+    (problem,) = problems_at(root)
+    assert "parameters[8].choices_partial: got choices_partial, but the choices hold all 4" in problem
+
+
+def test_defaults_show_the_source_and_the_engine(kb, snapshot):
+    from handbook.render.params import default_cell
+
+    ctx = RenderContext(kb, "en", "04-parameters.md", snapshot=snapshot)
+    # the source's figure is one outcome of a start-up resolution: both, with what the engine does
+    chunked = default_cell(ctx, kb.parameter("--chunked-prefill-size"))
+    assert chunked.startswith("Source: <code>8192</code><br>Engine: <code>None</code> → chosen at start-up")
+    # the source's default is not the engine's
+    strategy = default_cell(ctx, kb.parameter("--mamba-radix-cache-strategy"))
+    assert strategy.startswith("Source: <code>no&#95;buffer</code><br>Engine: <code>auto</code> → auto&#58; ")
+    # agreeing: the value once
+    assert default_cell(ctx, kb.parameter("--tp-size")) == "<code>1</code>"
+    # unstated by the source: the engine's
+    assert default_cell(ctx, kb.parameter("--watchdog-timeout")) == "Engine: <code>300</code>"

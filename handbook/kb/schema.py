@@ -329,7 +329,7 @@ class Choice(Closed):
     values: list[NonEmpty] = Field(min_length=1)
     use_when: Text
     rules: Rules = []
-    default: bool = False  # the handbook marks this choice as the default
+    default: bool = False  # the source marks this choice as the default (the page marks the engine's)
 
 
 class Parameter(Closed):
@@ -344,6 +344,9 @@ class Parameter(Closed):
     default: Default
     stages: list[Stage] = []
     choices: list[Choice] = []
+    # The choices list only some of the engine's values (the source's selection): the page says how many of
+    # how many. Without it, a list of an option with fixed choices must hold every one (validate checks).
+    choices_partial: bool = False
     choices_note: Text | None = None
     related: list[FlagRef] = []
     rules: Rules = []
@@ -859,6 +862,9 @@ class ResolvedDefault(Closed):
     resolves: Text
     at: EngineSite
     established: Literal["reading", "replay"]
+    # Whether the figure the source states is one possible outcome of the resolution, or not what the
+    # engine resolves by default (the drift page then says the two differ).
+    source_figure: Literal["one-outcome", "not-the-default"] = "one-outcome"
     source: SourceId
 
 

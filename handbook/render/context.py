@@ -16,7 +16,7 @@ from handbook.core.paths import BENCH_RECORD, DOCS_DIR
 from handbook.core.quotes import split_quotes
 from handbook.core.text import LANGS, Text
 from handbook.diagrams.figure import Figure
-from handbook.engine.snapshot import EngineSnapshot
+from handbook.engine.snapshot import EngineSnapshot, load_snapshot
 from handbook.kb.loader import KB
 from handbook.kb.schema import Parameter
 
@@ -50,6 +50,12 @@ class RenderContext:
     command_status: bool = False  # a line under each command: what the pinned engine says of it
     # the figures drawn once for the whole build, and the problems of those that cannot be (else per page)
     drawn: tuple[dict[str, Figure], tuple[str, ...]] | None = None
+
+    def engine(self) -> EngineSnapshot:
+        """The pinned engine snapshot, loaded on first use."""
+        if self.snapshot is None:
+            self.snapshot = load_snapshot(self.kb.handbook.engine_version)
+        return self.snapshot
 
     # ----------------------------------------------------------------------------------- language
     def t(self, value: Text | str | None) -> str:

@@ -19,12 +19,12 @@ from handbook.core.anchors import (
     option_anchor,
     parameter_anchor,
 )
-from handbook.engine.snapshot import EngineSnapshot, Option, load_snapshot
+from handbook.engine.snapshot import EngineSnapshot, Option
 from handbook.kb.schema import Parameter, Recipe
 from handbook.render.context import RenderContext, attr, esc
 from handbook.render.html import table
 from handbook.render.markers import RenderError, renderer
-from handbook.render.params import default_text
+from handbook.render.params import default_text, default_verdict
 
 # The catalogue's key for each value a renderer words (handbook/core/messages/site.py).
 SEVERITY_KEYS = {
@@ -59,9 +59,7 @@ DEFAULT_MEANING_KEYS = {
 
 
 def snapshot_of(ctx: RenderContext) -> EngineSnapshot:
-    if ctx.snapshot is None:
-        ctx.snapshot = load_snapshot(ctx.kb.handbook.engine_version)
-    return ctx.snapshot
+    return ctx.engine()
 
 
 def _shown(value: Any) -> str:
@@ -108,34 +106,6 @@ def command_status(ctx: RenderContext, recipe: Recipe) -> str:
     return "\n".join(lines)
 
 
-# ------------------------------------------------------------------------------------------ defaults
-def _same(stated: Any, engine: Any) -> bool:
-    if isinstance(stated, bool) or isinstance(engine, bool):
-        return stated is engine
-    if isinstance(stated, int | float) and isinstance(engine, int | float):
-        return float(stated) == float(engine)
-    return str(stated) == str(engine)
-
-
-def default_verdict(parameter: Parameter, option: Option) -> str:
-    """agrees | resolved (no parser default) | differs | unstated."""
-    default, engine = parameter.default, option.default
-    kind = default.kind
-    if kind == "unstated":
-        return "unstated"
-    if kind == "value":
-        if engine is None:
-            return "resolved"
-        return "agrees" if _same(default.value, engine) else "differs"
-    if kind == "required":
-        return "agrees" if option.required else "differs"
-    if kind in ("auto", "from-config"):
-        return "agrees" if engine in (None, "auto") else "differs"
-    if kind == "disabled":
-        return "agrees" if engine in (False, None, [], "none") else "differs"
-    return "agrees" if engine is True else "differs"  # enabled
-
-
 PROGRAM_TAG = {"launch_server": "", "launch_router": "router", "bench_serving": "bench"}
 
 
@@ -163,8 +133,8 @@ def drift_defaults(ctx: RenderContext) -> str:
         option = snapshot.parser(program).get(flag)
         if option is None:
             continue
-        verdict = default_verdict(parameter, option)
         how = resolved.get((program, flag))
+        verdict = default_verdict(parameter, option, how)
         if option.action == "help":
             continue
         if verdict == "unstated":

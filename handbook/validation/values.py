@@ -249,7 +249,40 @@ def kb_value_problems(kb: KB, snapshot: EngineSnapshot) -> list[Problem]:
     for unit, (origin, path) in _kb_units(kb):
         for text in judge(unit, snapshot, kb):
             problems.append(origin.at(path, text))
-    return problems + _deprecated_parameters(kb, snapshot)
+    return problems + _deprecated_parameters(kb, snapshot) + choice_list_problems(kb, snapshot)
+
+
+def choice_list_problems(kb: KB, snapshot: EngineSnapshot) -> list[Problem]:
+    """A parameter's choices hold every value of the engine's fixed choices, or say they do not
+    (``choices_partial: true``, rendered as "the source lists N of the engine's M values"). A listed value
+    the engine lacks is a value problem of its own (the choices' values are checked as ``flag value``)."""
+    problems = []
+    for (program, flag), parameter in kb.parameters.items():
+        option = snapshot.parser(program).get(flag)
+        if not parameter.choices or option is None or option.choices is None:
+            continue
+        listed = {v for choice in parameter.choices for v in choice.values}
+        engine = [str(c) for c in option.choices]
+        missing = [c for c in engine if c not in listed]
+        origin = kb.origin(parameter)
+        if missing and not parameter.choices_partial:
+            shown = ", ".join(missing[:8]) + (f", … (+{len(missing) - 8})" if len(missing) > 8 else "")
+            problems.append(
+                origin.at(
+                    ("choices",),
+                    f"got {len(listed & set(engine))} of the engine's {len(engine)} values, expected all of "
+                    f"them or choices_partial: true (missing: {shown})",
+                )
+            )
+        elif not missing and parameter.choices_partial:
+            problems.append(
+                origin.at(
+                    ("choices_partial",),
+                    f"got choices_partial, but the choices hold all {len(engine)} of the engine's values: "
+                    "expected it removed",
+                )
+            )
+    return problems
 
 
 def _deprecated_parameters(kb: KB, snapshot: EngineSnapshot) -> list[Problem]:

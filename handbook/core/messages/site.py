@@ -56,7 +56,15 @@ MESSAGES: dict[str, tuple[str, str]] = {
     # kb:parameters, kb:choices, kb:parameter-summary (chapter 04, appendix A)
     "params-acts-at": ("作用点：", "Acts at: "),
     "params-col-meaning": ("含义与取舍", "Meaning and trade-off"),
+    "params-col-default": ("默认（源稿 / 引擎）", "Default (source / engine)"),
+    "default-source": ("源稿：{value}", "Source: {value}"),
+    "default-engine": ("引擎：{value}", "Engine: {value}"),
     "choices-default": ("（默认）", " (default)"),
+    "choices-source-default": ("（源稿称为默认）", " (the source's default)"),
+    "choices-partial": (
+        "源稿只列出了引擎 {total} 个取值中的 {listed} 个，全部取值见<a href=\"{link}\">引擎参数参考</a>。",
+        "The source lists {listed} of the engine's {total} values; all of them are in the <a href=\"{link}\">option reference</a>.",
+    ),
     "choices-col-when": ("适用", "When to use it"),
     "summary-col-group": ("分组", "Group"),
     "summary-col-line": ("一句话", "In one line"),

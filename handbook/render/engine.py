@@ -20,7 +20,7 @@ from handbook.core.anchors import (
     parameter_anchor,
 )
 from handbook.engine.snapshot import EngineSnapshot, Option
-from handbook.kb.schema import Parameter, Recipe
+from handbook.kb.schema import Correction, Parameter, Recipe
 from handbook.render.context import RenderContext, attr, esc
 from handbook.render.html import table
 from handbook.render.markers import RenderError, renderer
@@ -400,20 +400,55 @@ def drift_env(ctx: RenderContext) -> str:
 
 
 # ------------------------------------------------------------------------------------------ corrections
+def correction_anchor(owner: str, index: int) -> str:
+    """The row of a correction on the engine-drift page: ``correction-<recipe id>-<n>``."""
+    return f"correction-{owner}-{index}"
+
+
+def correction_line(ctx: RenderContext, owner: str, index: int, fix: Correction, program: str | None) -> str:
+    """The line right under a changed command: what changed, why, and the drift entry."""
+    href = attr(ctx.href(DRIFT_PAGE, correction_anchor(owner, index)))
+    text = ctx.msg(
+        "correction-line",
+        stated=f"<code>{esc(fix.stated)}</code>",
+        published=f"<code>{esc(fix.published)}</code>",
+        why=ctx.text_html(fix.why, program).rstrip("。."),
+        link=f'<a href="{href}">{esc(ctx.msg("correction-link"))}</a>',
+    )
+    return f'<p class="cmd-correction">{text}</p>'
+
+
+def corrections(ctx: RenderContext) -> list[tuple[str, str | None, Correction, str]]:
+    """Every correction of a published command: (anchor owner, program, correction, its label)."""
+    out = []
+    for recipe in ctx.kb.recipes.values():
+        for fix in recipe.corrections:
+            label = esc(ctx.t(recipe.title)) + f"<br><small><code>{esc(recipe.id)}</code></small>"
+            out.append((recipe.id, recipe.program, fix, label))
+    for scenario in ctx.kb.tuning.scenarios:
+        for fix in scenario.corrections:
+            label = esc(f"{ctx.msg('drift-scenario')} · {ctx.t(scenario.name)}")
+            out.append((f"scenario-{scenario.id}", "launch_server", fix, label))
+    return out
+
+
 @renderer("engine-corrections")
 def engine_corrections(ctx: RenderContext) -> str:
     """Published commands the engine proved wrong or deprecated: what the source said, what is published."""
-    rows = []
-    for recipe in ctx.kb.recipes.values():
-        for fix in recipe.corrections:
-            rows.append(
-                [
-                    esc(ctx.t(recipe.title)) + f"<br><small><code>{esc(recipe.id)}</code></small>",
-                    f"<code>{esc(fix.stated)}</code>",
-                    f"<code>{esc(fix.published)}</code>",
-                    ctx.text_html(fix.why, recipe.program),
-                ]
-            )
+    rows, ids = [], []
+    counters: dict[str, int] = {}
+    for owner, program, fix, label in corrections(ctx):
+        index = counters.get(owner, 0)
+        counters[owner] = index + 1
+        rows.append(
+            [
+                label,
+                f"<code>{esc(fix.stated)}</code>",
+                f"<code>{esc(fix.published)}</code>",
+                ctx.text_html(fix.why, program),
+            ]
+        )
+        ids.append(correction_anchor(owner, index))
     if not rows:
         raise RenderError("no recipe records a correction")
     headers = [
@@ -422,7 +457,7 @@ def engine_corrections(ctx: RenderContext) -> str:
         ctx.msg("col-published"),
         ctx.msg("col-why"),
     ]
-    return table(headers, rows)
+    return table(headers, rows, row_ids=ids)
 
 
 # ------------------------------------------------------------------------------------------ options reference

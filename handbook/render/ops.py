@@ -7,6 +7,7 @@ from handbook.calc import memory
 from handbook.core.anchors import env_anchor
 from handbook.core.text import LANGS
 from handbook.render.context import RenderContext, attr, esc
+from handbook.render.engine import correction_line
 from handbook.render.html import bullet_list, fence, table
 from handbook.render.landscape import format_claim
 from handbook.render.markers import RenderError, renderer
@@ -123,10 +124,17 @@ def scenarios(ctx: RenderContext) -> str:
                 ctx.text_html(s.reason) + verdicts(ctx, s.rules),
             ]
         )
-    return table(
+    out = table(
         [ctx.msg("scenarios-col-scenario"), ctx.msg("scenarios-col-settings"), ctx.msg("scenarios-col-why")],
         rows,
     )
+    # what this site changed from the source's settings, right under the table a reader copies from
+    for s in ctx.kb.tuning.scenarios:
+        for i, fix in enumerate(s.corrections):
+            line = correction_line(ctx, f"scenario-{s.id}", i, fix, "launch_server")
+            name = f"<strong>{esc(ctx.t(s.name))}</strong>{ctx.msg('sep-label')}"
+            out += "\n\n" + line.replace('">', '">' + name, 1)
+    return out
 
 
 @renderer("startup-tips")

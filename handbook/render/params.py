@@ -173,6 +173,8 @@ def choices(ctx: RenderContext, flag: str, program: str = "launch_server") -> st
         notes.append(ctx.msg("choices-partial", listed=listed, total=len(option.choices), link=link))
     if notes:
         out += "\n\n" + ctx.msg("sep-sentence").join(notes)
+    if p.rules:  # the parameter's own verdicts hold for its values too
+        out += "\n\n<p>" + verdicts(ctx, p.rules).removeprefix("<br>") + "</p>"
     return out
 
 

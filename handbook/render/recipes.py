@@ -5,7 +5,7 @@ from __future__ import annotations
 from handbook.calc.recipe_text import command_text, line_notes
 from handbook.kb.schema import Recipe
 from handbook.render.context import RenderContext, esc
-from handbook.render.engine import command_status
+from handbook.render.engine import command_status, correction_line
 from handbook.render.html import admonition, bullet_list, fence, tabs
 from handbook.render.markers import RenderError, renderer
 from handbook.render.verdicts import verdicts
@@ -21,6 +21,10 @@ def _recipe(ctx: RenderContext, rid: str) -> Recipe:
 def recipe_block(ctx: RenderContext, recipe: Recipe, with_title: bool = True) -> str:
     """The command, its check status right under it, then line remarks and the source's notes."""
     parts = [fence(command_text(recipe, ctx.lang, with_title), "bash")]
+    # what this site changed from the source, right under the command a reader copies
+    parts += [
+        correction_line(ctx, recipe.id, i, fix, recipe.program) for i, fix in enumerate(recipe.corrections)
+    ]
     if ctx.command_status:
         parts.append(command_status(ctx, recipe))
     remarks = [

@@ -88,12 +88,16 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "fig-pd-nodes": ("{nodes} 个节点，共 {gpus}", "{nodes} nodes, {gpus} in all"),
     "fig-pd-transfer": ("KV cache 传输（Mooncake / NIXL）", "KV cache transfer (Mooncake / NIXL)"),
     "fig-pd-caption": (
-        "{title}：{model} 的 prefill 与 decode 实例（地址、端口与并行参数取自手册命令）",
-        "{title}: the prefill and decode instances of {model} (addresses, ports and parallel sizes as the handbook's commands give them)",
+        "{title}：{model} 的 prefill 与 decode 实例（地址、端口与并行参数取自本站发布的命令{corrected}）",
+        "{title}: the prefill and decode instances of {model} (addresses, ports and parallel sizes as this site publishes the commands{corrected})",
     ),
     "fig-pd-caption-router": (
-        "{title}：{model} 的 prefill、decode 实例与 router（地址、端口与并行参数取自手册命令）",
-        "{title}: the prefill and decode instances of {model} and their router (addresses, ports and parallel sizes as the handbook's commands give them)",
+        "{title}：{model} 的 prefill、decode 实例与 router（地址、端口与并行参数取自本站发布的命令{corrected}）",
+        "{title}: the prefill and decode instances of {model} and their router (addresses, ports and parallel sizes as this site publishes the commands{corrected})",
+    ),
+    "fig-pd-caption-corrected": (
+        "；其中有按引擎改过的值，见命令下方的改动说明",
+        "; some values were corrected against the engine, see the line under each changed command",
     ),
     "fig-pd-alt": (
         "{title}（{model}）：{instances}。prefill 实例把 KV cache 交给 decode 实例：{transfer}。",

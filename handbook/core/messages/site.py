@@ -297,6 +297,11 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "drift-env-col-reader": ("知识库记录的读取方", "Read by (per the KB)"),
     "drift-env-col-registry": ("sglang 注册表（environ.py）", "sglang's registry (environ.py)"),
     "corrections-col-command": ("命令", "Command"),
+    "correction-line": (
+        "本站改动：源稿 {stated} → 本站 {published}。{why}。{link}",
+        "Changed here: the source's {stated} → {published}. {why}. {link}",
+    ),
+    "correction-link": ("见与源稿的出入", "See the drift entry"),
     "options-col-option": ("参数", "Option"),
     "options-col-type": ("类型 / 取值", "Type / choices"),
     "options-col-help": ("引擎 --help 原文", "The engine's --help text"),

@@ -229,7 +229,7 @@ def test_every_kind_is_declared_once_with_its_file():
     kinds = loader.KINDS
     assert [k.name for k in kinds] == [
         "handbook", "sources", "dtypes", "hardware", "models", "attention", "groups", "recipes",
-        "pitfalls", "env_vars", "observability", "tuning", "architecture", "topologies", "claims",
+        "pitfalls", "env_vars", "observability", "tuning", "architecture", "topologies", "claims", "edits",
         "rules", "resolved_defaults", "wording_exceptions",
     ]  # fmt: skip
     rules = next(f for f in loader.FILES if f.pattern == "rules.yaml")

@@ -124,6 +124,9 @@ class KB:
     architecture: s.ArchitectureFile = document("architecture.yaml")
     topologies: s.TopologiesFile = document("topologies.yaml")
     claims: dict[str, s.Claim] = listed("claims.yaml", "claims", noun="claim")
+    edits: list[s.SourceEdit] = listed(  # the source's words the site shows otherwise (appendix D)
+        "claims.yaml", "edits", key=None, min_items=0
+    )
     rules: dict[str, s.Rule] = listed(  # checked against every command
         "rules.yaml", "rules", noun="rule", description="What the command checker enforces"
     )

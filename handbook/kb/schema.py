@@ -753,6 +753,18 @@ class Claim(Closed):
     source: SourceId
 
 
+class SourceEdit(Closed):
+    """A place where the site shows the source's words otherwise than the source wrote them (a figure
+    recomputed, a column extended, a value spelled as the site spells it), listed in the appendix's drift
+    table so that nothing the source says is changed silently."""
+
+    section: Text  # where the source says it, e.g. "01 · 前沿模型一览"
+    stated: Annotated[Label, Quoted()]  # the source's words, as written
+    published: Label  # what the site shows instead
+    why: Text
+    source: SourceId
+
+
 # ---------------------------------------------------------------------------------------------- rules
 class EngineSite(Closed):
     """A place in the wheel: ``sglang/srt/arg_groups/moe_hook.py``, the function, the line."""

@@ -99,7 +99,7 @@ def models_overview(ctx: RenderContext, models: str = "") -> str:
         m = ctx.kb.models[mid]
         sizes = (
             esc(ctx.t(m.params.stated))
-            if m.params.stated
+            if m.params.stated and (m.params.total_b is None or m.params.active_b is None)
             else (f"{_params_text(ctx, m, 'total_b')} / {_params_text(ctx, m, 'active_b')}")
         )
         if m.context is None:
@@ -220,8 +220,12 @@ def format_claim(ctx: RenderContext, claim: Any, values: tuple[float, ...]) -> s
 
 @renderer("claim", inline=True)
 def claim(ctx: RenderContext, id: str) -> str:
-    """A figure the handbook states, as computed from the KB (the drift list shows any disagreement)."""
+    """A figure the source states, as computed from the KB (the drift list shows any disagreement). A
+    percentage that agrees is shown as the source rounds it (3%–6%, not the computed 3.1%–6.1%)."""
     c, outcome = claim_value(ctx, id)
+    if outcome.agrees and c.unit == "%":
+        decimals = [len(v.partition(".")[2]) for v in c.stated_values]
+        return "–".join(f"{v:.{d}f}%" for v, d in zip(outcome.values, decimals, strict=True))
     return format_claim(ctx, c, outcome.values)
 
 

@@ -294,6 +294,9 @@ def drift(ctx: RenderContext) -> str:
                     ctx.text_html(fix.why),
                 ]
             )
+    for e in ctx.kb.edits:
+        stated, published = esc(ctx.t(e.stated)), esc(ctx.t(e.published))
+        rows.append([esc(ctx.t(e.section)), stated, published, ctx.text_html(e.why)])
     if not rows:
         raise RenderError("no drift entries: the drift list would be empty")
     headers = [

@@ -60,7 +60,7 @@ DEPRECATION_WORDS = ("弃用", "取代", "改写", "deprecat", "replac", "rewrit
 _NAMES = re.compile(r"(?<![\w-])--[a-z0-9][a-z0-9_-]*|\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b|\bpython3? -m [\w.]+")
 
 # Kinds that are the record of the engine or of the source, not claims about them.
-_RECORDS = ("sources", "claims", "rules", "resolved_defaults", "wording_exceptions")
+_RECORDS = ("sources", "claims", "edits", "rules", "resolved_defaults", "wording_exceptions")
 # Kinds where "handbook" names the site by construction (its title) or a source's own name.
 _HANDBOOK_RECORDS = ("wording_exceptions",)
 

@@ -95,10 +95,6 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "{title}：{model} 的 prefill、decode 实例与 router（地址、端口与并行参数取自本站发布的命令{corrected}）",
         "{title}: the prefill and decode instances of {model} and their router (addresses, ports and parallel sizes as this site publishes the commands{corrected})",
     ),
-    "fig-pd-caption-corrected": (
-        "；其中有按引擎改过的值，见命令下方的改动说明",
-        "; some values were corrected against the engine, see the line under each changed command",
-    ),
     "fig-pd-alt": (
         "{title}（{model}）：{instances}。prefill 实例把 KV cache 交给 decode 实例：{transfer}。",
         "{title} ({model}): {instances}. The prefill instance hands the KV cache to the decode instance: {transfer}.",

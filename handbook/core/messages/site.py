@@ -302,6 +302,10 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "Changed here: the source's {stated} → {published}. {why}. {link}",
     ),
     "correction-link": ("见与源稿的出入", "See the drift entry"),
+    "fig-pd-caption-corrected": (  # inside the PD figures' caption (handbook/diagrams/pd.py)
+        "；其中有按引擎改过的值，见命令下方的改动说明",
+        "; some values were corrected against the engine, see the line under each changed command",
+    ),
     "options-col-option": ("参数", "Option"),
     "options-col-type": ("类型 / 取值", "Type / choices"),
     "options-col-help": ("引擎 --help 原文", "The engine's --help text"),

@@ -142,8 +142,8 @@ def test_rule_fires_and_stays_quiet(kb, snapshot, rule):
     [
         ("hicache-excludes-disable-radix-cache", "error"),  # the engine raises
         ("a2a-ep-size-follows-tp", "warning"),  # the engine adjusts
-        ("trust-remote-code", "warning"),  # the handbook's advice, as a warning
-        ("aiter-page-size-16", "note"),  # the handbook's advice, as a note
+        ("trust-remote-code", "warning"),  # the source's advice, as a warning
+        ("aiter-page-size-16", "note"),  # the source's advice, as a note
     ],
 )
 def test_severity_follows_the_engine(kb, snapshot, rule, severity):
@@ -169,8 +169,8 @@ def test_exact_messages_of_each_engine_behaviour(kb, snapshot):
          "handle_cache_compatibility.",
          "04-parameters.md#disable-radix-cache"),
         (5, "note", "rule.aiter-page-size-16",
-         "The handbook pairs --attention-backend aiter with --page-size 16 (given: —; when it is left out the "
-         "engine uses 1). The handbook's advice: sglang 0.5.23 does not check this.",
+         "The source pairs --attention-backend aiter with --page-size 16 (given: —; when it is left out the "
+         "engine uses 1). The source's advice (adopted here): sglang 0.5.23 does not check this.",
          "04-parameters.md#page-size"),
     ]  # fmt: skip
     assert findings[1].message.zh == (

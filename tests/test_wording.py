@@ -97,3 +97,28 @@ def test_flag_names_quotations_and_snapshot_deprecations_are_not_claims(snapshot
     assert ("tuning.yaml", "startup[3].explanation.zh") not in paths
     # a deprecation of a flag the snapshot deprecates is the snapshot's to hold
     assert paths[("parameters/kernels.yaml", "parameters[1].summary.en")].linked
+
+
+def test_the_source_is_the_source_not_the_handbook(tmp_path):
+    from handbook.validation.wording import handbook_wording_problems
+
+    assert handbook_wording_problems(load_kb()) == []
+    root = kb_copy(tmp_path)
+    line = edit(root / "hardware" / "h100.yaml", "显存取自源稿第 06 章", "显存取自手册第 06 章")
+    (problem,) = [str(p) for p in handbook_wording_problems(load_kb(root))]
+    assert problem.startswith(
+        f"kb/hardware/h100.yaml:{line}: notes.zh: got '手册', expected 源稿 / the source"
+    )
+
+
+def test_advice_says_whose_it_is(snapshot):
+    from handbook.checker import check_command
+
+    kb = load_kb()
+    source = "python -m sglang.launch_server --model-path m --trust-remote-code"  # rule source: the source
+    site = "python -m sglang_router.launch_router --pd-disaggregation"  # rule source: the router wheel
+    (advice,) = [f for f in check_command(source, snapshot, kb) if f.rule == "trust-remote-code"]
+    assert "The source's advice (adopted here): sglang 0.5.23 does not check this" in advice.message.en
+    assert "这是源稿的建议（本站沿用）" in advice.message.zh
+    (router,) = [f for f in check_command(site, snapshot, kb) if f.rule == "router-public-host"]
+    assert "This site's advice: sglang 0.5.23 does not check this" in router.message.en

@@ -47,12 +47,14 @@ def _engine_clause(rule: Any, version: str) -> Text:
     where = ""
     if engine.at is not None:
         where = f"{engine.at.file.rsplit('/', 1)[-1]} {engine.at.function}"
+    whose = message("check-advice-source") if rule.source == "handbook" else message("check-advice-site")
     return message(
         ENGINE_DOES[engine.does],
         version=version,
         where=where,
         error=engine.raises,
         adjustment=engine.adjustment if engine.adjustment is not None else "",
+        whose=whose,
     )
 
 

@@ -96,7 +96,7 @@ def _shown(value: object) -> str:
 def _flag_cell(ctx: RenderContext, p: Parameter) -> str:
     """The flag (anchored: this is the parameter's home) and the handbook's other spellings."""
     spellings = " / ".join(f"<code>{esc(f)}</code>" for f in [p.flag, *p.aliases])
-    if p.abbreviations:  # the handbook presents them as aliases; the engine only prefix-matches them
+    if p.abbreviations:  # the source presents them as aliases; the engine only prefix-matches them
         shown = " / ".join(f"<code>{esc(f)}</code>" for f in p.abbreviations)
         spellings += f"<br><small>{ctx.msg('param-abbreviation', spellings=shown)}</small>"
     return f'<span id="{attr(parameter_anchor(p.program, p.flag))}"></span>{spellings}'

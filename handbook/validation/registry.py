@@ -70,6 +70,12 @@ CHECKS: tuple[Check, ...] = (
         "a text that says what the engine does references the rule that holds its verdict",
         lambda i: wording.engine_wording_problems(i.kb, i.snapshot),
     ),
+    Check(
+        "source-wording",
+        "kb",
+        "KB text calls the source text the source (源稿), not the handbook (手册), which is this site",
+        lambda i: wording.handbook_wording_problems(i.kb),
+    ),
     Check("engine-snapshot", "kb", "the engine snapshot kb/handbook.yaml pins exists", _snapshot),
     Check(
         "engine-parameters",

@@ -61,8 +61,8 @@ _NAMES = re.compile(r"(?<![\w-])--[a-z0-9][a-z0-9_-]*|\b[A-Z][A-Z0-9]*_[A-Z0-9_]
 
 # Kinds that are the record of the engine or of the source, not claims about them.
 _RECORDS = ("sources", "claims", "edits", "rules", "resolved_defaults", "wording_exceptions")
-# Kinds where "handbook" names the site by construction (its title) or a source's own name.
-_HANDBOOK_RECORDS = ("wording_exceptions",)
+# Kinds where 手册 / handbook names this site by construction: the site's own settings (its title).
+_HANDBOOK_RECORDS = ("handbook", "wording_exceptions")
 
 
 @dataclass(frozen=True)

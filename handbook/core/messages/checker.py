@@ -143,13 +143,16 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "sglang {version} {adjustment} ({where})",
     ),
     "check-engine-logs": (
-        "这是本手册的建议：sglang {version} 只打印警告（{where}）",
-        "The handbook's advice: sglang {version} only logs a warning ({where})",
+        "{whose}：sglang {version} 只打印日志（{where}）",
+        "{whose}: sglang {version} only logs it ({where})",
     ),
     "check-engine-nothing": (
-        "这是本手册的建议：sglang {version} 不检查这一点",
-        "The handbook's advice: sglang {version} does not check this",
+        "{whose}：sglang {version} 不检查这一点",
+        "{whose}: sglang {version} does not check this",
     ),
+    # whose advice a rule the engine does not enforce is: the source's (rule source: handbook) or this site's
+    "check-advice-source": ("这是源稿的建议（本站沿用）", "The source's advice (adopted here)"),
+    "check-advice-site": ("这是本站的建议", "This site's advice"),
     # python -m handbook check
     "check-cli-severity-error": ("错误", "error"),
     "check-cli-severity-warning": ("警告", "warning"),

@@ -86,7 +86,8 @@ class Hardware(Closed):
     architecture: NonEmpty | None
     # Memory per device as the source states it (the vendor's nominal GB); null when no source gives it.
     memory_gb: PositiveFloat | None
-    gpus_per_device: PositiveInt = 1
+    # How many GPUs one device holds (1 for a GPU); null with a reason under `unknown` where no source says.
+    gpus_per_device: PositiveInt | None = 1
     unknown: dict[str, Text] = {}
     notes: Text | None = None
     source: SourceId
@@ -94,7 +95,7 @@ class Hardware(Closed):
 
     @model_validator(mode="after")
     def _unknown_explained(self) -> Hardware:
-        _check_unknowns(self, ("architecture", "memory_gb"))
+        _check_unknowns(self, ("architecture", "memory_gb", "gpus_per_device"))
         _check_field_sources(self)
         return self
 
@@ -503,7 +504,8 @@ class Pitfall(Closed):
 class EnvVar(Closed):
     name: EnvName
     purpose: Text
-    read_by: Literal["sglang", "aiter", "rocm", "vllm-compat", "huggingface"]
+    # none: nothing the site knows of reads it (SGLang 0.5.23 does not); unknown: no source names a reader
+    read_by: Literal["sglang", "aiter", "rocm", "huggingface", "none", "unknown"]
     example: NonEmpty | None = None
     in_appendix: bool = True
     rules: Rules = []

@@ -285,6 +285,8 @@ def kv_table(ctx: RenderContext) -> str:
             layers += ctx.msg("layers-elsewhere", layers=elsewhere)
         if cells[0].sparse_indexer:
             layers += ctx.msg("layers-dsa-indexer", topk=m.config.index_topk)
+        if "qsa" in m.attention.families:  # the compressed QSA index keys (see the model's notes)
+            layers += ctx.msg("layers-qsa-indexer")
         rows.append(
             [
                 model_link(ctx, m),

@@ -175,8 +175,9 @@ READER_KEYS = {  # who reads a variable, in a word
     "sglang": "env-vars-reader-sglang",
     "aiter": "env-vars-reader-aiter",
     "rocm": "env-vars-reader-rocm",
-    "vllm-compat": "env-vars-reader-vllm-compat",
     "huggingface": "env-vars-reader-huggingface",
+    "none": "env-vars-reader-none",
+    "unknown": "env-vars-reader-unknown",
 }
 
 

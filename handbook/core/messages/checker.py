@@ -127,11 +127,9 @@ MESSAGES: dict[str, tuple[str, str]] = {
     ),
     "check-env-read-by-aiter": ("由 AITER 库读取", "read by the AITER library"),
     "check-env-read-by-rocm": ("由 ROCm 读取", "read by ROCm"),
-    "check-env-read-by-vllm-compat": (
-        "vLLM 的变量名，手册称 SGLang 沿用",
-        "a vLLM variable name the handbook says SGLang reuses",
-    ),
     "check-env-read-by-huggingface": ("由 Hugging Face 的库读取", "read by the Hugging Face libraries"),
+    "check-env-read-by-none": ("SGLang 0.5.23 不读取它", "not read by SGLang 0.5.23"),
+    "check-env-read-by-unknown": ("读取方未知（SGLang 0.5.23 不读取它）", "reader unknown (SGLang 0.5.23 does not read it)"),
     # a broken KB rule: its message, then what the engine does about it
     "check-rule": ("{rule}。{engine}。", "{rule}. {engine}."),
     "check-engine-raises": (

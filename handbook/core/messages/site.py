@@ -88,7 +88,8 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "env-vars-reader-sglang": ("SGLang", "SGLang"),
     "env-vars-reader-aiter": ("AITER", "AITER"),
     "env-vars-reader-rocm": ("ROCm", "ROCm"),
-    "env-vars-reader-vllm-compat": ("vLLM 兼容名", "vLLM name"),
+    "env-vars-reader-none": ("无（SGLang 0.5.23 不读取）", "none (not read by SGLang 0.5.23)"),
+    "env-vars-reader-unknown": ("未知", "unknown"),
     "env-vars-reader-huggingface": ("Hugging Face", "Hugging Face"),
     "env-vars-col-purpose": ("作用", "Purpose"),
     "env-vars-col-read-by": ("读取方", "Read by"),
@@ -157,6 +158,10 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "layers-dsa-indexer": (
         "；DSA 索引器（top-{topk}）的每 token 缓存另计，大小未公开",
         "; the DSA indexer (top-{topk}) keeps a per-token cache on top, size not published",
+    ),
+    "layers-qsa-indexer": (
+        "；QSA 索引器每 token 另存压缩索引 K（默认 BF16 时每层 64 B），未计入，计入几层未核实",
+        "; the QSA indexer keeps a compressed index key per token on top (64 B per layer at the default BF16), not counted here; over how many layers is not verified",
     ),
     "not-published": ("未公开", "not published"),
     "not-published-fields": ("未公开：{fields}", "not published: {fields}"),

@@ -288,3 +288,23 @@ def test_defaults_show_the_source_and_the_engine(kb, snapshot):
     assert default_cell(ctx, kb.parameter("--tp-size")) == "<code>1</code>"
     # unstated by the source: the engine's
     assert default_cell(ctx, kb.parameter("--watchdog-timeout")) == "Engine: <code>300</code>"
+
+
+def test_the_build_stops_on_a_bad_value_in_prose_with_its_file_and_line(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    root = kb_copy(tmp_path)
+    line = insert(root / "pitfalls.yaml", "fix: {zh: 压测 MTP 用", f"fix: {{zh: {BAD} 压测 MTP 用")
+    env = {**os.environ, "HANDBOOK_KB": str(root), "NO_MKDOCS_2_WARNING": "1"}
+    done = subprocess.run(
+        [sys.executable, "-m", "handbook", "build", "--site-dir", str(tmp_path / "site")],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode != 0
+    assert f"pitfalls.yaml:{line}: pitfalls[19].fix.zh: {EXPECTED}" in done.stdout + done.stderr

@@ -161,3 +161,9 @@ def test_stated_defaults_against_the_parser(kb, snapshot):
     assert verdict("--mamba-radix-cache-strategy") == "differs"  # no_buffer stated, auto in the parser
     assert verdict("--model-path") == "agrees"  # required in both
     assert verdict("--watchdog-timeout") == "unstated"
+    # the source's 1024 is not what the engine resolves by default (kb/rules.yaml resolved_defaults)
+    resolved = {d.flag: d for d in kb.resolved_defaults}
+    option = snapshot.option("launch_server", "--max-running-requests")
+    parameter = kb.parameter("--max-running-requests")
+    assert default_verdict(parameter, option) == "resolved"
+    assert default_verdict(parameter, option, resolved["--max-running-requests"]) == "differs"

@@ -85,9 +85,21 @@ CASES = {
     "qwen38-running-requests-floor": (
         "python -m sglang.launch_server --model-path Qwen/Qwen3.8-Flash-Next-FP8 --max-running-requests 128",
         "python -m sglang.launch_server --model-path Qwen/Qwen3.8-Flash-Next-FP8 --max-running-requests 256"),
-    "minimax-reasoning-parser-auto": (
-        "python -m sglang.launch_server --model-path MiniMaxAI/MiniMax-M3 --reasoning-parser minimax-m3",
-        "python -m sglang.launch_server --model-path MiniMaxAI/MiniMax-M3 --reasoning-parser auto"),
+    "minimax-reasoning-parser-auto": (  # auto resolves to minimax-m3 for this model: both are right
+        "python -m sglang.launch_server --model-path MiniMaxAI/MiniMax-M3 --reasoning-parser qwen3",
+        "python -m sglang.launch_server --model-path MiniMaxAI/MiniMax-M3 --reasoning-parser minimax-m3"),
+    "parser-auto-architecture-fallback": (
+        "python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V4-Pro --tool-call-parser auto",
+        "python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V4-Pro --tool-call-parser deepseekv4"),
+    "fp8-block-moe-tp-split": (
+        "python -m sglang.launch_server --model-path Qwen/Qwen3.8-Flash-Next-FP8 --tp-size 4",
+        "python -m sglang.launch_server --model-path Qwen/Qwen3.8-Flash-Next-FP8 --tp-size 4 --ep-size 4"),
+    "mamba-no-buffer-page-size": (
+        f"{S} --mamba-radix-cache-strategy no_buffer --page-size 64",
+        f"{S} --mamba-radix-cache-strategy extra_buffer --page-size 64"),
+    "cuda-graph-bs-clamped-to-req-pool": (
+        f"{S} --max-running-requests 64 --cuda-graph-max-bs-decode 256",
+        f"{S} --max-running-requests 64 --cuda-graph-max-bs-decode 64"),
     "trust-remote-code": (f"{S} --trust-remote-code", S),
     "public-host-without-api-key": (f"{S} --host 0.0.0.0", f"{S} --host 0.0.0.0 --api-key secret"),
     "router-public-host": (f"{R} --pd-disaggregation", f"{R} --pd-disaggregation --host 127.0.0.1"),
@@ -130,8 +142,8 @@ def test_rule_fires_and_stays_quiet(kb, snapshot, rule):
     [
         ("hicache-excludes-disable-radix-cache", "error"),  # the engine raises
         ("a2a-ep-size-follows-tp", "warning"),  # the engine adjusts
-        ("trust-remote-code", "warning"),  # the handbook's advice, as a warning
-        ("aiter-page-size-16", "note"),  # the handbook's advice, as a note
+        ("trust-remote-code", "warning"),  # the source's advice, as a warning
+        ("aiter-page-size-16", "note"),  # the source's advice, as a note
     ],
 )
 def test_severity_follows_the_engine(kb, snapshot, rule, severity):
@@ -157,8 +169,8 @@ def test_exact_messages_of_each_engine_behaviour(kb, snapshot):
          "handle_cache_compatibility.",
          "04-parameters.md#disable-radix-cache"),
         (5, "note", "rule.aiter-page-size-16",
-         "The handbook pairs --attention-backend aiter with --page-size 16 (given: —; when it is left out the "
-         "engine uses 1). The handbook's advice: sglang 0.5.23 does not check this.",
+         "The source pairs --attention-backend aiter with --page-size 16 (given: —; when it is left out the "
+         "engine uses 1). The source's advice (adopted here): sglang 0.5.23 does not check this.",
          "04-parameters.md#page-size"),
     ]  # fmt: skip
     assert findings[1].message.zh == (
@@ -172,8 +184,26 @@ def test_placeholders_keep_rules_quiet(kb, snapshot):
     assert rule_codes(f"{S} --tp-size 4 --attn-dp-size ${{N}} --host ${{IP}}", snapshot, kb) == set()
 
 
+def test_fragments_judge_only_rules_whose_flags_they_write(kb, snapshot):
+    # flags without their command: a flag the fragment does not write is unknown, not at its parser default
+    assert rule_codes("--attn-dp-size 8", snapshot, kb) == set()  # --tp-size unwritten, not 1
+    assert rule_codes("--moe-a2a-backend pplx", snapshot, kb) == set()  # --attn-dp-size unwritten
+    assert rule_codes("--speculative-algorithm EAGLE", snapshot, kb) == set()  # no "use 48" without the limit
+    # a fragment that writes every flag a rule reads is judged like a command
+    assert "rule.tp-divisible-by-attn-dp" in rule_codes("--tp-size 4 --attn-dp-size 8", snapshot, kb)
+    assert "rule.priority-scheduling-policy" in rule_codes(
+        "--schedule-policy priority --enable-priority-scheduling", snapshot, kb
+    )
+    # the deprecated spelling of attention DP counts as writing --attn-dp-size
+    assert "rule.tp-divisible-by-attn-dp" in rule_codes(
+        "--tp-size 4 --dp-size 8 --enable-dp-attention", snapshot, kb
+    )
+    # the same flags in a whole command are judged with the parser's defaults, as the engine reads them
+    assert "rule.tp-divisible-by-attn-dp" in rule_codes(f"{S} --attn-dp-size 8", snapshot, kb)
+
+
 def test_recipe_model_is_used_for_model_rules(kb, snapshot):
-    text = f"{S} --reasoning-parser minimax-m3"
+    text = f"{S} --reasoning-parser qwen3"
     assert "rule.minimax-reasoning-parser-auto" not in rule_codes(text, snapshot, kb)
     findings = check_command(text, snapshot, kb, model="minimax-m3")
     assert "rule.minimax-reasoning-parser-auto" in {f.code for f in findings}

@@ -311,7 +311,7 @@ def test_the_memory_bar_is_the_planners_plan_for_the_h200_command_drawn_to_scale
         "21.2 GB",
     ]
     assert figure.drawings["en"].caption == (
-        "The memory budget of one NVIDIA H200 (141 GB) under the handbook's command “H200 × 8, FP8, throughput "
+        "The memory budget of one NVIDIA H200 (141 GB) under this site's command “H200 × 8, FP8, throughput "
         "first (text)” (Qwen3.5-397B-A17B, --tp-size 8, --mem-fraction-static 0.85), as the planner computes it: "
         "weights = 397B parameters × FP8 (E4M3) (8 bits each) ÷ 8 = 49.6 GB; KV cache pool = 141 GB × 0.85 − "
         "weights = 70.2 GB; the remaining 21.2 GB is left for CUDA graphs and activations. The model's "

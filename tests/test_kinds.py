@@ -197,7 +197,7 @@ def test_references_into_and_out_of_the_new_kind_are_checked(worked_example):
 
 
 def test_kb_json_and_its_schema_carry_the_new_kind(worked_example):
-    assert worked_example["export_fields"][-2:] == ["resolved_defaults", "benchmarks"]  # appended
+    assert worked_example["export_fields"][-2:] == ["wording_exceptions", "benchmarks"]  # appended
     assert list(worked_example["exported"]) == ["dense-a-tp2-base", "dense-a-tp2-larger-batch"]
     assert worked_example["exported"]["dense-a-tp2-base"]["output_tokens_per_s"] == 1200.0
     assert worked_example["export_schema"] == {
@@ -229,18 +229,23 @@ def test_every_kind_is_declared_once_with_its_file():
     kinds = loader.KINDS
     assert [k.name for k in kinds] == [
         "handbook", "sources", "dtypes", "hardware", "models", "attention", "groups", "recipes",
-        "pitfalls", "env_vars", "observability", "tuning", "architecture", "topologies", "claims",
-        "rules", "resolved_defaults",
+        "pitfalls", "env_vars", "observability", "tuning", "architecture", "topologies", "claims", "edits",
+        "rules", "resolved_defaults", "wording_exceptions",
     ]  # fmt: skip
     rules = next(f for f in loader.FILES if f.pattern == "rules.yaml")
-    assert [k.name for k in rules.kinds] == ["rules", "resolved_defaults"]  # one file, parsed once
-    assert list(rules.schema.model_fields) == ["rules", "resolved_defaults"]
+    assert [k.name for k in rules.kinds] == [
+        "rules",
+        "resolved_defaults",
+        "wording_exceptions",
+    ]  # parsed once
+    assert list(rules.schema.model_fields) == ["rules", "resolved_defaults", "wording_exceptions"]
     assert not rules.schema.model_fields["resolved_defaults"].is_required()
+    assert not rules.schema.model_fields["wording_exceptions"].is_required()
 
 
 def test_every_reference_in_the_schema_names_a_declared_kind():
     pools = {m.pool for kind in loader.KINDS for m in markers(kind.schema) if isinstance(m, Ref)}
-    assert pools == {"sources", "models", "hardware", "dtypes", "attention", "env_vars"}
+    assert pools == {"sources", "models", "hardware", "dtypes", "attention", "env_vars", "rules"}
 
 
 def test_a_reference_to_an_undeclared_kind_fails_at_import(tmp_path):

@@ -79,7 +79,7 @@ def test_chinese_is_the_default_and_unknown_fields_say_not_published(capsys):
     assert "最大 token 数（KV 池容量）：未公开（params.total_b）" in lines
     assert "每 token KV：每卡：40,960 B (40 KiB)" in lines
     assert "  --model-path <model> \\" in lines
-    assert "手册未给出 BF16 的 checkpoint：请把 <model> 换成实际路径。" in lines
+    assert "源稿未给出 BF16 的 checkpoint：请把 <model> 换成实际路径。" in lines
 
 
 def test_names_and_case_are_accepted_for_ids(capsys):

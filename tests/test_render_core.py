@@ -74,8 +74,13 @@ def test_parameters_table_anchors_each_flag_on_the_parameters_page():
 
 def test_choices_mark_the_default():
     out = render("<!-- kb:choices flag=--attention-backend -->", "zh", "04-parameters.md")
-    assert "<td><code>flashinfer</code>（默认）</td><td>通用</td>" in out
+    # the engine's parser has no default for it: the choice the source calls default is marked as the source's
+    assert "<td><code>flashinfer</code>（源稿称为默认）</td><td>通用</td>" in out
     assert "<td><code>fa3</code> / <code>fa4</code></td>" in out
+    # choices_partial: how many of the engine's values the source lists, and where the rest are
+    assert out.endswith(
+        '源稿只列出了引擎 25 个取值中的 3 个，全部取值见<a href="../engine-options/#opt-attention-backend">引擎参数参考</a>。'
+    )
 
 
 def test_recipe_block_with_env_notes_and_line_notes():

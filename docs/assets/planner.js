@@ -355,7 +355,11 @@
     }
     // what kb/rules.yaml requires of this model's commands (launch.rule_flags)
     for (const rule of model.rule_flags) {
-      if (rule.when === "always" || p.tp === 1) flags.push([rule.flag, rule.value]);
+      if (rule.when === "multi-gpu") {
+        if (p.tp > 1 && !flags.some(([flag]) => flag === rule.flag)) {
+          flags.push([rule.flag, rule.value.replace("{tp}", String(p.tp))]);
+        }
+      } else if (rule.when === "always" || p.tp === 1) flags.push([rule.flag, rule.value]);
     }
     return flags;
   }

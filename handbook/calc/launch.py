@@ -59,7 +59,9 @@ class RuleFlag:
 
     flag: str
     value: str
-    when: Literal["always", "single-gpu"]  # single-gpu: only when TP is 1
+    # single-gpu: only when TP is 1; multi-gpu: only when TP is above 1 and the flag is not set yet, with
+    # ``{tp}`` in the value replaced by the TP
+    when: Literal["always", "single-gpu", "multi-gpu"]
     rule: str
 
 
@@ -69,6 +71,9 @@ def rule_flags(kb: KB, model: Model) -> list[RuleFlag]:
     ``model-value-outside`` (a flag must take one of ``allowed``): its first allowed value, always.
     ``model-single-gpu-unset`` (a flag must be set on one GPU): the value the handbook's own single-GPU
     command for the model gives it; without such a command the KB has no value to offer and none is set.
+    ``model-values-differ`` over ``--tp-size`` and another flag (that flag must equal the TP, as
+    ``--ep-size`` for a block-quantized MoE checkpoint): the TP, on more than one GPU. It is set for every
+    checkpoint of the model, where the rule names one: EP = TP is valid for all of them.
     """
     out = []
     for rule in kb.rules.values():
@@ -85,6 +90,8 @@ def rule_flags(kb: KB, model: Model) -> list[RuleFlag]:
                 if values:
                     out.append(RuleFlag(params["flag"], values[0][0], "single-gpu", rule.id))
                     break
+        elif rule.predicate == "model-values-differ" and params["flags"][0] == "--tp-size":
+            out.append(RuleFlag(params["flags"][1], "{tp}", "multi-gpu", rule.id))
     return out
 
 
@@ -119,7 +126,10 @@ def launch_flags(
     if has_sliding_window(model) and plan.swa_full_tokens_ratio != SWA_FULL_TOKENS_RATIO:
         flags.append(("--swa-full-tokens-ratio", number(plan.swa_full_tokens_ratio)))
     for rule in rules:
-        if rule.when == "always" or plan.tp == 1:
+        if rule.when == "multi-gpu":
+            if plan.tp > 1 and all(flag != rule.flag for flag, _ in flags):
+                flags.append((rule.flag, rule.value.replace("{tp}", str(plan.tp))))
+        elif rule.when == "always" or plan.tp == 1:
             flags.append((rule.flag, rule.value))
     return flags
 

@@ -11,7 +11,7 @@ from handbook.calc.recipe_text import command_text
 from handbook.checker.argv import UNKNOWN, ParsedArgs, parse_args
 from handbook.checker.envcheck import check_assignments
 from handbook.checker.findings import Finding, ordered
-from handbook.checker.predicates import PREDICATES, Facts, Predicate
+from handbook.checker.predicates import PREDICATES, Facts, Predicate, Unwritten
 from handbook.checker.shell import EnvAssignment, Invocation, ShellSyntaxError, Word, parse_script
 from handbook.core.messages import message
 from handbook.core.suggest import closest
@@ -48,12 +48,14 @@ def _engine_clause(rule: Any, version: str) -> Text:
     where = ""
     if engine.at is not None:
         where = f"{engine.at.file.rsplit('/', 1)[-1]} {engine.at.function}"
+    whose = message("check-advice-source") if rule.source == "handbook" else message("check-advice-site")
     return message(
         ENGINE_DOES[engine.does],
         version=version,
         where=where,
         error=engine.raises,
         adjustment=engine.adjustment if engine.adjustment is not None else "",
+        whose=whose,
     )
 
 
@@ -213,21 +215,38 @@ def check_invocation(
         findings.append(note)
     if kb is not None:
         env = _environment([*(exported or []), *invocation.env])
-        facts = Facts(invocation.program, args, invocation.docker, model or model_of(args, kb), env)
-        for rule in kb.rules.values():
-            if rule.program != invocation.program:
-                continue
-            params = rule_params(rule)
-            if params is None:  # a rule that names no predicate or gives it bad parameters: validate says
-                continue
-            try:
-                values = params.check(facts)
-            except KeyError:  # a flag this snapshot lacks: reported by `python -m handbook validate`
-                continue
-            if values is not None:
-                line = _rule_line(args, params.flags(), invocation.line)
-                # what the engine does was established against the pinned release, whichever is checked
-                findings.append(rule_finding(rule, values, kb.handbook.engine_version, line))
+        facts = Facts(
+            invocation.program,
+            args,
+            invocation.docker,
+            model or model_of(args, kb),
+            env,
+            written_only=fragment,
+        )
+        # what the engine does was established against the pinned release, whichever release is checked
+        findings += rule_findings(facts, kb, kb.handbook.engine_version, invocation.line)
+    return findings
+
+
+def rule_findings(facts: Facts, kb: Any, version: str, line: int) -> list[Finding]:
+    """The findings of every KB rule of the facts' program that the parsed command breaks. In a fragment
+    (``facts.written_only``) a rule whose predicate reads a flag the fragment does not write is not judged."""
+    findings = []
+    for rule in kb.rules.values():
+        if rule.program != facts.program:
+            continue
+        params = rule_params(rule)
+        if params is None:  # a rule that names no predicate or gives it bad parameters: validate says
+            continue
+        try:
+            values = params.check(facts)
+        except KeyError:  # a flag this snapshot lacks: reported by `python -m handbook validate`
+            continue
+        except Unwritten:  # a fragment that does not write every flag the rule reads
+            continue
+        if values is not None:
+            where = _rule_line(facts.args, params.flags(), line)
+            findings.append(rule_finding(rule, values, version, where))
     return findings
 
 

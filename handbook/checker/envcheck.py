@@ -25,8 +25,9 @@ READ_BY_KEYS = {
     "sglang": "check-env-read-by-sglang",
     "aiter": "check-env-read-by-aiter",
     "rocm": "check-env-read-by-rocm",
-    "vllm-compat": "check-env-read-by-vllm-compat",
     "huggingface": "check-env-read-by-huggingface",
+    "none": "check-env-read-by-none",
+    "unknown": "check-env-read-by-unknown",
 }
 
 

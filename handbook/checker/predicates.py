@@ -6,7 +6,10 @@ pydantic models, so a rule with a wrong predicate name, a missing parameter or a
 the predicate does not provide fails ``python -m handbook validate`` at its file and line.
 
 Every predicate reads the command the way the engine will: the given value, else the parser default; a
-value hidden by a placeholder is unknown, and a predicate that needs it does not fire.
+value hidden by a placeholder is unknown, and a predicate that needs it does not fire. A fragment (flags
+without their command: a recipe of kind fragment, flags written in a sentence) is read with
+``written_only``: a flag it does not write is unknown rather than at its parser default, so a rule is judged
+only when every flag its predicate reads is written.
 """
 
 from __future__ import annotations
@@ -27,6 +30,10 @@ Flag = Annotated[str, StringConstraints(pattern=r"^--[a-z0-9][a-z0-9_-]*$")]
 Scalar = str | bool | int | float
 
 
+class Unwritten(Exception):
+    """A predicate read a flag that a fragment does not write (``Facts.written_only``): not judged."""
+
+
 @dataclass
 class Facts:
     """What a predicate may look at: the parsed command and what surrounds it."""
@@ -36,9 +43,13 @@ class Facts:
     docker: DockerRun | None = None
     model: str | None = None  # the KB model id the --model-path names, when the KB knows it
     env: dict[str, Any] = field(default_factory=dict)  # variables the block sets: name -> value (UNKNOWN)
+    written_only: bool = False  # a fragment: reading a flag it does not write raises Unwritten
 
     def _dest(self, flag: str) -> str:
-        return self.args.parser.option(flag).dest
+        dest = self.args.parser.option(flag).dest
+        if self.written_only and not self.args.is_set(dest):
+            raise Unwritten(flag)
+        return dest
 
     def given(self, flag: str) -> bool:
         return self.args.is_set(self._dest(flag))
@@ -49,22 +60,26 @@ class Facts:
 
     def value(self, flag: str) -> Any:
         """The value the engine starts resolution with, normalised as its first hooks do."""
-        dest = self._dest(flag)
         args = self.args
+        dest = args.parser.option(flag).dest
         if self.program == "launch_server":
             # parallel_hook.handle_deprecated_dp_attention: --enable-dp-attention turns --dp-size N into
             # --attn-dp-size N (when --attn-dp-size is left at 1) before anything reads the layout
             if (
                 dest in ("attn_dp_size", "dp_size")
+                and args.is_set("enable_dp_attention")
                 and args.value("enable_dp_attention") is True
-                and args.value("attn_dp_size") == 1
+                and (args.value("attn_dp_size") == 1 or not args.is_set("attn_dp_size"))
             ):
+                if dest == "attn_dp_size" and self.written_only and not args.is_set("dp_size"):
+                    raise Unwritten("--dp-size")
                 return args.value("dp_size") if dest == "attn_dp_size" else 1
+            self._dest(flag)  # unwritten in a fragment: not judged
             if dest == "speculative_algorithm":
                 # speculative_hook.handle_speculative_decoding upper-cases the name
                 value = args.value(dest)
                 return value.upper() if isinstance(value, str) else value
-        return args.value(dest)
+        return args.value(self._dest(flag))
 
 
 def known(*values: Any) -> bool:
@@ -466,3 +481,50 @@ class ModelSingleGpuUnset(_ModelScoped):
         if facts.model not in self.models or any(s is None for s in sizes) or facts.given(self.flag):
             return None
         return {"model": facts.model} if math.prod(sizes) == 1 else None  # type: ignore[arg-type]
+
+
+@predicate("exceeds", fields=("value", "other_value"))
+class Exceeds(Predicate):
+    """Fires when ``flag`` is given above the value of ``other``."""
+
+    flag: Flag
+    other: Flag
+
+    def test(self, facts: Facts) -> dict[str, str] | None:
+        value, other = _number(facts.value(self.flag)), _number(facts.value(self.other))
+        if facts.given(self.flag) and value is not None and other is not None and value > other:
+            return {"value": _show(value), "other_value": _show(other)}
+        return None
+
+
+@predicate("model-value-in", fields=("model", "flag", "value"))
+class ModelValueIn(_ModelScoped):
+    """Fires when the command serves one of ``models`` with one of ``flags`` at one of ``values``."""
+
+    flags_: list[Flag] = Field(alias="flags", min_length=1)
+    values: list[Scalar] = Field(min_length=1)
+
+    def test(self, facts: Facts) -> dict[str, str] | None:
+        if facts.model not in self.models:
+            return None
+        for flag in self.flags_:
+            value = facts.value(flag)
+            if known(value) and value in self.values:
+                return {"model": facts.model, "flag": flag, "value": _show(value)}
+        return None
+
+
+@predicate("model-values-differ", fields=("model", "values"))
+class ModelValuesDiffer(_ModelScoped):
+    """Fires when the command serves one of ``models`` and the two ``flags`` have different values."""
+
+    flags_: list[Flag] = Field(alias="flags", min_length=2, max_length=2)
+
+    def test(self, facts: Facts) -> dict[str, str] | None:
+        if facts.model not in self.models:
+            return None
+        values = [facts.value(flag) for flag in self.flags_]
+        if not known(*values) or values[0] == values[1]:
+            return None
+        shown = ", ".join(f"{f} {_show(v)}" for f, v in zip(self.flags_, values, strict=True))
+        return {"model": facts.model, "values": shown}

@@ -406,6 +406,19 @@ _DOCKER_VALUE_OPTIONS = frozenset(
         "--workdir",
     ]
 )
+# Every docker run option a text may name: those above and the common switches.
+DOCKER_OPTIONS = _DOCKER_VALUE_OPTIONS | frozenset(
+    [
+        "--rm",
+        "--privileged",
+        "--init",
+        "--interactive",
+        "--tty",
+        "--detach",
+        "--read-only",
+        "--oom-kill-disable",
+    ]
+)
 
 
 @dataclass

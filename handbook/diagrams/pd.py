@@ -170,11 +170,13 @@ def draw(kb: KB, deployment: str, roles: dict[str, Recipe], lang: str) -> Drawin
     )
 
     model_name = model or deployment
+    corrected = any(r is not None and r.corrections for r in (prefill, decode, router))
     caption = msg(
         "fig-pd-caption-router" if router else "fig-pd-caption",
         lang,
         title=title,
         model=model_name,
+        corrected=msg("fig-pd-caption-corrected", lang) if corrected else "",
     )
     described = []
     for recipe in (prefill, decode, router):

@@ -125,11 +125,17 @@ class KB:
     architecture: s.ArchitectureFile = document("architecture.yaml")
     topologies: s.TopologiesFile = document("topologies.yaml")
     claims: dict[str, s.Claim] = listed("claims.yaml", "claims", noun="claim")
+    edits: list[s.SourceEdit] = listed(  # the source's words the site shows otherwise (appendix D)
+        "claims.yaml", "edits", key=None, min_items=0
+    )
     rules: dict[str, s.Rule] = listed(  # checked against every command
         "rules.yaml", "rules", noun="rule", description="What the command checker enforces"
     )
     resolved_defaults: list[s.ResolvedDefault] = listed(
         "rules.yaml", "resolved_defaults", key=None, min_items=0
+    )
+    wording_exceptions: list[s.WordingException] = listed(  # texts the wording checks rightly flag
+        "rules.yaml", "wording_exceptions", key=None, min_items=0
     )
     # Not kinds: derived at load.
     parameters: Flags = field(default_factory=Flags)  # the groups' parameters by (program, flag)

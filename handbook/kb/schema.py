@@ -14,6 +14,7 @@ from pydantic import Field, PositiveFloat, PositiveInt, StringConstraints, model
 from handbook.core.text import Closed, Label, Neutral, NonEmpty, Text
 from handbook.kb.common import Day, FlagLine, FlagLineText, Id, flags_in, rule_error
 from handbook.kb.kinds import FlagUse, Ref
+from handbook.kb.texts import Quoted, ValueOf
 
 Stage = Annotated[int, Field(ge=1, le=7)]
 FlagName = Annotated[str, StringConstraints(pattern=r"^--[a-z0-9][a-z0-9_-]*$")]  # a long option's spelling
@@ -29,6 +30,21 @@ HardwareId = Annotated[Id, Ref("hardware")]
 DtypeId = Annotated[Id, Ref("dtypes")]
 FamilyId = Annotated[Id, Ref("attention")]
 VariableName = Annotated[EnvName, Ref("env_vars")]
+# A rule of kb/rules.yaml that holds the engine's verdict on what a text states (refuses, adjusts, …): the
+# page shows that verdict beside the text (handbook.render.verdicts).
+RuleId = Annotated[Id, Ref("rules")]
+Rules = Annotated[
+    list[RuleId], Field(description="Rules whose engine verdict the page shows beside this entry's text")
+]
+
+
+class Note(Text):
+    """A note in both languages that may state what the engine does: ``rules`` names the rules that hold
+    the engine's verdict on it, shown beside the note."""
+
+    rules: Rules = []
+
+
 FlagRef = Annotated[FlagName, FlagUse()]  # documented in kb/parameters/ for the entity's program
 FlagLineRef = Annotated[FlagLineText, FlagUse(line=True)]  # every flag in the line is documented
 CommandLine = Annotated[FlagLineText | FlagLine, FlagUse(line=True)]
@@ -70,7 +86,8 @@ class Hardware(Closed):
     architecture: NonEmpty | None
     # Memory per device as the source states it (the vendor's nominal GB); null when no source gives it.
     memory_gb: PositiveFloat | None
-    gpus_per_device: PositiveInt = 1
+    # How many GPUs one device holds (1 for a GPU); null with a reason under `unknown` where no source says.
+    gpus_per_device: PositiveInt | None = 1
     unknown: dict[str, Text] = {}
     notes: Text | None = None
     source: SourceId
@@ -78,7 +95,7 @@ class Hardware(Closed):
 
     @model_validator(mode="after")
     def _unknown_explained(self) -> Hardware:
-        _check_unknowns(self, ("architecture", "memory_gb"))
+        _check_unknowns(self, ("architecture", "memory_gb", "gpus_per_device"))
         _check_field_sources(self)
         return self
 
@@ -220,8 +237,8 @@ class Precision(Closed):
 
 
 class Parsers(Closed):
-    tool_call: NonEmpty | None = None
-    reasoning: NonEmpty | None = None
+    tool_call: Annotated[NonEmpty | None, ValueOf("--tool-call-parser")] = None
+    reasoning: Annotated[NonEmpty | None, ValueOf("--reasoning-parser")] = None
     source: SourceId
 
 
@@ -268,7 +285,7 @@ class Model(Closed):
     parsers: Parsers | None = None
     image: Image | None = None
     recommended: Recommended | None = None
-    notes: list[Text] = []
+    notes: list[Note] = []
 
     @model_validator(mode="after")
     def _kv_fields_known_or_explained(self) -> Model:
@@ -316,14 +333,15 @@ class Default(Closed):
 class Choice(Closed):
     values: list[NonEmpty] = Field(min_length=1)
     use_when: Text
-    default: bool = False  # the handbook marks this choice as the default
+    rules: Rules = []
+    default: bool = False  # the source marks this choice as the default (the page marks the engine's)
 
 
 class Parameter(Closed):
     flag: FlagName
     aliases: list[FlagName] = []  # other spellings of the same option, as the engine's parser has them
-    # Spellings the handbook gives as aliases that argparse accepts only as prefix abbreviations (--tp)
-    abbreviations: list[FlagName] = []
+    # Spellings the source gives as aliases that argparse accepts only as prefix abbreviations (--tp)
+    abbreviations: Annotated[list[FlagName], Quoted()] = []
     program: Program = "launch_server"
     summary: Text
     meaning: Text
@@ -331,8 +349,12 @@ class Parameter(Closed):
     default: Default
     stages: list[Stage] = []
     choices: list[Choice] = []
+    # The choices list only some of the engine's values (the source's selection): the page says how many of
+    # how many. Without it, a list of an option with fixed choices must hold every one (validate checks).
+    choices_partial: bool = False
     choices_note: Text | None = None
     related: list[FlagRef] = []
+    rules: Rules = []
     source: SourceId
     field_sources: dict[str, SourceId] = {}  # where a field's content comes from another source
 
@@ -359,6 +381,7 @@ class ParameterGroup(Closed):
     title: Text
     order: PositiveInt
     intro: Text | None = None
+    rules: Rules = []  # for the intro
     parameters: list[Parameter] = Field(min_length=1)
 
 
@@ -391,7 +414,7 @@ Role = Literal["standalone", "prefill", "decode", "router", "client", "install",
 class Correction(Closed):
     """Where the published command differs from the source's: what it said, what we publish, and why."""
 
-    stated: NonEmpty
+    stated: Annotated[NonEmpty, Quoted()]  # the source's words, wrong on purpose
     published: NonEmpty
     why: Text
     source: SourceId
@@ -419,7 +442,7 @@ class Recipe(Closed):
     docker: DockerSpec | None = None
     flags: list[CommandLine] = []
     shell: list[NonEmpty] = []  # for kind 'shell': the lines, verbatim
-    notes: list[Text] = []
+    notes: list[Note] = []
     corrections: list[Correction] = []
     source: SourceId
 
@@ -472,6 +495,7 @@ class Pitfall(Closed):
     env: list[VariableName] = []
     scope: Scope = Scope()
     troubleshooting: bool = True  # listed in chapter 08's troubleshooting table
+    rules: Rules = []
     source: SourceId
 
     @model_validator(mode="after")
@@ -484,9 +508,11 @@ class Pitfall(Closed):
 class EnvVar(Closed):
     name: EnvName
     purpose: Text
-    read_by: Literal["sglang", "aiter", "rocm", "vllm-compat", "huggingface"]
+    # none: nothing the site knows of reads it (SGLang 0.5.23 does not); unknown: no source names a reader
+    read_by: Literal["sglang", "aiter", "rocm", "huggingface", "none", "unknown"]
     example: NonEmpty | None = None
     in_appendix: bool = True
+    rules: Rules = []
     source: SourceId
     field_sources: dict[str, SourceId] = {}
 
@@ -572,6 +598,7 @@ class TuningMetric(Closed):
 class TuningStep(Closed):
     title: Text
     items: list[Text] = Field(min_length=1)
+    rules: Rules = []
     flags: list[FlagRef] = []
 
 
@@ -581,6 +608,7 @@ class Scenario(Closed):
     flags: list[FlagLineRef] = []
     extra: Text | None = None  # settings that are not a single flag, e.g. "EAGLE/MTP"
     reason: Text
+    rules: Rules = []
     corrections: list[Correction] = []
 
 
@@ -614,6 +642,7 @@ class AttentionFamily(Closed):
     models: list[ModelId] = []
     flags: list[FlagLineRef] = []
     flags_note: Text | None = None
+    rules: Rules = []
     source: SourceId
 
 
@@ -665,6 +694,7 @@ class Topology(Closed):
     gpus: PositiveInt
     layout: GpuRole
     communication: Text
+    rules: Rules = []
     source: SourceId
 
 
@@ -729,6 +759,18 @@ class Claim(Closed):
     source: SourceId
 
 
+class SourceEdit(Closed):
+    """A place where the site shows the source's words otherwise than the source wrote them (a figure
+    recomputed, a column extended, a value spelled as the site spells it), listed in the appendix's drift
+    table so that nothing the source says is changed silently."""
+
+    section: Text  # where the source says it, e.g. "01 · 前沿模型一览"
+    stated: Annotated[Label, Quoted()]  # the source's words, as written
+    published: Label  # what the site shows instead
+    why: Text
+    source: SourceId
+
+
 # ---------------------------------------------------------------------------------------------- rules
 class EngineSite(Closed):
     """A place in the wheel: ``sglang/srt/arg_groups/moe_hook.py``, the function, the line."""
@@ -745,7 +787,7 @@ class EngineBehaviour(Closed):
     at: EngineSite | None = None  # where it raises, adjusts or logs; for "nothing", where it could have
     raises: NonEmpty | None = None  # the exception type, for "raises"
     adjustment: Text | None = None  # what it changes, for "adjusts" ("sets ep_size to tp_size")
-    says: NonEmpty | None = None  # the engine's own message, verbatim
+    says: Annotated[NonEmpty | None, Quoted()] = None  # the engine's own message, verbatim
     established: Literal["reading", "replay"]  # read in the wheel, or seen in nox -s engine-replay
     note: Text | None = None
 
@@ -770,7 +812,7 @@ class StatedRule(Closed):
     """Where the handbook states a rule, its words, and how they compare with what the engine does."""
 
     where: Text
-    says: Text
+    says: Annotated[Text, Quoted()]  # the source's words, as it states the rule
     # contradicts: the handbook recommends what the engine refuses
     verdict: Literal["matches", "overstates", "understates", "contradicts"]
     why: Text | None = None
@@ -798,7 +840,7 @@ class Rule(Closed):
     stated: StatedRule | None = None
     # A command that breaks the rule, as typed; it must trigger the rule, and `nox -s engine-replay` runs
     # it through the engine when the behaviour is established by replay.
-    example: NonEmpty | None = None
+    example: Annotated[NonEmpty | None, Quoted()] = None  # breaks the rule on purpose
     source: SourceId
 
     @model_validator(mode="after")
@@ -838,4 +880,23 @@ class ResolvedDefault(Closed):
     resolves: Text
     at: EngineSite
     established: Literal["reading", "replay"]
+    # Whether the figure the source states is one possible outcome of the resolution, or not what the
+    # engine resolves by default (the drift page then says the two differ).
+    source_figure: Literal["one-outcome", "not-the-default"] = "one-outcome"
     source: SourceId
+
+
+# ---------------------------------------------------------------------------------------------- wording
+class WordingException(Closed):
+    """A text that a wording check flags and that is right as it stands, with the reason.
+
+    ``engine-behaviour``: a text with engine-behaviour words (报错, refuses, caps…) and no rule reference
+    states no engine behaviour, or one that no rule can hold (the engine's help text, another library);
+    ``handbook``: a text that says 手册 / handbook and means this site. An exception that no longer matches
+    a flagged text fails validation ("unnecessary exception"), so the list cannot rot."""
+
+    check: Literal["engine-behaviour", "handbook"]
+    file: Annotated[str, StringConstraints(pattern=r"^[a-z0-9_./-]+\.yaml$")]  # relative to kb/
+    path: NonEmpty  # the field, as problems name it, without the language: parameters[1].meaning
+    words: list[NonEmpty] = Field(min_length=1)  # the flagged words it excuses
+    why: Text

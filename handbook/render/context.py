@@ -13,13 +13,16 @@ from typing import Any
 from handbook.core.anchors import ENV_PAGE, PARAMETERS_PAGE, env_anchor, page_url, parameter_anchor
 from handbook.core.messages import msg
 from handbook.core.paths import BENCH_RECORD, DOCS_DIR
+from handbook.core.quotes import split_quotes
 from handbook.core.text import LANGS, Text
 from handbook.diagrams.figure import Figure
-from handbook.engine.snapshot import EngineSnapshot
+from handbook.engine.snapshot import EngineSnapshot, load_snapshot
 from handbook.kb.loader import KB
 from handbook.kb.schema import Parameter
 
 _FLAG_IN_TEXT = re.compile(r"(?<![\w-])(--[a-z0-9][a-z0-9_-]*)")
+# Quoted words shown as code: a flag, a module, a value spelled with _ - . or = (prose stays prose)
+_CODE_LIKE = re.compile(r"--|\w[_.=-]\w|^[\w.-]+$")
 
 # Markdown metacharacters become entities too, so escaped text stays literal in Markdown contexts
 # (lists, admonitions, tab labels) as well as in raw HTML blocks.
@@ -47,6 +50,12 @@ class RenderContext:
     command_status: bool = False  # a line under each command: what the pinned engine says of it
     # the figures drawn once for the whole build, and the problems of those that cannot be (else per page)
     drawn: tuple[dict[str, Figure], tuple[str, ...]] | None = None
+
+    def engine(self) -> EngineSnapshot:
+        """The pinned engine snapshot, loaded on first use."""
+        if self.snapshot is None:
+            self.snapshot = load_snapshot(self.kb.handbook.engine_version)
+        return self.snapshot
 
     # ----------------------------------------------------------------------------------- language
     def t(self, value: Text | str | None) -> str:
@@ -97,8 +106,22 @@ class RenderContext:
 
     # ----------------------------------------------------------------------------------- text
     def text_html(self, value: Text | str | None, program: str | None = None) -> str:
-        """A KB string as HTML: everything escaped; flags and known variables become linked code."""
-        raw = self.t(value)
+        """A KB string as HTML: everything escaped; flags and known variables become linked code, and a
+        quotation of the source (``⟦…⟧``) is shown as one, unlinked."""
+        return "".join(
+            self.source_quote(part) if quoted else self._linked(part, program)
+            for quoted, part in split_quotes(self.t(value))
+        )
+
+    def source_quote(self, words: str) -> str:
+        """The source's words, marked visibly as a quotation (never a flag to copy)."""
+        title = attr(self.msg("quote-source-title"))
+        mark = esc(self.msg("quote-source-mark"))
+        shown = f"<code>{esc(words)}</code>" if _CODE_LIKE.search(words) else esc(words)
+        quoted = f'<q class="src-quote" title="{title}">{shown}</q>'
+        return quoted + f'<sup class="src-quote-mark">{mark}</sup>'
+
+    def _linked(self, raw: str, program: str | None) -> str:
         out, last = [], 0
         for match in self._token_pattern().finditer(raw):
             out.append(esc(raw[last : match.start()]))

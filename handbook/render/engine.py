@@ -20,12 +20,12 @@ from handbook.core.anchors import (
     option_anchor,
     parameter_anchor,
 )
-from handbook.engine.snapshot import EngineSnapshot, Option, load_snapshot
-from handbook.kb.schema import Parameter, Recipe
+from handbook.engine.snapshot import EngineSnapshot, Option
+from handbook.kb.schema import Correction, Parameter, Recipe
 from handbook.render.context import RenderContext, attr, esc
 from handbook.render.html import table
 from handbook.render.markers import RenderError, renderer
-from handbook.render.params import default_text
+from handbook.render.params import default_text, default_verdict
 from handbook.render.versions import history_caption, option_history
 
 # The catalogue's key for each value a renderer words (handbook/core/messages/site.py).
@@ -61,9 +61,7 @@ DEFAULT_MEANING_KEYS = {
 
 
 def snapshot_of(ctx: RenderContext) -> EngineSnapshot:
-    if ctx.snapshot is None:
-        ctx.snapshot = load_snapshot(ctx.kb.handbook.engine_version)
-    return ctx.snapshot
+    return ctx.engine()
 
 
 def _shown(value: Any) -> str:
@@ -110,34 +108,6 @@ def command_status(ctx: RenderContext, recipe: Recipe) -> str:
     return "\n".join(lines)
 
 
-# ------------------------------------------------------------------------------------------ defaults
-def _same(stated: Any, engine: Any) -> bool:
-    if isinstance(stated, bool) or isinstance(engine, bool):
-        return stated is engine
-    if isinstance(stated, int | float) and isinstance(engine, int | float):
-        return float(stated) == float(engine)
-    return str(stated) == str(engine)
-
-
-def default_verdict(parameter: Parameter, option: Option) -> str:
-    """agrees | resolved (no parser default) | differs | unstated."""
-    default, engine = parameter.default, option.default
-    kind = default.kind
-    if kind == "unstated":
-        return "unstated"
-    if kind == "value":
-        if engine is None:
-            return "resolved"
-        return "agrees" if _same(default.value, engine) else "differs"
-    if kind == "required":
-        return "agrees" if option.required else "differs"
-    if kind in ("auto", "from-config"):
-        return "agrees" if engine in (None, "auto") else "differs"
-    if kind == "disabled":
-        return "agrees" if engine in (False, None, [], "none") else "differs"
-    return "agrees" if engine is True else "differs"  # enabled
-
-
 PROGRAM_TAG = {"launch_server": "", "launch_router": "router", "bench_serving": "bench"}
 
 
@@ -165,8 +135,8 @@ def drift_defaults(ctx: RenderContext) -> str:
         option = snapshot.parser(program).get(flag)
         if option is None:
             continue
-        verdict = default_verdict(parameter, option)
         how = resolved.get((program, flag))
+        verdict = default_verdict(parameter, option, how)
         if option.action == "help":
             continue
         if verdict == "unstated":
@@ -432,20 +402,55 @@ def drift_env(ctx: RenderContext) -> str:
 
 
 # ------------------------------------------------------------------------------------------ corrections
+def correction_anchor(owner: str, index: int) -> str:
+    """The row of a correction on the engine-drift page: ``correction-<recipe id>-<n>``."""
+    return f"correction-{owner}-{index}"
+
+
+def correction_line(ctx: RenderContext, owner: str, index: int, fix: Correction, program: str | None) -> str:
+    """The line right under a changed command: what changed, why, and the drift entry."""
+    href = attr(ctx.href(DRIFT_PAGE, correction_anchor(owner, index)))
+    text = ctx.msg(
+        "correction-line",
+        stated=f"<code>{esc(fix.stated)}</code>",
+        published=f"<code>{esc(fix.published)}</code>",
+        why=ctx.text_html(fix.why, program).rstrip("。."),
+        link=f'<a href="{href}">{esc(ctx.msg("correction-link"))}</a>',
+    )
+    return f'<p class="cmd-correction">{text}</p>'
+
+
+def corrections(ctx: RenderContext) -> list[tuple[str, str | None, Correction, str]]:
+    """Every correction of a published command: (anchor owner, program, correction, its label)."""
+    out = []
+    for recipe in ctx.kb.recipes.values():
+        for fix in recipe.corrections:
+            label = esc(ctx.t(recipe.title)) + f"<br><small><code>{esc(recipe.id)}</code></small>"
+            out.append((recipe.id, recipe.program, fix, label))
+    for scenario in ctx.kb.tuning.scenarios:
+        for fix in scenario.corrections:
+            label = esc(f"{ctx.msg('drift-scenario')} · {ctx.t(scenario.name)}")
+            out.append((f"scenario-{scenario.id}", "launch_server", fix, label))
+    return out
+
+
 @renderer("engine-corrections")
 def engine_corrections(ctx: RenderContext) -> str:
     """Published commands the engine proved wrong or deprecated: what the source said, what is published."""
-    rows = []
-    for recipe in ctx.kb.recipes.values():
-        for fix in recipe.corrections:
-            rows.append(
-                [
-                    esc(ctx.t(recipe.title)) + f"<br><small><code>{esc(recipe.id)}</code></small>",
-                    f"<code>{esc(fix.stated)}</code>",
-                    f"<code>{esc(fix.published)}</code>",
-                    ctx.text_html(fix.why, recipe.program),
-                ]
-            )
+    rows, ids = [], []
+    counters: dict[str, int] = {}
+    for owner, program, fix, label in corrections(ctx):
+        index = counters.get(owner, 0)
+        counters[owner] = index + 1
+        rows.append(
+            [
+                label,
+                f"<code>{esc(fix.stated)}</code>",
+                f"<code>{esc(fix.published)}</code>",
+                ctx.text_html(fix.why, program),
+            ]
+        )
+        ids.append(correction_anchor(owner, index))
     if not rows:
         raise RenderError("no recipe records a correction")
     headers = [
@@ -454,7 +459,7 @@ def engine_corrections(ctx: RenderContext) -> str:
         ctx.msg("col-published"),
         ctx.msg("col-why"),
     ]
-    return table(headers, rows)
+    return table(headers, rows, row_ids=ids)
 
 
 # ------------------------------------------------------------------------------------------ options reference

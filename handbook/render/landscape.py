@@ -14,6 +14,7 @@ from handbook.kb.schema import Model
 from handbook.render.context import RenderContext, attr, esc
 from handbook.render.html import table
 from handbook.render.markers import RenderError, renderer
+from handbook.render.verdicts import verdicts
 
 
 def _ids(ctx: RenderContext, raw: str, pool: dict[str, Any], what: str) -> list[str]:
@@ -98,7 +99,7 @@ def models_overview(ctx: RenderContext, models: str = "") -> str:
         m = ctx.kb.models[mid]
         sizes = (
             esc(ctx.t(m.params.stated))
-            if m.params.stated
+            if m.params.stated and (m.params.total_b is None or m.params.active_b is None)
             else (f"{_params_text(ctx, m, 'total_b')} / {_params_text(ctx, m, 'active_b')}")
         )
         if m.context is None:
@@ -143,7 +144,9 @@ def attention_families(ctx: RenderContext, families: str = "") -> str:
         flags = " / ".join(f"<code>{esc(line)}</code>" for line in f.flags)
         if f.flags_note:
             flags = (flags + "<br>" if flags else "") + ctx.text_html(f.flags_note)
-        rows.append([esc(ctx.t(f.label)), ctx.text_html(f.representatives), flags or "—"])
+        rows.append(
+            [esc(ctx.t(f.label)), ctx.text_html(f.representatives), (flags or "—") + verdicts(ctx, f.rules)]
+        )
     headers = [
         ctx.msg("families-col-family"),
         ctx.msg("families-col-examples"),
@@ -217,8 +220,12 @@ def format_claim(ctx: RenderContext, claim: Any, values: tuple[float, ...]) -> s
 
 @renderer("claim", inline=True)
 def claim(ctx: RenderContext, id: str) -> str:
-    """A figure the handbook states, as computed from the KB (the drift list shows any disagreement)."""
+    """A figure the source states, as computed from the KB (the drift list shows any disagreement). A
+    percentage that agrees is shown as the source rounds it (3%–6%, not the computed 3.1%–6.1%)."""
     c, outcome = claim_value(ctx, id)
+    if outcome.agrees and c.unit == "%":
+        decimals = [len(v.partition(".")[2]) for v in c.stated_values]
+        return "–".join(f"{v:.{d}f}%" for v, d in zip(outcome.values, decimals, strict=True))
     return format_claim(ctx, c, outcome.values)
 
 
@@ -278,6 +285,8 @@ def kv_table(ctx: RenderContext) -> str:
             layers += ctx.msg("layers-elsewhere", layers=elsewhere)
         if cells[0].sparse_indexer:
             layers += ctx.msg("layers-dsa-indexer", topk=m.config.index_topk)
+        if "qsa" in m.attention.families:  # the compressed QSA index keys (see the model's notes)
+            layers += ctx.msg("layers-qsa-indexer")
         rows.append(
             [
                 model_link(ctx, m),

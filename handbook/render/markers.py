@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from handbook.core.quotes import QUOTE
 from handbook.core.suggest import closest
 
 MARKER = re.compile(r"<!--\s*kb:(?P<name>[a-z0-9-]+)(?P<args>(?:\s+[a-z_]+=\S+?)*)\s*-->")
@@ -98,6 +99,8 @@ def render_page(markdown: str, ctx: Any, page: str) -> str:
             out.append(line)
             continue
         rendered = _render_line(line, number + 1, ctx, page, problems)
+        if QUOTE.search(rendered):  # the page's own quotations of the source (⟦…⟧)
+            rendered = QUOTE.sub(lambda m: ctx.source_quote(m.group("text")), rendered)
         if LEFTOVER.search(rendered) and not any(p.line == number + 1 for p in problems):
             problems.append(
                 MarkerProblem(page, number + 1, "malformed kb: marker (expected <!-- kb:name key=value -->)")

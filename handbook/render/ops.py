@@ -7,10 +7,12 @@ from handbook.calc import memory
 from handbook.core.anchors import env_anchor
 from handbook.core.text import LANGS
 from handbook.render.context import RenderContext, attr, esc
+from handbook.render.engine import correction_line
 from handbook.render.html import bullet_list, fence, table
 from handbook.render.landscape import format_claim
 from handbook.render.markers import RenderError, renderer
 from handbook.render.params import STAGE_MARKS
+from handbook.render.verdicts import verdicts
 
 
 def _log_line(ctx: RenderContext, lid: str):
@@ -101,9 +103,10 @@ def tuning_steps(ctx: RenderContext) -> str:
     out = []
     for n, step in enumerate(ctx.kb.tuning.steps, 1):
         title = ctx.msg("tuning-step", n=_step_number(ctx, n)) + ctx.text_html(step.title)
-        out.append(
-            f"<p><strong>{title}</strong></p>\n\n" + bullet_list([ctx.text_html(i) for i in step.items])
-        )
+        block = f"<p><strong>{title}</strong></p>\n\n" + bullet_list([ctx.text_html(i) for i in step.items])
+        if step.rules:
+            block += "\n\n<p>" + verdicts(ctx, step.rules).removeprefix("<br>") + "</p>"
+        out.append(block)
     return "\n\n".join(out)
 
 
@@ -115,12 +118,23 @@ def scenarios(ctx: RenderContext) -> str:
         if s.extra:
             settings.append(ctx.text_html(s.extra))
         rows.append(
-            [f"<strong>{esc(ctx.t(s.name))}</strong>", "<br>".join(settings), ctx.text_html(s.reason)]
+            [
+                f"<strong>{esc(ctx.t(s.name))}</strong>",
+                "<br>".join(settings),
+                ctx.text_html(s.reason) + verdicts(ctx, s.rules),
+            ]
         )
-    return table(
+    out = table(
         [ctx.msg("scenarios-col-scenario"), ctx.msg("scenarios-col-settings"), ctx.msg("scenarios-col-why")],
         rows,
     )
+    # what this site changed from the source's settings, right under the table a reader copies from
+    for s in ctx.kb.tuning.scenarios:
+        for i, fix in enumerate(s.corrections):
+            line = correction_line(ctx, f"scenario-{s.id}", i, fix, "launch_server")
+            name = f"<strong>{esc(ctx.t(s.name))}</strong>{ctx.msg('sep-label')}"
+            out += "\n\n" + line.replace('">', '">' + name, 1)
+    return out
 
 
 @renderer("startup-tips")
@@ -148,7 +162,7 @@ def pitfalls(ctx: RenderContext, model: str = "", troubleshooting: str = "no") -
         symptom = ctx.text_html(p.symptom) if p.symptom else ""
         if p.log:
             symptom = (symptom + "<br>" if symptom else "") + f"<code>{esc(p.log)}</code>"
-        rows.append([symptom, ctx.text_html(p.cause), ctx.text_html(p.fix)])
+        rows.append([symptom, ctx.text_html(p.cause), ctx.text_html(p.fix) + verdicts(ctx, p.rules)])
     if not rows:
         raise RenderError(
             f"no pitfall is scoped to {model}" if model else "no pitfall is in the troubleshooting table"
@@ -161,8 +175,9 @@ READER_KEYS = {  # who reads a variable, in a word
     "sglang": "env-vars-reader-sglang",
     "aiter": "env-vars-reader-aiter",
     "rocm": "env-vars-reader-rocm",
-    "vllm-compat": "env-vars-reader-vllm-compat",
     "huggingface": "env-vars-reader-huggingface",
+    "none": "env-vars-reader-none",
+    "unknown": "env-vars-reader-unknown",
 }
 
 
@@ -173,7 +188,7 @@ def env_vars(ctx: RenderContext) -> str:
         rows.append(
             [
                 f"<code>{esc(v.name)}</code>",
-                ctx.text_html(v.purpose),
+                ctx.text_html(v.purpose) + verdicts(ctx, v.rules),
                 esc(ctx.msg(READER_KEYS[v.read_by])),
                 f"<code>{esc(v.example)}</code>" if v.example else "—",
             ]
@@ -280,6 +295,9 @@ def drift(ctx: RenderContext) -> str:
                     ctx.text_html(fix.why),
                 ]
             )
+    for e in ctx.kb.edits:
+        stated, published = esc(ctx.t(e.stated)), esc(ctx.t(e.published))
+        rows.append([esc(ctx.t(e.section)), stated, published, ctx.text_html(e.why)])
     if not rows:
         raise RenderError("no drift entries: the drift list would be empty")
     headers = [

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-from handbook.core.anchors import PARAMETERS_PAGE, parameter_anchor
-from handbook.kb.schema import Default, Parameter
+from typing import Any
+
+from handbook.core.anchors import OPTIONS_PAGE, PARAMETERS_PAGE, option_anchor, parameter_anchor
+from handbook.engine.snapshot import Option
+from handbook.kb.schema import Default, Parameter, ResolvedDefault
 from handbook.render.context import RenderContext, attr, esc
 from handbook.render.html import table
 from handbook.render.markers import RenderError, renderer
+from handbook.render.verdicts import verdicts
 
 STAGE_MARKS = "①②③④⑤⑥⑦"
 
@@ -29,10 +33,70 @@ def default_text(ctx: RenderContext, default: Default) -> str:
     return esc(ctx.msg(DEFAULT_KEYS[default.kind]))
 
 
+def _same(stated: Any, engine: Any) -> bool:
+    if isinstance(stated, bool) or isinstance(engine, bool):
+        return stated is engine
+    if isinstance(stated, int | float) and isinstance(engine, int | float):
+        return float(stated) == float(engine)
+    return str(stated) == str(engine)
+
+
+def default_verdict(parameter: Parameter, option: Option, resolved: ResolvedDefault | None = None) -> str:
+    """agrees | resolved (no parser default: the source's figure is one outcome) | differs | unstated."""
+    default, engine = parameter.default, option.default
+    kind = default.kind
+    if kind == "unstated":
+        return "unstated"
+    if kind == "value":
+        if engine is None:
+            if resolved is not None and resolved.source_figure == "not-the-default":
+                return "differs"
+            return "resolved"
+        return "agrees" if _same(default.value, engine) else "differs"
+    if kind == "required":
+        return "agrees" if option.required else "differs"
+    if kind in ("auto", "from-config"):
+        return "agrees" if engine in (None, "auto") else "differs"
+    if kind == "disabled":
+        return "agrees" if engine in (False, None, [], "none") else "differs"
+    return "agrees" if engine is True else "differs"  # enabled
+
+
+def default_cell(ctx: RenderContext, p: Parameter) -> str:
+    """Chapter 04's default: the source's figure where it agrees with the engine; otherwise both, the
+    engine's as its parser default and, where that is None or auto, what start-up resolves it to."""
+    option = ctx.engine().parser(p.program).get(p.flag)
+    if option is None:
+        return default_text(ctx, p.default)
+    resolved = next(
+        (d for d in ctx.kb.resolved_defaults if d.program == p.program and d.flag == p.flag), None
+    )
+    verdict = default_verdict(p, option, resolved)
+    if verdict == "agrees" and resolved is None:
+        return default_text(ctx, p.default)
+    engine = "<code>None</code>" if option.default is None else f"<code>{esc(_shown(option.default))}</code>"
+    if option.required:
+        engine = esc(ctx.msg("param-default-required"))
+    if resolved is not None:
+        engine += " → " + ctx.text_html(resolved.resolves, p.program)
+    engine_line = ctx.msg("default-engine", value=engine)
+    if verdict == "unstated":
+        return engine_line
+    return ctx.msg("default-source", value=default_text(ctx, p.default)) + "<br>" + engine_line
+
+
+def _shown(value: object) -> str:
+    if isinstance(value, dict) and set(value) == {"repr"}:
+        return str(value["repr"])
+    if isinstance(value, bool):
+        return "True" if value else "False"
+    return str(value)
+
+
 def _flag_cell(ctx: RenderContext, p: Parameter) -> str:
     """The flag (anchored: this is the parameter's home) and the handbook's other spellings."""
     spellings = " / ".join(f"<code>{esc(f)}</code>" for f in [p.flag, *p.aliases])
-    if p.abbreviations:  # the handbook presents them as aliases; the engine only prefix-matches them
+    if p.abbreviations:  # the source presents them as aliases; the engine only prefix-matches them
         shown = " / ".join(f"<code>{esc(f)}</code>" for f in p.abbreviations)
         spellings += f"<br><small>{ctx.msg('param-abbreviation', spellings=shown)}</small>"
     return f'<span id="{attr(parameter_anchor(p.program, p.flag))}"></span>{spellings}'
@@ -45,7 +109,7 @@ def _meaning(ctx: RenderContext, p: Parameter) -> str:
     if p.stages:
         text += "<br><small>" + ctx.msg("params-acts-at") + " ".join(STAGE_MARKS[s - 1] for s in p.stages)
         text += "</small>"
-    return text
+    return text + verdicts(ctx, p.rules)
 
 
 def _groups(ctx: RenderContext, groups: str) -> list[str]:
@@ -64,10 +128,10 @@ def parameters(ctx: RenderContext, groups: str) -> str:
     rows = []
     for gid in _groups(ctx, groups):
         for p in ctx.kb.groups[gid].parameters:
-            rows.append([_flag_cell(ctx, p), default_text(ctx, p.default), _meaning(ctx, p)])
+            rows.append([_flag_cell(ctx, p), default_cell(ctx, p), _meaning(ctx, p)])
     headers = [
         ctx.msg("col-flag"),
-        ctx.msg("col-default"),
+        ctx.msg("params-col-default"),
         ctx.msg("params-col-meaning"),
     ]
     return table(headers, rows)
@@ -78,7 +142,7 @@ def group_intro(ctx: RenderContext, group: str) -> str:
     intro = ctx.kb.groups[_groups(ctx, group)[0]].intro
     if intro is None:
         raise RenderError(f"group {group} has no intro")
-    return ctx.text_html(intro)
+    return ctx.text_html(intro) + verdicts(ctx, ctx.kb.groups[group].rules)
 
 
 @renderer("choices")
@@ -89,15 +153,28 @@ def choices(ctx: RenderContext, flag: str, program: str = "launch_server") -> st
         raise RenderError(f"{flag} is not a {program} parameter in kb/parameters/")
     if not p.choices:
         raise RenderError(f"{flag} has no choices in the KB")
+    option = ctx.engine().parser(p.program).get(p.flag)
+    engine_default = None if option is None or option.default is None else str(option.default)
     rows = []
     for c in p.choices:
         values = " / ".join(f"<code>{esc(v)}</code>" for v in c.values)
-        if c.default:
+        if engine_default in c.values:  # the engine's own default, whatever the source calls default
             values += ctx.msg("choices-default")
-        rows.append([values, ctx.text_html(c.use_when, p.program)])
+        elif c.default:
+            values += ctx.msg("choices-source-default")
+        rows.append([values, ctx.text_html(c.use_when, p.program) + verdicts(ctx, c.rules)])
     out = table([ctx.msg("col-value"), ctx.msg("choices-col-when")], rows)
+    notes = []
     if p.choices_note:
-        out += "\n\n" + ctx.text_html(p.choices_note, p.program)
+        notes.append(ctx.text_html(p.choices_note, p.program))
+    if p.choices_partial and option is not None and option.choices is not None:
+        listed = len({v for c in p.choices for v in c.values})
+        link = attr(ctx.href(OPTIONS_PAGE, option_anchor(p.program, p.flag)))
+        notes.append(ctx.msg("choices-partial", listed=listed, total=len(option.choices), link=link))
+    if notes:
+        out += "\n\n" + ctx.msg("sep-sentence").join(notes)
+    if p.rules:  # the parameter's own verdicts hold for its values too
+        out += "\n\n<p>" + verdicts(ctx, p.rules).removeprefix("<br>") + "</p>"
     return out
 
 
@@ -107,7 +184,8 @@ def parameter_summary(ctx: RenderContext) -> str:
     rows = []
     for group in ctx.kb.groups.values():
         for p in group.parameters:
-            rows.append([ctx.parameter_link(p), esc(ctx.t(group.title)), ctx.text_html(p.summary, p.program)])
+            summary = ctx.text_html(p.summary, p.program) + verdicts(ctx, p.rules)
+            rows.append([ctx.parameter_link(p), esc(ctx.t(group.title)), summary])
     return table([ctx.msg("col-flag"), ctx.msg("summary-col-group"), ctx.msg("summary-col-line")], rows)
 
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 from handbook.calc.recipe_text import command_text, line_notes
 from handbook.kb.schema import Recipe
 from handbook.render.context import RenderContext, esc
-from handbook.render.engine import command_status
+from handbook.render.engine import command_status, correction_line
 from handbook.render.html import admonition, bullet_list, fence, tabs
 from handbook.render.markers import RenderError, renderer
 from handbook.render.replays import replay_block
+from handbook.render.verdicts import verdicts
 
 
 def _recipe(ctx: RenderContext, rid: str) -> Recipe:
@@ -21,6 +22,10 @@ def _recipe(ctx: RenderContext, rid: str) -> Recipe:
 def recipe_block(ctx: RenderContext, recipe: Recipe, with_title: bool = True) -> str:
     """The command, its check status right under it, then line remarks and the source's notes."""
     parts = [fence(command_text(recipe, ctx.lang, with_title), "bash")]
+    # what this site changed from the source, right under the command a reader copies
+    parts += [
+        correction_line(ctx, recipe.id, i, fix, recipe.program) for i, fix in enumerate(recipe.corrections)
+    ]
     if ctx.command_status:
         parts.append(command_status(ctx, recipe))
         replay = replay_block(ctx, recipe)  # what the engine's start-up resolution made of it
@@ -33,7 +38,9 @@ def recipe_block(ctx: RenderContext, recipe: Recipe, with_title: bool = True) ->
     if remarks:
         parts.append(bullet_list(remarks))
     if recipe.notes:  # the source sets its warnings under a command apart: keep them in a box
-        body = "\n\n".join(ctx.text_html(note, recipe.program) for note in recipe.notes)
+        body = "\n\n".join(
+            ctx.text_html(note, recipe.program) + verdicts(ctx, note.rules) for note in recipe.notes
+        )
         parts.append(admonition("note", ctx.msg("recipe-notes"), body))
     return "\n\n".join(parts)
 

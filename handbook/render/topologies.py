@@ -5,6 +5,7 @@ from __future__ import annotations
 from handbook.render.context import RenderContext, attr, esc
 from handbook.render.figures import figure_block
 from handbook.render.markers import RenderError, renderer
+from handbook.render.verdicts import verdicts
 
 
 @renderer("topologies")
@@ -22,6 +23,9 @@ def topologies(ctx: RenderContext, basis: str) -> str:
         ctx.text_html(book.caption) + ctx.msg("sep-sentence") + ctx.text_html(book.shared_expert_premise)
     )
     out = ["> " + ctx.text_html(book.intro)]
+    shared = verdicts(ctx, [r for topo in book.topologies for r in topo.rules])
+    if shared:  # the intro states the constraints the layouts' rules hold
+        out.append("<p>" + shared.removeprefix("<br>") + "</p>")
     for topo in book.topologies:
         out.append(f"### {engine} · {topo.letter} · {esc(topo.name)} {{ #topology-{topo.letter.lower()} }}")
         out.append(ctx.msg("topology-settings", flags=f"<code>{esc(topo.flags)}</code>"))

@@ -23,7 +23,7 @@ _HEADING_ANCHOR = re.compile(r"\{[^}]*#(?P<id>[a-z0-9][a-z0-9-]*)[^}]*\}\s*$")
 _HTML_ID = re.compile(r"""\bid=["'](?P<id>[a-z0-9][a-z0-9-]*)["']""")
 
 
-def _language(info: str) -> str | None:
+def fence_language(info: str) -> str | None:
     """``bash``, ``{ .bash .notest }`` and ``bash title="x"`` all name bash."""
     info = info.strip()
     if info.startswith("{"):
@@ -43,7 +43,7 @@ def shell_blocks(markdown: str) -> list[tuple[int, str]]:
             i += 1
             continue
         fence, indent = match.group("fence"), match.group("indent")
-        language = _language(match.group("info"))
+        language = fence_language(match.group("info"))
         body: list[str] = []
         j = i + 1
         while j < len(lines) and not (

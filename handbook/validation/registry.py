@@ -19,7 +19,7 @@ from handbook.engine.snapshot import EngineSnapshot, SnapshotError, load_snapsho
 from handbook.kb.loader import KB
 from handbook.pages.headings import source_parity
 from handbook.pages.translations import missing_translations
-from handbook.validation import engine, pages, rules
+from handbook.validation import engine, pages, rules, values, wording
 
 Scope = Literal["kb", "engine", "pages"]
 
@@ -64,6 +64,18 @@ CHECKS: tuple[Check, ...] = (
         "each rule names a predicate and gives it valid parameters",
         lambda i: rules.rule_problems(i.kb),
     ),
+    Check(
+        "engine-wording",
+        "engine",
+        "a text that says what the engine does references the rule that holds its verdict",
+        lambda i: wording.engine_wording_problems(i.kb, i.snapshot),
+    ),
+    Check(
+        "source-wording",
+        "kb",
+        "KB text calls the source text the source (源稿), not the handbook (手册), which is this site",
+        lambda i: wording.handbook_wording_problems(i.kb),
+    ),
     Check("engine-snapshot", "kb", "the engine snapshot kb/handbook.yaml pins exists", _snapshot),
     Check(
         "engine-parameters",
@@ -90,6 +102,18 @@ CHECKS: tuple[Check, ...] = (
         lambda i: engine.recipe_problems(i.kb, i.snapshot),
     ),
     Check(
+        "kb-values",
+        "engine",
+        "every flag and value written in KB text is the engine's and breaks no rule it enforces unreferenced",
+        lambda i: values.kb_value_problems(i.kb, i.snapshot),
+    ),
+    Check(
+        "catalogue-values",
+        "engine",
+        "the same for the site's own wording (handbook/core/messages)",
+        lambda i: values.catalogue_value_problems(i.kb, i.snapshot),
+    ),
+    Check(
         "translations",
         "pages",
         "every page exists in both languages",
@@ -106,6 +130,12 @@ CHECKS: tuple[Check, ...] = (
         "pages",
         "the shell blocks written in the pages pass the checker",
         lambda i: pages.docs_command_problems(i.docs_dir, LANGS, i.snapshot, i.kb),
+    ),
+    Check(
+        "page-values",
+        "pages",
+        "the same for the pages' prose, tables and non-shell blocks",
+        lambda i: values.page_value_problems(i.docs_dir, LANGS, i.kb, i.snapshot),
     ),
     Check(
         "rule-links",

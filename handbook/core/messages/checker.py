@@ -131,11 +131,9 @@ MESSAGES: dict[str, tuple[str, str]] = {
     ),
     "check-env-read-by-aiter": ("由 AITER 库读取", "read by the AITER library"),
     "check-env-read-by-rocm": ("由 ROCm 读取", "read by ROCm"),
-    "check-env-read-by-vllm-compat": (
-        "vLLM 的变量名，手册称 SGLang 沿用",
-        "a vLLM variable name the handbook says SGLang reuses",
-    ),
     "check-env-read-by-huggingface": ("由 Hugging Face 的库读取", "read by the Hugging Face libraries"),
+    "check-env-read-by-none": ("SGLang 0.5.23 不读取它", "not read by SGLang 0.5.23"),
+    "check-env-read-by-unknown": ("读取方未知（SGLang 0.5.23 不读取它）", "reader unknown (SGLang 0.5.23 does not read it)"),
     # a broken KB rule: its message, then what the engine does about it
     "check-rule": ("{rule}。{engine}。", "{rule}. {engine}."),
     "check-engine-raises": (
@@ -147,13 +145,16 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "sglang {version} {adjustment} ({where})",
     ),
     "check-engine-logs": (
-        "这是本手册的建议：sglang {version} 只打印警告（{where}）",
-        "The handbook's advice: sglang {version} only logs a warning ({where})",
+        "{whose}：sglang {version} 只打印日志（{where}）",
+        "{whose}: sglang {version} only logs it ({where})",
     ),
     "check-engine-nothing": (
-        "这是本手册的建议：sglang {version} 不检查这一点",
-        "The handbook's advice: sglang {version} does not check this",
+        "{whose}：sglang {version} 不检查这一点",
+        "{whose}: sglang {version} does not check this",
     ),
+    # whose advice a rule the engine does not enforce is: the source's (rule source: handbook) or this site's
+    "check-advice-source": ("这是源稿的建议（本站沿用）", "The source's advice (adopted here)"),
+    "check-advice-site": ("这是本站的建议", "This site's advice"),
     # python -m handbook check
     "check-cli-severity-error": ("错误", "error"),
     "check-cli-severity-warning": ("警告", "warning"),

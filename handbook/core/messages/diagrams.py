@@ -71,8 +71,8 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "fig-budget-remaining": ("其余\n{size}", "Rest\n{size}"),
     "fig-budget-default": ("（规划器默认值）", " (the planner's default)"),
     "fig-budget-caption": (
-        "一张 {hardware}（{memory}）的显存预算，按手册命令“{recipe}”（{model}，--tp-size {tp}，--mem-fraction-static {fraction}{default}）由规划器算出：权重 = {params}B 参数 × {dtype}（每参数 {bits} 位）÷ {tp} = {weights}；KV Cache 池 = {memory} × {fraction} − 权重 = {kv}；其余 {rest} 留给 CUDA Graph 与激活。",
-        "The memory budget of one {hardware} ({memory}) under the handbook's command “{recipe}” ({model}, --tp-size {tp}, --mem-fraction-static {fraction}{default}), as the planner computes it: weights = {params}B parameters × {dtype} ({bits} bits each) ÷ {tp} = {weights}; KV cache pool = {memory} × {fraction} − weights = {kv}; the remaining {rest} is left for CUDA graphs and activations.",
+        "一张 {hardware}（{memory}）的显存预算，按本站命令“{recipe}”（{model}，--tp-size {tp}，--mem-fraction-static {fraction}{default}）由规划器算出：权重 = {params}B 参数 × {dtype}（每参数 {bits} 位）÷ {tp} = {weights}；KV Cache 池 = {memory} × {fraction} − 权重 = {kv}；其余 {rest} 留给 CUDA Graph 与激活。",
+        "The memory budget of one {hardware} ({memory}) under this site's command “{recipe}” ({model}, --tp-size {tp}, --mem-fraction-static {fraction}{default}), as the planner computes it: weights = {params}B parameters × {dtype} ({bits} bits each) ÷ {tp} = {weights}; KV cache pool = {memory} × {fraction} − weights = {kv}; the remaining {rest} is left for CUDA graphs and activations.",
     ),
     "fig-budget-caption-linear": (
         "该模型的线性注意力层另有每请求的循环状态池，也从 KV Cache 池这部分预算中划出。",
@@ -88,12 +88,12 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "fig-pd-nodes": ("{nodes} 个节点，共 {gpus}", "{nodes} nodes, {gpus} in all"),
     "fig-pd-transfer": ("KV cache 传输（Mooncake / NIXL）", "KV cache transfer (Mooncake / NIXL)"),
     "fig-pd-caption": (
-        "{title}：{model} 的 prefill 与 decode 实例（地址、端口与并行参数取自手册命令）",
-        "{title}: the prefill and decode instances of {model} (addresses, ports and parallel sizes as the handbook's commands give them)",
+        "{title}：{model} 的 prefill 与 decode 实例（地址、端口与并行参数取自本站发布的命令{corrected}）",
+        "{title}: the prefill and decode instances of {model} (addresses, ports and parallel sizes as this site publishes the commands{corrected})",
     ),
     "fig-pd-caption-router": (
-        "{title}：{model} 的 prefill、decode 实例与 router（地址、端口与并行参数取自手册命令）",
-        "{title}: the prefill and decode instances of {model} and their router (addresses, ports and parallel sizes as the handbook's commands give them)",
+        "{title}：{model} 的 prefill、decode 实例与 router（地址、端口与并行参数取自本站发布的命令{corrected}）",
+        "{title}: the prefill and decode instances of {model} and their router (addresses, ports and parallel sizes as this site publishes the commands{corrected})",
     ),
     "fig-pd-alt": (
         "{title}（{model}）：{instances}。prefill 实例把 KV cache 交给 decode 实例：{transfer}。",

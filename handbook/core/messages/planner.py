@@ -88,16 +88,16 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "Auto: the weights or the memory are not published, so no TP can be chosen; TP {tp} is shown.",
     ),
     "planner-path-recipe": (
-        "checkpoint 取自手册中同精度的启动命令。",
-        "The checkpoint is taken from one of the handbook's commands in this precision.",
+        "checkpoint 取自源稿中同精度的启动命令。",
+        "The checkpoint is taken from one of the source's commands in this precision.",
     ),
     "planner-path-recipe-unstated-precision": (
-        "手册未给出 {dtype} 的 checkpoint；这里用手册命令中的 {path}，手册未注明它的精度。",
-        "The handbook names no {dtype} checkpoint; this uses {path} from the handbook's commands, whose precision it does not state.",
+        "源稿未给出 {dtype} 的 checkpoint；这里用源稿命令中的 {path}，源稿未注明它的精度。",
+        "The source names no {dtype} checkpoint; this uses {path} from the source's commands, whose precision it does not state.",
     ),
     "planner-path-none": (
-        "手册未给出 {dtype} 的 checkpoint：请把 <model> 换成实际路径。",
-        "The handbook names no {dtype} checkpoint: replace <model> with the real path.",
+        "源稿未给出 {dtype} 的 checkpoint：请把 <model> 换成实际路径。",
+        "The source names no {dtype} checkpoint: replace <model> with the real path.",
     ),
     "planner-multi-node": (
         "TP 组大于一台机器的 GPU 数时，还需 --nnodes、--node-rank 与 --dist-init-addr（见第 05 章）。",

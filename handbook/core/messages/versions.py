@@ -100,8 +100,8 @@ MESSAGES: dict[str, tuple[str, str]] = {
     ),
     # python -m handbook check --engine
     "versions-cli-engine-unknown": (
-        "--engine：{got!r} 不是本站存有快照的版本；已存：{stored}",
-        "--engine: got {got!r}, expected a release the site has a snapshot of: {stored}",
+        "引擎版本 {got!r} 不是本站存有快照的版本；已存：{stored}",
+        "engine release: got {got!r}, expected a release the site has a snapshot of: {stored}",
     ),
     "versions-cli-flag-elsewhere": ("{flag} 存在于 sglang {releases}", "{flag} is in sglang {releases}"),
     # the replay of each launch recipe through the engine's start-up resolution

@@ -8,7 +8,7 @@ which fields resolution declared, and which warnings it logged.
 
 What is replayed here: every KB rule whose behaviour is ``established: replay``: its ``example`` command,
 with ``--model-path`` (and ``--speculative-draft-model-path``) pointing at a small stand-in
-``LlamaForCausalLM`` config.json written to a temporary folder. The stand-in exercises every
+``Qwen2ForCausalLM`` config.json written to a temporary folder. The stand-in exercises every
 model-independent hook; the outcome is set beside the rule's claim (raises: the same exception type;
 adjusts: the named function declared or logged an adjustment; nothing: resolution did not fail because of
 the rule's flags). The KB's recipes are replayed by ``handbook/oracles/recipes.py`` (same session).
@@ -29,11 +29,14 @@ import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 
-# A stand-in model: the smallest Llama config resolution accepts. It stands for "a model", never for a
-# model the handbook covers; recipe replays use real configs only.
+# A stand-in model: a small dense config that resolution accepts. It stands for "a model", never for a model
+# the handbook covers (recipe replays use real configs where the KB has them). Its architecture is one the
+# engine does not single out where it picks defaults by architecture: LlamaForCausalLM would get speculative
+# decoding's (5, 4, 8) instead of (3, 1, 4) (speculative_hook.py _auto_choose_speculative_params), and so
+# turn a topk the real model never gets into a failure (kimi-k3.1-pro-b300-dcp8-full, page size > 1).
 STAND_IN_CONFIG = {
-    "architectures": ["LlamaForCausalLM"],
-    "model_type": "llama",
+    "architectures": ["Qwen2ForCausalLM"],
+    "model_type": "qwen2",
     "hidden_size": 256,
     "intermediate_size": 512,
     "num_attention_heads": 8,
@@ -163,7 +166,7 @@ def main(argv: list[str] | None = None) -> int:
         (model_dir / "config.json").write_text(json.dumps(STAND_IN_CONFIG), encoding="utf-8")
         with contextlib.redirect_stderr(sys.stdout):
             rules = replay_rules(kb, model_dir)
-    print("\nRules (stand-in LlamaForCausalLM config, --device cpu):")
+    print("\nRules (stand-in Qwen2ForCausalLM config, --device cpu):")
     for rule_id, ok, seen in rules:
         print(f"  {'✔' if ok else '✖'} {rule_id}: {seen}")
     failed = [r for r in rules if not r[1]]

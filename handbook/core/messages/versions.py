@@ -143,8 +143,8 @@ MESSAGES: dict[str, tuple[str, str]] = {
     ),
     "replay-also-unknown": ("；知识库还标记 {fields} 未知", "; the KB also marks {fields} unknown"),
     "replay-stand-in": (
-        "改在替身模型上重放（一个小的 Llama config，只检验与模型无关的检查）：",
-        "Replayed on a stand-in model instead (a small Llama config that exercises the model-independent "
+        "改在替身模型上重放（一个小的稠密模型 config，Qwen2 架构，只检验与模型无关的检查）：",
+        "Replayed on a stand-in model instead (a small dense config, Qwen2 architecture, that exercises the model-independent "
         "checks only):",
     ),
     "replay-stand-in-short": ("替身模型上", "on a stand-in model"),

@@ -7,4 +7,4 @@ graphviz installed. ``python -m handbook diagrams`` re-renders them all.
 
 # Bump when the SVG post-processing (the stamp, anything done to dot's output) changes, so every
 # committed SVG counts as stale; changes to the DOT itself already change each figure's hash.
-GENERATOR_VERSION = 1
+GENERATOR_VERSION = 2

@@ -17,7 +17,8 @@ from handbook.core.messages import message
 from handbook.core.suggest import closest
 from handbook.core.text import Text
 from handbook.engine.snapshot import EngineSnapshot, load_snapshot
-from handbook.kb.schema import Rule
+from handbook.kb.loader import KB
+from handbook.kb.schema import Recipe, Rule
 
 
 def entry_points(snapshot: EngineSnapshot) -> tuple[dict[tuple[str, ...], str], dict[str, str]]:
@@ -43,7 +44,7 @@ ENGINE_DOES = {
 }
 
 
-def _engine_clause(rule: Any, version: str) -> Text:
+def _engine_clause(rule: Rule, version: str) -> Text:
     engine = rule.engine
     where = ""
     if engine.at is not None:
@@ -71,7 +72,7 @@ def rule_params(rule: Rule) -> Predicate | None:
         return None
 
 
-def rule_finding(rule: Any, values: dict[str, str], version: str, line: int | None) -> Finding:
+def rule_finding(rule: Rule, values: dict[str, str], version: str, line: int | None) -> Finding:
     """The finding of a broken rule: its message with the predicate's values, then what the engine does."""
     said = Text.of(
         rule.message.zh.format(**values).rstrip("。."), rule.message.en.format(**values).rstrip(".")
@@ -86,7 +87,7 @@ def rule_finding(rule: Any, values: dict[str, str], version: str, line: int | No
     )
 
 
-def model_of(args: ParsedArgs, kb: Any) -> str | None:
+def model_of(args: ParsedArgs, kb: KB) -> str | None:
     """The KB model a --model-path names (a checkpoint the KB lists, as a repo id or a folder's name)."""
     if kb is None or "model_path" not in args.given:
         return None
@@ -197,7 +198,7 @@ def _rule_line(args: ParsedArgs, flags: list[str], default: int) -> int:
 def check_invocation(
     invocation: Invocation,
     snapshot: EngineSnapshot,
-    kb: Any = None,
+    kb: KB | None = None,
     model: str | None = None,
     exported: list[EnvAssignment] | None = None,
 ) -> list[Finding]:
@@ -228,7 +229,7 @@ def check_invocation(
     return findings
 
 
-def rule_findings(facts: Facts, kb: Any, version: str, line: int) -> list[Finding]:
+def rule_findings(facts: Facts, kb: KB, version: str, line: int) -> list[Finding]:
     """The findings of every KB rule of the facts' program that the parsed command breaks. In a fragment
     (``facts.written_only``) a rule whose predicate reads a flag the fragment does not write is not judged."""
     findings = []
@@ -266,7 +267,7 @@ def _unchecked_flags(text: str) -> list[Finding]:
 
 
 def check_command(
-    text: str, snapshot: EngineSnapshot | None = None, kb: Any = None, *, model: str | None = None
+    text: str, snapshot: EngineSnapshot | None = None, kb: KB | None = None, *, model: str | None = None
 ) -> list[Finding]:
     """Every finding for a block of shell text, ordered by line (see the package docstring)."""
     snapshot = snapshot or load_snapshot()
@@ -304,17 +305,8 @@ def check_command(
     return ordered(findings)
 
 
-# Validation and both languages' pages ask for the same recipes: check each once. Keyed by identity
-# (KB entities are immutable once loaded); the value keeps the objects alive so ids are not reused.
-_RECIPE_FINDINGS: dict[tuple[int, int, int], tuple[tuple[Any, ...], tuple[Finding, ...]]] = {}
-
-
-def check_recipe(recipe: Any, snapshot: EngineSnapshot | None = None, kb: Any = None) -> list[Finding]:
+def check_recipe(
+    recipe: Recipe, snapshot: EngineSnapshot | None = None, kb: KB | None = None
+) -> list[Finding]:
     """Findings for a KB recipe, checked as the exact text the site publishes."""
-    key = (id(recipe), id(snapshot), id(kb))
-    if key not in _RECIPE_FINDINGS:
-        if len(_RECIPE_FINDINGS) > 4096:  # a long `mkdocs serve` session reloads the KB many times
-            _RECIPE_FINDINGS.clear()
-        findings = tuple(check_command(command_text(recipe), snapshot, kb, model=recipe.model))
-        _RECIPE_FINDINGS[key] = ((recipe, snapshot, kb), findings)
-    return list(_RECIPE_FINDINGS[key][1])
+    return check_command(command_text(recipe), snapshot, kb, model=recipe.model)

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
 
 from handbook.checker.argv import PROGRAM_LABEL, parse_args, spellings_abbreviated_by
 from handbook.checker.check import rule_findings, rule_params
@@ -29,7 +28,9 @@ from handbook.checker.shell import DOCKER_OPTIONS, Word
 from handbook.core.messages import message
 from handbook.core.quotes import without_quotes
 from handbook.core.suggest import closest
-from handbook.engine.snapshot import EngineSnapshot, Option
+from handbook.engine.snapshot import EngineSnapshot, Option, Parser
+from handbook.kb.loader import KB
+from handbook.kb.schema import Rule
 
 _FLAG = re.compile(r"(?<![\w/-])(--[a-z0-9][a-z0-9_-]*[a-z0-9])(?:=(?P<eq>[A-Za-z0-9_.:+/-]+))?")
 # After a flag: blanks, possibly the end and start of inline code (`--flag` `value`, `--flag value`)
@@ -219,7 +220,7 @@ def _fragment_findings(
     items: list[_Written],
     owner: list[_Written],
     snapshot: EngineSnapshot,
-    kb: Any,
+    kb: KB,
     context: Context,
     text: str,
 ) -> list[Finding]:
@@ -250,7 +251,7 @@ def _fragment_findings(
     return out
 
 
-def _reads_written(rule: Any, parser: Any, own: set[int]) -> bool:
+def _reads_written(rule: Rule, parser: Parser, own: set[int]) -> bool:
     """Whether the rule reads a flag the text itself writes (not only its owner's): a parameter's text that
     writes nothing is not made to answer for the parameter's own rules."""
     params = rule_params(rule)
@@ -264,7 +265,7 @@ def _reads_written(rule: Any, parser: Any, own: set[int]) -> bool:
 
 
 def check_text(
-    text: str, snapshot: EngineSnapshot, kb: Any = None, context: Context = Context()
+    text: str, snapshot: EngineSnapshot, kb: KB | None = None, context: Context = Context()
 ) -> list[Finding]:
     """Every finding about the flags and values a text writes (outside quotations of the source).
 

@@ -25,6 +25,7 @@ from typing import Any
 
 from handbook.calc.recipe_text import command_text
 from handbook.core.paths import ENGINE_DIR
+from handbook.kb.loader import KB
 from handbook.kb.schema import Model, Recipe
 
 FORMAT = "handbook-recipe-replay/1"
@@ -119,7 +120,7 @@ class ReplayInput:
         return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
-def replayed_recipes(kb: Any) -> list[Recipe]:
+def replayed_recipes(kb: KB) -> list[Recipe]:
     """The launch recipes of a KB model: what the replay covers."""
     return [r for r in kb.recipes.values() if r.kind == "launch" and r.model is not None]
 
@@ -201,7 +202,7 @@ def source_command(recipe: Recipe, text: str) -> str | None:
     return shlex.join(words) if changed else None
 
 
-def _memory_mib(kb: Any, hardware_id: str) -> float | None:
+def _memory_mib(kb: KB, hardware_id: str) -> float | None:
     hardware = kb.hardware.get(hardware_id)
     if hardware is None:
         return None
@@ -211,7 +212,7 @@ def _memory_mib(kb: Any, hardware_id: str) -> float | None:
     return float(hardware.memory_gb * 1024) if hardware.memory_gb else None
 
 
-def replay_input(recipe: Recipe, kb: Any) -> ReplayInput:
+def replay_input(recipe: Recipe, kb: KB) -> ReplayInput:
     model = kb.models[recipe.model]
     config, origin, missing = model_config(model)
     text = command_text(recipe)
@@ -269,7 +270,7 @@ class Freshness:
         return not (self.stale or self.missing or self.extra)
 
 
-def freshness(kb: Any, data: dict[str, Any] | None) -> Freshness:
+def freshness(kb: KB, data: dict[str, Any] | None) -> Freshness:
     stored = (data or {}).get("recipes", {})
     fresh, stale, missing = [], [], []
     ids = []
@@ -286,7 +287,7 @@ def freshness(kb: Any, data: dict[str, Any] | None) -> Freshness:
     return Freshness(tuple(fresh), tuple(stale), tuple(missing), tuple(extra))
 
 
-def entry_for(recipe: Recipe, kb: Any, data: dict[str, Any] | None) -> tuple[str, dict[str, Any] | None]:
+def entry_for(recipe: Recipe, kb: KB, data: dict[str, Any] | None) -> tuple[str, dict[str, Any] | None]:
     """("fresh" | "stale" | "missing", the stored entry) for one recipe."""
     entry = (data or {}).get("recipes", {}).get(recipe.id)
     if entry is None:

@@ -6,10 +6,12 @@ import functools
 import html
 import posixpath
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from handbook.checker.findings import Finding
 from handbook.core.anchors import ENV_PAGE, PARAMETERS_PAGE, env_anchor, page_url, parameter_anchor
 from handbook.core.messages import msg
 from handbook.core.paths import BENCH_RECORD, DOCS_DIR
@@ -48,6 +50,8 @@ class RenderContext:
     docs_dir: Path = DOCS_DIR  # the pages, for renderers that read them (the translations' status)
     bench_record: Path = BENCH_RECORD  # the benchmark figures the benchmarks page shows
     command_status: bool = False  # a line under each command: what the pinned engine says of it
+    # each recipe's findings against the pinned engine, checked once for the whole build (else per page)
+    recipe_findings: Mapping[str, list[Finding]] | None = None
     # the figures drawn once for the whole build, and the problems of those that cannot be (else per page)
     drawn: tuple[dict[str, Figure], tuple[str, ...]] | None = None
 

@@ -90,7 +90,8 @@ def command_status(ctx: RenderContext, recipe: Recipe) -> str:
     if recipe.kind == "shell":
         return ""  # git, pip, curl: nothing the engine's parsers read
     snapshot = snapshot_of(ctx)
-    findings = check_recipe(recipe, snapshot, ctx.kb)
+    known = ctx.recipe_findings
+    findings = known[recipe.id] if known is not None else check_recipe(recipe, snapshot, ctx.kb)
     version = snapshot.sglang_version
     flagged = [f for f in findings if f.severity != "note"]
     notes = [f for f in findings if f.severity == "note"]

@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from handbook.calc.planner_data import write_planner_data
+from handbook.checker.check import check_recipe
+from handbook.checker.findings import Finding
 from handbook.core.paths import DOCS_DIR, KB_ROOT
 from handbook.core.text import LANGS
 from handbook.diagrams.catalogue import drawable
@@ -44,6 +46,8 @@ class Site:
     docs_dir: Path
     snapshot: EngineSnapshot
     drawn: tuple[dict[str, Figure], tuple[str, ...]]  # every figure that can be drawn, and the problems
+    # each recipe's findings against the pinned snapshot, for the line under its command on both languages
+    recipe_findings: dict[str, list[Finding]]
     figures: list[str]  # the diagrams' SVGs to publish, relative to the KB's repository (checked fresh)
     stamp: tuple[tuple[str, int], ...]
     rendered: dict[tuple[str, str, int], str] = field(default_factory=dict)
@@ -61,6 +65,7 @@ class Site:
             docs_dir=self.docs_dir,
             command_status=True,
             drawn=self.drawn,
+            recipe_findings=self.recipe_findings,
         )
 
     def render(self, markdown: str, lang: str, page: str) -> str:
@@ -116,4 +121,13 @@ def load_site(kb_root: Path = KB_ROOT, docs_dir: Path = DOCS_DIR) -> Site:
             problems += exc.problems
     if problems:
         raise SiteError(problems)
-    return Site(kb=kb, docs_dir=docs_dir, snapshot=snapshot, drawn=drawn, figures=figures, stamp=stamp)
+    findings = {rid: check_recipe(recipe, snapshot, kb) for rid, recipe in kb.recipes.items()}
+    return Site(
+        kb=kb,
+        docs_dir=docs_dir,
+        snapshot=snapshot,
+        drawn=drawn,
+        figures=figures,
+        stamp=stamp,
+        recipe_findings=findings,
+    )

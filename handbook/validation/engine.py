@@ -9,7 +9,6 @@ engine's registry, with example values its parser accepts.
 from __future__ import annotations
 
 import shlex
-from typing import Any
 
 from handbook.calc.recipe_text import command_text
 from handbook.checker.argv import spellings_abbreviated_by
@@ -19,10 +18,12 @@ from handbook.checker.findings import Finding
 from handbook.core.problem import Problem
 from handbook.engine.snapshot import EngineSnapshot
 from handbook.kb.common import flag_line_text
+from handbook.kb.loader import KB
+from handbook.kb.schema import Recipe
 from handbook.kb.yamlfile import Path_
 
 
-def locate(recipe: Any, finding: Finding, text: str) -> Path_:
+def locate(recipe: Recipe, finding: Finding, text: str) -> Path_:
     """The recipe field a finding is about: the flag line, variable or docker option it names."""
     subject = finding.subject or ""
     if subject.startswith("-"):
@@ -51,7 +52,7 @@ def locate(recipe: Any, finding: Finding, text: str) -> Path_:
     return ("flags",) if recipe.flags else ("shell",)
 
 
-def recipe_problems(kb: Any, snapshot: EngineSnapshot) -> list[Problem]:
+def recipe_problems(kb: KB, snapshot: EngineSnapshot) -> list[Problem]:
     problems = []
     for recipe in kb.recipes.values():
         text = command_text(recipe)
@@ -62,7 +63,7 @@ def recipe_problems(kb: Any, snapshot: EngineSnapshot) -> list[Problem]:
     return problems
 
 
-def rule_problems(kb: Any, snapshot: EngineSnapshot) -> list[Problem]:
+def rule_problems(kb: KB, snapshot: EngineSnapshot) -> list[Problem]:
     problems = []
     for rule in kb.rules.values():
         parser = snapshot.parser(rule.program)
@@ -98,7 +99,7 @@ def rule_problems(kb: Any, snapshot: EngineSnapshot) -> list[Problem]:
     return problems
 
 
-def parameter_problems(kb: Any, snapshot: EngineSnapshot) -> list[Problem]:
+def parameter_problems(kb: KB, snapshot: EngineSnapshot) -> list[Problem]:
     problems = []
     version = snapshot.sglang_version
     for (program, flag), parameter in kb.parameters.items():
@@ -142,7 +143,7 @@ def parameter_problems(kb: Any, snapshot: EngineSnapshot) -> list[Problem]:
     return problems
 
 
-def env_problems(kb: Any, snapshot: EngineSnapshot) -> list[Problem]:
+def env_problems(kb: KB, snapshot: EngineSnapshot) -> list[Problem]:
     problems = []
     environ = snapshot.environ
     prefix = environ.legacy_prefix_rewrite.to

@@ -14,6 +14,35 @@ PYTHON = "3.11"
 LOCK = "requirements/dev.lock"
 CI_LOCK = "requirements/ci.lock"  # nox itself, for .ci/run and the workflows
 QUIET_MKDOCS = {"NO_MKDOCS_2_WARNING": "1"}
+# Import-time dependencies of SGLang's parsers and of its KV-pool sizing code, pinned: what engine-snapshot
+# and engine-sizing install beside the wheel (no GPU, no model download). torch 2.14.1 is what sglang 0.5.23
+# pins: the PyPI build is CUDA's (it pulls the nvidia-* wheels) but imports and runs on a CPU-only machine.
+ENGINE_IMPORTS = (
+    "torch==2.14.1",
+    "torchvision==0.29.1",
+    "transformers==5.19.0",
+    "tokenizers==0.23.2",
+    "msgspec==0.23.0",
+    "numpy==2.4.6",
+    "orjson==3.13.0",
+    "psutil==7.2.2",
+    "pybase64==1.5.1",
+    "requests==2.34.2",
+    "packaging==26.4",
+    "pillow==13.0.0",
+    "starlette==1.10.0",
+    "pydantic==2.14.4",
+    "pyzmq==27.3.0",
+    "tqdm==4.70.1",
+    "ipython==9.18.1",
+    "aiohttp==3.14.5",
+    # the serving benchmark imports sglang.srt.configs (datasets, kernels, quantization configs) too
+    "datasets==5.2.0",
+    "apache-tvm-ffi==0.1.11",
+    "sentencepiece==0.2.1",
+    "compressed-tensors==0.18.0",
+    "gguf==0.19.0",
+)
 
 
 def install_project(session: nox.Session) -> None:
@@ -143,32 +172,7 @@ def engine_snapshot(session: nox.Session) -> None:
     session.install("--no-deps", "--force-reinstall", *wheels)
     # Import-time dependencies of the three parsers, pinned. torch 2.14.1 is what sglang 0.5.23 pins:
     # the PyPI build is CUDA's (it pulls the nvidia-* wheels) but imports and runs on a CPU-only machine.
-    session.install(
-        "torch==2.14.1",
-        "torchvision==0.29.1",
-        "transformers==5.19.0",
-        "tokenizers==0.23.2",
-        "msgspec==0.23.0",
-        "numpy==2.4.6",
-        "orjson==3.13.0",
-        "psutil==7.2.2",
-        "pybase64==1.5.1",
-        "requests==2.34.2",
-        "packaging==26.4",
-        "pillow==13.0.0",
-        "starlette==1.10.0",
-        "pydantic==2.14.4",
-        "pyzmq==27.3.0",
-        "tqdm==4.70.1",
-        "ipython==9.18.1",
-        "aiohttp==3.14.5",
-        # the serving benchmark imports sglang.srt.configs (datasets, kernels, quantization configs) too
-        "datasets==5.2.0",
-        "apache-tvm-ffi==0.1.11",
-        "sentencepiece==0.2.1",
-        "compressed-tensors==0.18.0",
-        "gguf==0.19.0",
-    )
+    session.install(*ENGINE_IMPORTS)
     wheel_args = [arg for wheel in wheels for arg in ("--wheel", wheel)]
     output = f"kb/engine/sglang-{version}.json"
     session.run("python", "handbook/engine/dump.py", *wheel_args, "--output", output)
@@ -189,4 +193,49 @@ def engine_replay(session: nox.Session) -> None:
         )
     session.run(
         str(python), "-m", "handbook.oracles.replay", *session.posargs, external=True, env={"PYTHONPATH": "."}
+    )
+
+
+@nox.session(name="engine-sizing", python="3.11")
+def engine_sizing(session: nox.Session) -> None:
+    """Run SGLang's own KV-pool sizing on the CPU for every KB model × H100/H200/B200/B300/MI300X/MI355X ×
+    TP 1-8 × BF16/FP8 KV, and replay the public startup logs, into the golden files the planner's unit tests
+    compare against (tests/golden/sizing-<version>.json, sizing-logs-<version>.json; no engine needed there).
+
+    Usage: nox -s engine-sizing [-- 0.5.23]   (about 10 minutes on two cores)
+    Installs the wheel without its dependencies, plus ENGINE_IMPORTS (the engine-snapshot session's pins),
+    then runs handbook/oracles/sizing.py with this package importable.
+    """
+    version = session.posargs[0] if session.posargs else "0.5.23"
+    wheel_dir = Path(session.create_tmp()) / "engine-wheels"
+    for old in wheel_dir.glob("*.whl"):
+        old.unlink()
+    session.run(
+        "python",
+        "-m",
+        "pip",
+        "download",
+        "--quiet",
+        "--no-deps",
+        "--only-binary=:all:",
+        "--dest",
+        str(wheel_dir),
+        f"sglang=={version}",
+    )
+    session.install("--no-deps", "--force-reinstall", *sorted(str(w) for w in wheel_dir.glob("*.whl")))
+    session.install(*ENGINE_IMPORTS)
+    env = {"PYTHONPATH": "."}
+    golden = Path("tests/golden")
+    session.run(
+        "python", "-m", "handbook.oracles.sizing", "--out", str(golden / f"sizing-{version}.json"), env=env
+    )
+    session.run(
+        "python",
+        "-m",
+        "handbook.oracles.sizing",
+        "--replay-logs",
+        str(golden / "held-out-logs.json"),
+        "--out",
+        str(golden / f"sizing-logs-{version}.json"),
+        env=env,
     )

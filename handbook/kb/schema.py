@@ -86,7 +86,9 @@ class Hardware(Closed):
 
     @model_validator(mode="after")
     def _unknown_explained(self) -> Hardware:
-        _check_unknowns(self, ("architecture", "memory_gb"), optional=("memory_mib_reported", "gpus_per_node"))
+        _check_unknowns(
+            self, ("architecture", "memory_gb"), optional=("memory_mib_reported", "gpus_per_node")
+        )
         _check_field_sources(self)
         return self
 

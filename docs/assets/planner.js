@@ -553,7 +553,11 @@
     if (given === null && def !== null) notes.push("default-fraction");
     let aiter = chosen.attention === "aiter" && ctx > AITER_CONTEXT_THRESHOLD;
     if (aiter && fraction !== null) {
-      if (!(given !== null && engine.aiter_honors_explicit_fraction)) {
+      if (chosen.unknown.includes("architecture")) {
+        // a per-model override could choose another backend: the unscaled fraction is the bound
+        aiter = false;
+        fractionBounded = true;
+      } else if (!(given !== null && engine.aiter_honors_explicit_fraction)) {
         fraction = fraction * AITER_FRACTION_SCALE;
         notes.push("aiter");
       } else aiter = false;

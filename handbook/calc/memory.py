@@ -41,7 +41,6 @@ from typing import Literal
 
 from handbook.calc import params, sizing
 from handbook.calc.sizing import GIB, MIB
-from handbook.core.units import GB
 from handbook.kb.schema import Dtype, Hardware, Model
 
 TP_CHOICES = (1, 2, 4, 8, 16, 32, 64)
@@ -513,7 +512,10 @@ def plan(
     if aiter and fraction is not None:
         # attention_hook.py:handle_attention_backend_compatibility:244-268 (a given fraction too, unless
         # SGLANG_AITER_HONOR_EXPLICIT_MEM_FRACTION is set, off by default)
-        if not (mem_fraction_static is not None and defaults.aiter_honors_explicit_fraction):
+        if "architecture" in chosen.unknown:
+            # a per-model override could choose another backend: the unscaled fraction is the bound
+            aiter, fraction_bounded = False, True
+        elif not (mem_fraction_static is not None and defaults.aiter_honors_explicit_fraction):
             fraction = fraction * sizing.AITER_FRACTION_SCALE
             notes.append("aiter")
         else:
@@ -876,8 +878,3 @@ def tp_table(
                 )
             )
     return cells
-
-
-def nominal_bytes(hw: Hardware) -> float | None:
-    """The vendor's figure in bytes (decimal GB)."""
-    return hw.memory_gb * GB if hw.memory_gb is not None else None

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 
 import nox
@@ -14,35 +16,6 @@ PYTHON = "3.11"
 LOCK = "requirements/dev.lock"
 CI_LOCK = "requirements/ci.lock"  # nox itself, for .ci/run and the workflows
 QUIET_MKDOCS = {"NO_MKDOCS_2_WARNING": "1"}
-# Import-time dependencies of SGLang's parsers and of its KV-pool sizing code, pinned: what engine-snapshot
-# and engine-sizing install beside the wheel (no GPU, no model download). torch 2.14.1 is what sglang 0.5.23
-# pins: the PyPI build is CUDA's (it pulls the nvidia-* wheels) but imports and runs on a CPU-only machine.
-ENGINE_IMPORTS = (
-    "torch==2.14.1",
-    "torchvision==0.29.1",
-    "transformers==5.19.0",
-    "tokenizers==0.23.2",
-    "msgspec==0.23.0",
-    "numpy==2.4.6",
-    "orjson==3.13.0",
-    "psutil==7.2.2",
-    "pybase64==1.5.1",
-    "requests==2.34.2",
-    "packaging==26.4",
-    "pillow==13.0.0",
-    "starlette==1.10.0",
-    "pydantic==2.14.4",
-    "pyzmq==27.3.0",
-    "tqdm==4.70.1",
-    "ipython==9.18.1",
-    "aiohttp==3.14.5",
-    # the serving benchmark imports sglang.srt.configs (datasets, kernels, quantization configs) too
-    "datasets==5.2.0",
-    "apache-tvm-ffi==0.1.11",
-    "sentencepiece==0.2.1",
-    "compressed-tensors==0.18.0",
-    "gguf==0.19.0",
-)
 
 
 def install_project(session: nox.Session) -> None:
@@ -139,61 +112,142 @@ def lock(session: nox.Session) -> None:
         )
 
 
+# Import-time dependencies of the three parsers, pinned, for every release the snapshot covers. torch
+# 2.14.1 is what sglang 0.5.22/0.5.23 pin: the PyPI build is CUDA's but imports and runs on a CPU-only
+# machine; older releases pin older torch, and nothing in their parser or env code depends on it.
+ENGINE_IMPORT_PINS = [
+    "torch==2.14.1",
+    "torchvision==0.29.1",
+    "msgspec==0.23.0",
+    "numpy==2.4.6",
+    "orjson==3.13.0",
+    "psutil==7.2.2",
+    "pybase64==1.5.1",
+    "requests==2.34.2",
+    "packaging==26.4",
+    "pillow==13.0.0",
+    "starlette==1.10.0",
+    "pydantic==2.14.4",
+    "pyzmq==27.3.0",
+    "tqdm==4.70.1",
+    "ipython==9.18.1",
+    "aiohttp==3.14.5",
+    # the serving benchmark imports sglang.srt.configs (datasets, kernels, quantization configs) too
+    "datasets==5.2.0",
+    "apache-tvm-ffi==0.1.11",
+    "sentencepiece==0.2.1",
+    "compressed-tensors==0.18.0",
+    "gguf==0.19.0",
+    # older releases' import paths (the 0.5.23 snapshot is the same with or without them):
+    "openai==2.8.0",  # up to 0.5.1x, server_args imports the OpenAI protocol (openai.types.responses)
+    "partial_json_parser==0.2.1.1.post7",  # the function-call parsers; no release pins it
+    "einops==0.8.2",  # 0.5.17+: moe_runner/deep_gemm.py; no release pins it
+]
+# 0.5.16+: function_call/*_detector.py import xgrammar.StructuralTag (0.2.7 is 0.5.21-0.5.23's pin);
+# installed without its triton dependency, which importing it does not need.
+ENGINE_NO_DEPS = ["xgrammar==0.2.7"]
+# transformers per release. 0.5.11-0.5.19 register the 'qwen3_asr' config without exist_ok, which
+# transformers 5.19.0 refuses (it ships qwen3_asr itself); 5.12.1, the pin of 0.5.15-0.5.21, does not.
+# 0.5.10 and 0.5.21 dump byte-identically under both, so the choice does not reach the snapshot.
+TRANSFORMERS_PINS = {
+    "5.12.1": ("transformers==5.12.1", "tokenizers==0.22.2"),
+    "5.19.0": ("transformers==5.19.0", "tokenizers==0.23.2"),
+}
+
+
+def _version_key(version: str) -> tuple[int, ...]:
+    return tuple(int(part.removeprefix("post")) for part in version.split("."))
+
+
+def _transformers_for(version: str) -> str:
+    return "5.19.0" if _version_key(version) >= (0, 5, 22) else "5.12.1"
+
+
+def _pinned_engine() -> str:
+    """kb/handbook.yaml's engine_version (read without a YAML parser: nox's own environment has none)."""
+    match = re.search(r"^engine_version:\s*(\S+)\s*$", Path("kb/handbook.yaml").read_text("utf-8"), re.M)
+    if match is None:
+        raise RuntimeError("kb/handbook.yaml has no engine_version")
+    return match.group(1)
+
+
 @nox.session(name="engine-snapshot", python="3.11")
 def engine_snapshot(session: nox.Session) -> None:
-    """Snapshot SGLang's real argument parsers and env-var registry into kb/engine/sglang-<version>.json.
+    """Snapshot SGLang's real argument parsers and env-var registry, for every release in
+    kb/engine/releases.json, into kb/engine/sglang-history.json (and the pinned release's own file).
 
-    Usage: nox -s engine-snapshot -- 0.5.23 [0.3.2]   (SGLang version, then sglang-router version)
-    Installs the two wheels without their dependencies, plus only what importing the parsers needs
-    (no GPU, no model download), and runs handbook/engine/dump.py inside this throwaway venv.
+    Usage: nox -s engine-snapshot                     every release of kb/engine/releases.json
+           nox -s engine-snapshot -- 0.5.23 [0.3.2]   one release (SGLang, then sglang-router), merged in
+    Installs each wheel without its dependencies, plus only what importing the parsers needs (no GPU, no
+    model download), runs handbook/engine/dump.py in this throwaway venv, then combines the dumps with
+    handbook/engine/history.py, which checks that every release expands back byte for byte. A release
+    whose dump is unchanged but for its date keeps its committed date. The pinned release is dumped last,
+    so the venv ends with it installed: nox -s engine-replay runs there.
     """
-    routers = {"0.5.23": "0.3.2"}  # sglang -> the sglang-router release that ships with it
-    version = session.posargs[0] if session.posargs else "0.5.23"
-    router = session.posargs[1] if len(session.posargs) > 1 else routers.get(version)
-    if router is None:
-        session.error(f"which sglang-router for sglang {version}? nox -s engine-snapshot -- {version} X.Y.Z")
-    wheel_dir = Path(session.create_tmp()) / "engine-wheels"
-    for old in wheel_dir.glob("*.whl"):
+    releases = json.loads(Path("kb/engine/releases.json").read_text("utf-8"))
+    router_of = {r["version"]: releases["router"]["version"] for r in releases["releases"]}
+    pinned = _pinned_engine()
+    if session.posargs:
+        versions = [session.posargs[0]]
+        router = session.posargs[1] if len(session.posargs) > 1 else router_of.get(versions[0])
+        if router is None:
+            session.error(
+                f"which sglang-router for sglang {versions[0]}? nox -s engine-snapshot -- {versions[0]} X.Y.Z"
+            )
+        router_of[versions[0]] = router
+    else:
+        versions = sorted(router_of, key=lambda v: (v == pinned, _version_key(v)))
+    session.install(*ENGINE_IMPORT_PINS)
+    session.install("--no-deps", *ENGINE_NO_DEPS)
+    tmp = Path(session.create_tmp())
+    wheel_dir, dump_dir = tmp / "engine-wheels", tmp / "engine-dumps"
+    dump_dir.mkdir(exist_ok=True)
+    for old in [*wheel_dir.glob("*.whl"), *dump_dir.glob("*.json")]:
         old.unlink()
+    # one requirement per call: pip refuses two pins of one name in one command
+    routers = sorted({f"sglang-router=={router_of[v]}" for v in versions})
+    for requirement in routers + [f"sglang=={v}" for v in versions]:
+        session.run(
+            "python", "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary=:all:",
+            "--dest", str(wheel_dir), requirement,
+        )  # fmt: skip
+    current = None
+    for version in versions:
+        if _transformers_for(version) != current:
+            current = _transformers_for(version)
+            session.install(*TRANSFORMERS_PINS[current])
+        sglang = next(wheel_dir.glob(f"sglang-{version}-*.whl"))
+        router = next(wheel_dir.glob(f"sglang_router-{router_of[version]}-*.whl"))
+        session.install("--no-deps", "--force-reinstall", str(sglang), str(router))
+        session.run(
+            "python", "handbook/engine/dump.py", "--wheel", str(sglang), "--wheel", str(router),
+            "--output", str(dump_dir / f"sglang-{version}.json"),
+        )  # fmt: skip
     session.run(
-        "python",
-        "-m",
-        "pip",
-        "download",
-        "--quiet",
-        "--no-deps",
-        "--only-binary=:all:",
-        "--dest",
-        str(wheel_dir),
-        f"sglang=={version}",
-        f"sglang-router=={router}",
-    )
-    wheels = sorted(str(w) for w in wheel_dir.glob("*.whl"))
-    session.install("--no-deps", "--force-reinstall", *wheels)
-    # Import-time dependencies of the three parsers, pinned. torch 2.14.1 is what sglang 0.5.23 pins:
-    # the PyPI build is CUDA's (it pulls the nvidia-* wheels) but imports and runs on a CPU-only machine.
-    session.install(*ENGINE_IMPORTS)
-    wheel_args = [arg for wheel in wheels for arg in ("--wheel", wheel)]
-    output = f"kb/engine/sglang-{version}.json"
-    session.run("python", "handbook/engine/dump.py", *wheel_args, "--output", output)
+        "python", "handbook/engine/history.py", "combine", "--engine-dir", "kb/engine", "--pinned", pinned,
+        *sorted(str(p) for p in dump_dir.glob("*.json")),
+    )  # fmt: skip
 
 
 @nox.session(name="engine-replay", python=False)
 def engine_replay(session: nox.Session) -> None:
-    """Replay the KB's rule examples (and, with --configs DIR, its recipes) through SGLang's own argument
-    resolution on the CPU, and check each rule's claim about what the engine does.
+    """Replay the KB's rule examples and launch recipes through SGLang's own argument resolution on the
+    CPU (an emulated accelerator where a recipe names one): each rule's claim is checked against what the
+    engine does, and each recipe's outcome and adjustments are written to
+    kb/engine/replay-sglang-<version>.json.
 
-    Usage: nox -s engine-replay [-- --configs DIR]   (DIR/<model id>/config.json: real configs to replay)
-    Opt-in and offline: it runs in the virtualenv that `nox -s engine-snapshot` built (the real wheel).
+    Usage: nox -s engine-replay [-- --stale | RECIPE …]   (--stale: only recipes whose inputs changed)
+    Offline: it runs in the virtualenv that `nox -s engine-snapshot` built, which ends with the pinned
+    release installed (`nox -s engine-snapshot -- 0.5.23` builds just that one).
     """
     python = Path(".nox/engine-snapshot/bin/python")
     if not python.exists():
         session.error(
-            "run `nox -s engine-snapshot` first: the replay uses its virtualenv (the real sglang wheel)"
+            "run `nox -s engine-snapshot -- 0.5.23` first: the replay uses its virtualenv (the real wheel)"
         )
-    session.run(
-        str(python), "-m", "handbook.oracles.replay", *session.posargs, external=True, env={"PYTHONPATH": "."}
-    )
+    env = {"PYTHONPATH": "."}
+    session.run(str(python), "-m", "handbook.oracles.replay", external=True, env=env)
+    session.run(str(python), "-m", "handbook.oracles.recipes", *session.posargs, external=True, env=env)
 
 
 @nox.session(name="engine-sizing", python="3.11")
@@ -203,8 +257,9 @@ def engine_sizing(session: nox.Session) -> None:
     compare against (tests/golden/sizing-<version>.json, sizing-logs-<version>.json; no engine needed there).
 
     Usage: nox -s engine-sizing [-- 0.5.23]   (about 10 minutes on two cores)
-    Installs the wheel without its dependencies, plus ENGINE_IMPORTS (the engine-snapshot session's pins),
-    then runs handbook/oracles/sizing.py with this package importable.
+    Installs the wheel without its dependencies, plus the engine-snapshot session's pins for that release
+    (ENGINE_IMPORT_PINS, ENGINE_NO_DEPS, TRANSFORMERS_PINS), then runs handbook/oracles/sizing.py with this
+    package importable.
     """
     version = session.posargs[0] if session.posargs else "0.5.23"
     wheel_dir = Path(session.create_tmp()) / "engine-wheels"
@@ -223,7 +278,8 @@ def engine_sizing(session: nox.Session) -> None:
         f"sglang=={version}",
     )
     session.install("--no-deps", "--force-reinstall", *sorted(str(w) for w in wheel_dir.glob("*.whl")))
-    session.install(*ENGINE_IMPORTS)
+    session.install(*ENGINE_IMPORT_PINS, *TRANSFORMERS_PINS[_transformers_for(version)])
+    session.install("--no-deps", *ENGINE_NO_DEPS)
     env = {"PYTHONPATH": "."}
     golden = Path("tests/golden")
     session.run(

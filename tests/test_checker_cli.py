@@ -71,3 +71,52 @@ def test_nothing_to_check():
         "no SGLang command or flags found (python -m sglang.launch_server, sglang_router.launch_router, "
         "sglang.benchmark.serving, docker run wrappers and flags-only fragments are understood)",
     )
+
+
+# ------------------------------------------------------------------------------------------------ fail closed
+def test_flags_with_no_program_are_a_warning_not_a_clean_bill():
+    done = check("--lang", "en", "--", "my_launcher", "--tp-sise", "2", "--model-path", "m")
+    assert done.returncode == 1
+    assert done.stdout.splitlines()[0] == (
+        "1: warning[shell.no-program]: the text has flags (--tp-sise, --model-path) but no SGLang program the "
+        "checker recognises, so they were not checked; paste the whole command (python -m sglang.launch_server …, "
+        "or one wrapped in docker run, timeout, srun and the like)"
+    )
+
+
+def test_an_unloadable_kb_stops_the_check(tmp_path):
+    import shutil
+    from pathlib import Path
+
+    kb = tmp_path / "kb"
+    shutil.copytree(Path(__file__).resolve().parents[1] / "kb", kb)
+    (kb / "handbook.yaml").write_text("oops: [\n", encoding="utf-8")
+    done = check(
+        "--lang", "en", "--kb", str(kb), "--", "python", "-m", "sglang.launch_server", "--model-path", "m"
+    )
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.startswith("✖ the knowledge base has 1 problem(s), so the command cannot be checked")
+
+
+def test_a_rule_that_cannot_be_evaluated_stops_the_check(tmp_path):
+    import shutil
+    from pathlib import Path
+
+    kb = tmp_path / "kb"
+    shutil.copytree(Path(__file__).resolve().parents[1] / "kb", kb)
+    rules = kb / "rules.yaml"
+    text = rules.read_text(encoding="utf-8")
+    first = text.index("predicate: ") + len("predicate: ")
+    rules.write_text(text[:first] + "no-such-predicate" + text[text.index("\n", first) :], encoding="utf-8")
+    done = check(
+        "--lang", "en", "--kb", str(kb), "--", "python", "-m", "sglang.launch_server", "--model-path", "m"
+    )
+    assert done.returncode == 2
+    assert "cannot be checked against its rules" in done.stderr
+
+
+def test_engine_names_a_stored_release_and_nothing_else():
+    done = check(
+        "--engine", "../../etc/passwd", "--", "python", "-m", "sglang.launch_server", "--model-path", "m"
+    )
+    assert done.returncode == 2 and "Traceback" not in done.stderr

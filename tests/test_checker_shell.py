@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from handbook.checker.check import entry_points
+from handbook.checker.check import check_command, entry_points
 from handbook.checker.shell import ShellSyntaxError, parse_script, split_commands
 from handbook.engine import load_snapshot
 
@@ -222,3 +222,85 @@ def test_unterminated_double_quote_points_at_where_the_word_starts():
         2,
         "双引号没有闭合",
     )
+
+
+# ------------------------------------------------------------------------------------------------ launchers
+SNAPSHOT = load_snapshot()
+LAUNCHERS = [
+    "timeout 600",
+    "timeout -s KILL --kill-after=10 1h",
+    "uv run",
+    "uv run --with sglang==0.5.23",
+    "srun",
+    "srun -N 2 --ntasks-per-node=1 --gres=gpu:8",
+    "srun --nodes 2 --exclusive",
+    "numactl --cpunodebind=0 --membind=0",
+    "numactl -N 0 -m 0",
+    "stdbuf -oL -eL",
+    "stdbuf -o L",
+    "sudo -E",
+    "sudo -u sglang --preserve-env=HF_TOKEN",
+    "env",
+    "env -u CUDA_VISIBLE_DEVICES HF_TOKEN=x",
+    "nohup",
+    "exec",
+    "time",
+    "nice -n 10",
+    "taskset -c 0-15",
+    "HF_TOKEN=x nohup",
+]
+COMMANDS = [
+    "python -m sglang.launch_server --model-path m --tp-sise 2",
+    "python3 -m sglang.launch_server --model-path m --tp-sise 2",
+    "python3.11 -m sglang.launch_server --model-path m --tp-sise 2",
+]
+
+
+def unknown_flag_lines(text: str) -> list[int | None]:
+    return [f.line for f in check_command(text, SNAPSHOT) if f.code == "flag.unknown"]
+
+
+@pytest.mark.parametrize("launcher", LAUNCHERS)
+@pytest.mark.parametrize("command", COMMANDS)
+def test_a_launcher_in_front_is_seen_through(launcher, command):
+    assert unknown_flag_lines(f"{launcher} {command}") == [1]
+
+
+@pytest.mark.parametrize("outer", ["sudo -E", "timeout 60", "srun -N 2", "numactl -N 0"])
+@pytest.mark.parametrize("inner", ["nohup", "stdbuf -oL", "env A=1", "uv run"])
+def test_launchers_stack(outer, inner):
+    assert unknown_flag_lines(f"{outer} {inner} {COMMANDS[0]}") == [1]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"bash -c '{COMMANDS[0]}'",
+        f'sh -c "{COMMANDS[0]}"',
+        f"sudo -E bash -c 'timeout 60 {COMMANDS[1]}'",
+        f"/bin/bash -lc '{COMMANDS[0]}'",
+    ],
+)
+def test_a_shell_c_script_is_checked_inside(text):
+    assert unknown_flag_lines(text) == [1]
+
+
+def test_a_shell_c_script_keeps_its_lines():
+    text = "echo start\nbash -c '\n  python -m sglang.launch_server \\\n    --model-path m --tp-sise 2'\n"
+    assert unknown_flag_lines(text) == [4]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "torchrun --nproc-per-node 8 -m sglang.launch_server --model-path m --tp-sise 2",
+        "torchrun --nnodes=2 --standalone --module sglang.launch_server --model-path m --tp-sise 2",
+    ],
+)
+def test_torchrun_module_mode_is_checked(text):
+    assert unknown_flag_lines(text) == [1]
+
+
+def test_torchrun_of_a_script_is_not_guessed_at():
+    findings = check_command("torchrun --nproc-per-node 8 train.py --tp-sise 2", SNAPSHOT)
+    assert [(f.severity, f.code) for f in findings] == [("warning", "shell.no-program")]  # flags unchecked

@@ -34,3 +34,17 @@ def test_a_bad_snapshot_exits_2(tmp_path, capsys):
     bad.write_text("{", encoding="utf-8")
     assert main(["engine-diff", str(bad), NEW]) == 2
     assert capsys.readouterr().err.startswith("✖ ")
+
+
+def test_a_folder_or_non_utf8_file_is_a_clear_error_not_a_traceback(tmp_path, capsys):
+    folder = tmp_path / "snapshots"
+    folder.mkdir()
+    binary = tmp_path / "binary.json"
+    binary.write_bytes(b"\xff\xfe{}")
+    new = str(Path(__file__).resolve().parents[1] / "kb" / "engine" / "sglang-0.5.23.json")
+    assert main(["engine-diff", str(folder), new]) == 2
+    assert capsys.readouterr().err == f"✖ {folder}: not a regular file, expected a JSON snapshot file\n"
+    assert main(["engine-diff", str(binary), new]) == 2
+    assert capsys.readouterr().err == (
+        f"✖ {binary}: got bytes that are not UTF-8 (invalid start byte), expected a JSON snapshot\n"
+    )

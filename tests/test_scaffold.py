@@ -360,3 +360,43 @@ def test_the_placeholder_fails_any_field_type_but_text_around_it_is_still_checke
         f"kb/hardware/gpu-a.yaml:3: vendor: {UNFILLED}",
         "kb/hardware/gpu-a.yaml:6: memory_gb: got 'lots', expected a valid number, unable to parse string as a number",
     ]
+
+
+# ------------------------------------------------------------------------------------------------ hostile trees
+def test_a_symlinked_pitfalls_file_is_never_written_through(kb, tmp_path, capsys):
+    outside = tmp_path / "outside.yaml"
+    outside.write_text((kb / "pitfalls.yaml").read_text(encoding="utf-8"), encoding="utf-8")
+    before = outside.read_bytes()
+    (kb / "pitfalls.yaml").unlink()
+    (kb / "pitfalls.yaml").symlink_to(outside)
+    assert new(kb, "pitfall", "new-one", "--source", "handbook") == 1
+    err = capsys.readouterr().err
+    assert "got a symbolic link, expected a regular file" in err and "Nothing was written." in err
+    assert outside.read_bytes() == before
+
+
+def test_a_dangling_link_where_the_new_file_goes_is_refused(kb, capsys):
+    (kb / "hardware" / "gpu-z.yaml").symlink_to(kb / "nowhere.yaml")
+    assert new(kb, "hardware", "gpu-z", "--source", "handbook") == 1
+    err = capsys.readouterr().err
+    assert "kb/hardware/gpu-z.yaml: got hardware id 'gpu-z', which exists already" in err
+    assert "Traceback" not in err and not (kb / "nowhere.yaml").exists()
+
+
+def test_a_folder_that_links_out_of_the_kb_is_not_written_into(kb, tmp_path, capsys):
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    shutil.rmtree(kb / "hardware")
+    (kb / "hardware").symlink_to(outside)
+    assert new(kb, "hardware", "gpu-z", "--source", "handbook") == 1
+    assert "leads out of the KB folder" in capsys.readouterr().err
+    assert list(outside.iterdir()) == []
+
+
+def test_a_fifo_in_the_kb_does_not_hang_the_scaffold(kb, capsys):
+    import os
+
+    (kb / "models" / "stuck.yaml").unlink(missing_ok=True)
+    os.mkfifo(kb / "models" / "stuck.yaml")
+    assert new(kb, "hardware", "gpu-z", "--source", "handbook") == 0  # the FIFO is never opened
+    assert (kb / "hardware" / "gpu-z.yaml").is_file()

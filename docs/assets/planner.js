@@ -162,7 +162,8 @@
   }
 
   function architecture(model) {
-    return model.config.architectures.length ? model.config.architectures[0] : null;
+    const names = model.config.architectures;
+    return names && names.length ? names[0] : null;
   }
 
   function isDsa(model) {

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from pydantic import ValidationError
@@ -225,8 +226,24 @@ def check_invocation(
                 continue
             if values is not None:
                 line = _rule_line(args, params.flags(), invocation.line)
-                findings.append(rule_finding(rule, values, snapshot.sglang_version, line))
+                # what the engine does was established against the pinned release, whichever is checked
+                findings.append(rule_finding(rule, values, kb.handbook.engine_version, line))
     return findings
+
+
+_FLAG_WORD = re.compile(r"(?<![\w-])--[a-z][a-z0-9_-]*")
+
+
+def _unchecked_flags(text: str) -> list[Finding]:
+    """Flags in text that runs no program the checker knows: a warning, never a silent "no problems"."""
+    flags = list(dict.fromkeys(m.group(0) for m in _FLAG_WORD.finditer(text)))
+    if not flags:
+        return []
+    line = text.count("\n", 0, text.index(flags[0])) + 1
+    shown = ", ".join(flags[:3]) + (", …" if len(flags) > 3 else "")
+    return [
+        Finding("warning", "shell.no-program", message("check-shell-no-program", flags=shown), line, flags[0])
+    ]
 
 
 def check_command(
@@ -261,6 +278,8 @@ def check_command(
     exported = [a for a in script.assignments if a.how == "export"]
     for invocation in script.invocations:
         findings += check_invocation(invocation, snapshot, kb, model, exported)
+    if not (script.invocations or script.orphans):
+        findings += _unchecked_flags(text)
     kb_env = kb.env_vars if kb is not None else {}
     findings += check_assignments(script.assignments, snapshot, kb_env)
     return ordered(findings)

@@ -501,21 +501,107 @@ def _docker(words: list[Word]) -> tuple[DockerRun, list[Word], list[EnvAssignmen
     return DockerRun(options, image), inner, env
 
 
+# Launchers that run the command after their own options: how many words their options take. A word that
+# follows an option and does not start another command is taken as that option's value (``srun -N 2``).
+_WRAPPERS: dict[str, tuple[str, ...]] = {
+    "sudo": ("-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-T", "-U"),
+    "env": ("-u", "-C", "-S"),
+    "nohup": (),
+    "exec": ("-a",),
+    "time": (),
+    "nice": ("-n",),
+    "ionice": ("-c", "-n", "-p"),
+    "taskset": (),
+    "stdbuf": ("-i", "-o", "-e"),
+    "numactl": ("-N", "-m", "-C", "-p", "-i"),
+    "srun": (),
+    "mpirun": ("-n", "-np", "-H", "--host", "-x"),
+    "chrt": (),
+}
+_SHELLS = ("bash", "sh", "zsh", "dash")
+_ARGUMENT_FIRST = ("timeout", "taskset", "chrt")  # their first plain word is an argument, not the command
+
+
+def _starts_command(word: Word) -> bool:
+    text = word.text
+    return (
+        bool(_INTERPRETER.match(text))
+        or text in _WRAPPERS
+        or text in _ARGUMENT_FIRST
+        or text in _SHELLS
+        or text in ("uv", "torchrun", "sglang", "docker")
+        or _assignment(word, "prefix") is not None
+    )
+
+
+def _skip_options(words: list[Word], i: int, takes_value: tuple[str, ...]) -> int:
+    """The index of the first word after a launcher's options (``-x``, ``--x=v``, ``-x v``, ``--``)."""
+    while i < len(words):
+        text = words[i].text
+        if text == "--":
+            return i + 1
+        if not text.startswith("-") or text == "-":
+            return i
+        following = words[i + 1] if i + 1 < len(words) else None
+        takes = following is not None and "=" not in text and not following.text.startswith("-")
+        # a value when the option is known to take one, or when the next word cannot start the command
+        i += 2 if takes and (text in takes_value or not _starts_command(following)) else 1
+    return i
+
+
 def _strip_wrappers(words: list[Word]) -> tuple[list[Word], list[EnvAssignment]]:
-    """Leading ``VAR=value`` words, ``sudo`` and ``env`` in front of the command itself."""
+    """Leading ``VAR=value`` words and launchers (``sudo -E``, ``env``, ``timeout 600``, ``srun -N 2``,
+    ``numactl …``, ``stdbuf -oL``, ``uv run``, ``nohup``…) in front of the command itself."""
     env: list[EnvAssignment] = []
     i = 0
     while i < len(words):
         word = words[i]
+        text = word.text
         assigned = _assignment(word, "prefix")
         if assigned is not None:
             env.append(assigned)
-        elif word.text in ("sudo", "env", "exec", "nohup", "time"):
-            pass
+            i += 1
+        elif text in _WRAPPERS:
+            i = _skip_options(words, i + 1, _WRAPPERS[text])
+        elif text in _ARGUMENT_FIRST:
+            i = _skip_options(words, i + 1, ("-s", "-k", "-c", "-p"))
+            i += 1  # timeout's duration, taskset's mask, chrt's priority
+        elif text == "uv" and i + 1 < len(words) and words[i + 1].text == "run":
+            i = _skip_options(
+                words, i + 2, ("--with", "--python", "-p", "--project", "--directory", "--env-file")
+            )
         else:
             break
-        i += 1
     return words[i:], env
+
+
+_TORCHRUN_SWITCHES = ("--standalone", "--no-python", "--no_python", "--run-path", "--run_path")
+
+
+def _torchrun(words: list[Word]) -> tuple[int, str] | None:
+    """``torchrun [options] -m module …``: the index of the module word and the module; None for a script."""
+    i = 1
+    while i < len(words):
+        text = words[i].text
+        if text in ("-m", "--module"):
+            return (i + 1, words[i + 1].text) if i + 1 < len(words) else None
+        if not text.startswith("-"):
+            return None  # torchrun script.py: a script the checker cannot read
+        i += 1 if "=" in text or text in _TORCHRUN_SWITCHES else 2  # --nproc-per-node 8
+    return None
+
+
+def shell_c(words: list[Word]) -> tuple[Word, list[EnvAssignment]] | None:
+    """``bash -c '…'`` (after any launchers): the word holding the script, and the prefixes before it."""
+    words, env = _strip_wrappers(words)
+    if len(words) >= 3 and words[0].text.rsplit("/", 1)[-1] in _SHELLS:
+        for i, word in enumerate(words[1:], 1):
+            text = word.text
+            if text.startswith("-") and not text.startswith("--") and "c" in text and i + 1 < len(words):
+                return words[i + 1], env  # -c, or -c among short options: -lc, -ec
+            if not word.text.startswith("-"):
+                return None
+    return None
 
 
 def classify(
@@ -543,6 +629,12 @@ def classify(
         found.line = line
         return found
     first = words[0].text
+    if first == "torchrun":
+        found = _torchrun(words)
+        if found is None:
+            return None
+        at, module = found
+        return _module_invocation(words[at], module, words[at + 1 :], env, line, modules)
     if _INTERPRETER.match(first):
         i = 1
         while i < len(words):
@@ -591,6 +683,20 @@ def parse_script(
     last_end = -1
     for command in split_commands(text):
         words = command.words
+        nested = shell_c(words)
+        if nested is not None:  # bash -c '…': the quoted script, parsed in place (its lines where they are)
+            script_word, prefixes = nested
+            inner = parse_script(
+                "\n" * (script_word.line - 1) + script_word.text, entry_points, module_programs
+            )
+            for found in inner.invocations:
+                found.env = prefixes + found.env
+            assignments += prefixes + inner.assignments
+            invocations += inner.invocations
+            orphans += inner.orphans
+            ran_program = ran_program or any(f.kind == "program" for f in inner.invocations)
+            last_fragment = None
+            continue
         if words[0].text == "export":
             for word in words[1:]:
                 assigned = _assignment(word, "export")

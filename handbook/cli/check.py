@@ -1,7 +1,9 @@
-"""Check a command (after ``--``, or on stdin) against the engine snapshot and kb/rules.yaml.
+"""Check a command (after ``--``, or on stdin) against an engine snapshot and kb/rules.yaml.
 
-Prints every finding in the chosen language, then a summary. Exit status: 0 clean (notes only), 1 with
-warnings, 2 with errors.
+Prints every finding in the chosen language, then a summary. ``--engine VERSION`` checks against that
+stored release instead of the pinned one (only a version the site has a snapshot of: anything else is
+refused with the stored ones). Exit status: 0 clean (notes only), 1 with warnings, 2 with errors (and 2
+for a version that names no snapshot).
 """
 
 from __future__ import annotations
@@ -19,8 +21,9 @@ from handbook.checker.shell import ShellSyntaxError, parse_script
 from handbook.core.messages import msg
 from handbook.core.paths import KB_ROOT
 from handbook.core.text import LANGS
-from handbook.engine.snapshot import SnapshotError, load_snapshot
+from handbook.engine.snapshot import SnapshotError, load_history, load_snapshot, snapshot_versions
 from handbook.kb.loader import KBInvalid, load_kb
+from handbook.validation.rules import rule_problems
 
 # Words that stay as typed when the command comes as arguments: placeholders keep their meaning.
 _PLAIN = re.compile(r"[\w@%+=:,./<>${}\[\]*-]+")
@@ -51,12 +54,31 @@ def link_of(finding: Finding, lang: str, base: str | None) -> str | None:
     return f"{base or ''}{path}#{anchor}"
 
 
+def release_note(finding: Finding, lang: str, version: str) -> str | None:
+    """For a flag this release does not know: the stored releases that have it (``0.5.22–0.5.23``)."""
+    if finding.code != "flag.unknown" or not finding.subject:
+        return None
+    try:
+        history = load_history()
+    except SnapshotError:
+        return None
+    for program in ("launch_server", "launch_router", "bench_serving"):
+        life = history.lifetimes(program).get(finding.subject)
+        if life is not None and version not in life.versions:
+            span = msg("versions-span", lang, first=life.versions[0], last=life.versions[-1])
+            return msg("versions-cli-flag-elsewhere", lang, flag=finding.subject, releases=span)
+    return None
+
+
 def render(findings: list[Finding], lang: str, version: str, base: str | None) -> list[str]:
     lines = []
     for finding in findings:
         where = f"{finding.line}: " if finding.line else ""
         severity = msg(SEVERITY_WORDS[finding.severity], lang)
         lines.append(f"{where}{severity}[{finding.code}]: {finding.message[lang]}")
+        note = release_note(finding, lang, version)
+        if note:
+            lines.append(f"    ↳ {note}")
         link = link_of(finding, lang, base)
         if link:
             lines.append(f"    → {link}")
@@ -82,14 +104,23 @@ def run(args: argparse.Namespace) -> int:
     if command and command[0] == "--":
         command = command[1:]
     text = joined(command) if command else sys.stdin.read()
-    kb = None
-    try:
+    try:  # fail closed: without its KB the checker would skip every rule and call the command clean
         kb = load_kb(Path(args.kb) if args.kb else KB_ROOT)
     except KBInvalid as exc:
+        print("✖ " + msg("check-cli-kb-invalid", args.lang, count=len(exc.problems)), file=sys.stderr)
+        return 2
+    broken = rule_problems(kb)  # a rule that cannot be evaluated would be skipped just the same
+    if broken:
+        print("✖ " + msg("check-cli-kb-invalid", args.lang, count=len(broken)), file=sys.stderr)
+        return 2
+    version = args.engine or kb.handbook.engine_version
+    if args.engine is not None and args.engine not in snapshot_versions():
+        stored = ", ".join(snapshot_versions())
         print(
-            f"✖ the knowledge base has {len(exc.problems)} problem(s); its rules are skipped", file=sys.stderr
+            "✖ " + msg("versions-cli-engine-unknown", args.lang, got=args.engine, stored=stored),
+            file=sys.stderr,
         )
-    version = args.engine or (kb.handbook.engine_version if kb is not None else None)
+        return 2
     try:
         snapshot = load_snapshot(version)
     except SnapshotError as exc:
@@ -101,7 +132,7 @@ def run(args: argparse.Namespace) -> int:
     except ShellSyntaxError:
         understood = True  # check_command reports it
     findings = check_command(text, snapshot, kb)
-    if not understood:
+    if not understood and not findings:
         print(msg("check-cli-nothing", args.lang))
         return 0
     for line in render(findings, args.lang, snapshot.sglang_version, site_url()):
@@ -114,5 +145,10 @@ def configure(check: argparse.ArgumentParser) -> None:
         "--lang", choices=LANGS, default=LANGS[0], help=f"language of the messages (default: {LANGS[0]})"
     )
     check.add_argument("--kb", default=None, help="the KB folder (default: kb/)")
-    check.add_argument("--engine", default=None, help="engine snapshot version (default: kb/handbook.yaml's)")
+    check.add_argument(
+        "--engine",
+        default=None,
+        metavar="VERSION",
+        help="check against this stored SGLang release, e.g. 0.5.20 (default: kb/handbook.yaml's)",
+    )
     check.add_argument("command", nargs=argparse.REMAINDER, help="the command; omit it to read stdin")

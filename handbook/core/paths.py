@@ -19,3 +19,12 @@ def shown(path: Path, repo: Path = REPO_ROOT) -> str:
         return path.resolve().relative_to(repo.resolve()).as_posix()
     except ValueError:
         return path.as_posix()
+
+
+def inside(folder: Path, root: Path) -> bool:
+    """Whether ``folder`` is ``root`` or below it once links are followed (False when either is missing or
+    a link loops): what the KB's readers and writers check before they touch a file."""
+    try:
+        return folder.resolve(strict=True).is_relative_to(root.resolve(strict=True))
+    except (OSError, RuntimeError):
+        return False

@@ -23,6 +23,7 @@ from handbook.engine.snapshot import (
     Parser,
     SnapshotError,
     load_snapshot,
+    snapshot_versions,
 )
 
 
@@ -363,16 +364,23 @@ def render_markdown(diff: SnapshotDiff) -> str:
 # --------------------------------------------------------------------------------------------------
 
 
+def _snapshot(given: str) -> EngineSnapshot:
+    """A stored release by its version (kb/engine/sglang-history.json), else the snapshot file at a path."""
+    if given in snapshot_versions():
+        return load_snapshot(given)
+    return load_snapshot(path=Path(given))
+
+
 def main(argv: list[str] | None = None) -> int:
     """``engine-diff OLD NEW``: print the Markdown report (or ``--json``). Exit 0, or 2 on a bad file."""
     parser = argparse.ArgumentParser(prog="python -m handbook engine-diff", description=main.__doc__)
-    parser.add_argument("old", type=Path, help="the older snapshot (kb/engine/sglang-X.json)")
-    parser.add_argument("new", type=Path, help="the newer snapshot")
+    parser.add_argument("old", help="the older snapshot: a stored release (0.5.22) or a snapshot file")
+    parser.add_argument("new", help="the newer snapshot: a stored release or a snapshot file")
     parser.add_argument("--json", action="store_true", help="print the structured diff as JSON")
     parser.add_argument("--output", "-o", type=Path, help="write to this file instead of stdout")
     args = parser.parse_args(argv)
     try:
-        old, new = load_snapshot(path=args.old), load_snapshot(path=args.new)
+        old, new = _snapshot(args.old), _snapshot(args.new)
     except SnapshotError as exc:
         print(f"✖ {exc}", file=sys.stderr)
         return 2

@@ -227,23 +227,42 @@ def describe_parser(
     }
 
 
-def _server_field_meta() -> dict[str, dict]:
-    """ServerArgs field metadata argparse does not keep: namespace, resolvable, fallback."""
+def _server_field_meta() -> dict[str, dict] | None:
+    """ServerArgs field metadata argparse does not keep: namespace, resolvable, fallback, no_cli.
+
+    Read from what the release declares (``sglang/srt/arg_groups/arg_utils.py``): ``Annotated[...,
+    Arg(...)]`` metadata with ``no_cli`` appears in 0.5.14, ``Arg.resolvable`` in 0.5.15, ``NS``
+    namespaces (``namespace_of``) in 0.5.17, ``Arg.fallback``, ``record_fields`` and
+    ``ServerArgs._NS_BY_FIELD`` in 0.5.20. A key the release does not declare gets its "nothing
+    declared" value (``None``/``False``). Releases without ``arg_utils`` (0.5.10-0.5.13) declare no
+    field metadata: ``None``, and every option's ``engine_field`` is null.
+    """
+    import dataclasses
     from typing import get_type_hints
 
-    from sglang.srt.arg_groups.arg_utils import _unwrap_annotated, record_fields
+    try:
+        arg_utils = importlib.import_module("sglang.srt.arg_groups.arg_utils")
+    except ImportError:
+        return None
     from sglang.srt.server_args import ServerArgs
 
+    unwrap = getattr(arg_utils, "_unwrap_annotated", None)
+    if unwrap is None:
+        return None
+    record_fields = getattr(arg_utils, "record_fields", None) or dataclasses.fields
     hints = get_type_hints(ServerArgs, include_extras=True)
-    namespaces = getattr(ServerArgs, "_NS_BY_FIELD", {}) or {}
+    namespaces = getattr(ServerArgs, "_NS_BY_FIELD", None)
+    if namespaces is None and hasattr(arg_utils, "namespace_of"):
+        namespaces = arg_utils.namespace_of(ServerArgs)
+    namespaces = namespaces or {}
     meta = {}
     for field in record_fields(ServerArgs):
-        _, arg = _unwrap_annotated(hints.get(field.name, field.type))
+        _, arg = unwrap(hints.get(field.name, field.type))
         meta[field.name] = {
             "namespace": namespaces.get(field.name),
-            "resolvable": bool(arg.resolvable) if arg is not None else False,
-            "fallback": json_safe(arg.fallback) if arg is not None else None,
-            "no_cli": bool(arg.no_cli) if arg is not None else False,
+            "resolvable": bool(getattr(arg, "resolvable", False)) if arg is not None else False,
+            "fallback": json_safe(getattr(arg, "fallback", None)) if arg is not None else None,
+            "no_cli": bool(getattr(arg, "no_cli", False)) if arg is not None else False,
         }
     return meta
 
@@ -292,8 +311,30 @@ def capture_parser(entry, argv0: str) -> argparse.ArgumentParser:
 
 
 def build_bench_serving() -> argparse.ArgumentParser:
-    module = importlib.import_module("sglang.benchmark.serving")
-    return capture_parser(module.cli_main, argv0=module.__file__)
+    """0.5.15+: ``sglang.benchmark.serving.cli_main()``; before, the parser is built inline under
+    ``if __name__ == "__main__":`` of ``sglang/bench_serving.py`` (run with runpy as ``__main__``)."""
+    if importlib.util.find_spec("sglang.benchmark.serving") is not None:
+        module = importlib.import_module("sglang.benchmark.serving")
+        return capture_parser(module.cli_main, argv0=module.__file__)
+    import runpy
+
+    spec = importlib.util.find_spec("sglang.bench_serving")
+    return capture_parser(
+        lambda: runpy.run_module("sglang.bench_serving", run_name="__main__", alter_sys=False),
+        argv0=spec.origin,
+    )
+
+
+def _bench_serving_source() -> dict:
+    """Builder and how-text for the bench_serving parser of the installed release."""
+    if importlib.util.find_spec("sglang.benchmark.serving") is not None:
+        return {}
+    return {
+        "builder": "sglang.bench_serving (__main__ block)",
+        "how": "sglang/bench_serving.py builds its parser inline under if __name__ == '__main__'; the "
+        "module is run as __main__ with ArgumentParser.parse_args patched to capture the parser "
+        "before anything is parsed or executed",
+    }
 
 
 # --------------------------------------------------------------------------------------------------
@@ -551,11 +592,19 @@ def build_snapshot(wheels: list[Path], date: str) -> dict:
             raise RuntimeError(f"{name}: two builds of the parser differ in {bad or 'their option list'}")
         parsers[name] = first
     for name, parser in parsers.items():
-        source = PARSER_SOURCES[name]
+        source = dict(PARSER_SOURCES[name])
+        if name == "bench_serving":
+            source.update(_bench_serving_source())
         parser["builder"] = source["builder"]
         parser["how"] = source["how"]
-        parser["commands"] = source["commands"]
         parser["modules"] = {module: describe_module(module) for module in source["modules"]}
+        # "python -m X" only where the release has module X
+        parser["commands"] = [
+            command
+            for command in source["commands"]
+            if not command.startswith("python -m ")
+            or parser["modules"].get(command.split()[2], {"exists": True})["exists"]
+        ]
     return {
         "schema_version": SCHEMA_VERSION,
         "generated": {

@@ -1,15 +1,18 @@
-"""Typed, read-only access to an engine snapshot (``kb/engine/sglang-<version>.json``).
+"""Typed, read-only access to the engine snapshots: any stored SGLang release, by its version.
 
-The snapshot is generated from the real wheels by ``nox -s engine-snapshot -- <version>`` (see
-``handbook/engine/dump.py``); tests and the site read only the committed JSON, so they stay fast and
-offline. Every model is closed (``extra="forbid"``): a snapshot written by a newer dump.py with new keys
-fails loudly here instead of being half-read.
+The snapshots are generated from the real wheels by ``nox -s engine-snapshot`` (see
+``handbook/engine/dump.py``). The pinned release has its own file, ``kb/engine/sglang-<version>.json``;
+every stored release (the pinned one included) is in ``kb/engine/sglang-history.json``, from which
+``load_snapshot(version)`` expands the others (``handbook/engine/history.py``). Tests and the site read
+only the committed JSON, so they stay fast and offline. Every model is closed (``extra="forbid"``): a
+snapshot written by a newer dump.py with new keys fails loudly here instead of being half-read.
 """
 
 from __future__ import annotations
 
 import functools
 import json
+import re
 from functools import cached_property
 from pathlib import Path
 
@@ -17,9 +20,13 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
 from handbook.core.paths import ENGINE_DIR, KB_ROOT
+from handbook.engine.history import History, version_key
 
 SNAPSHOT_DIR = ENGINE_DIR
+HISTORY_FILE = "sglang-history.json"  # every stored release in one file (handbook/engine/history.py)
 SCHEMA_VERSION = 1
+# What a release version looks like (0.5.23, 0.5.10.post1): anything else never becomes a file name.
+VERSION = re.compile(r"\d+(?:\.\d+)*(?:\.post\d+)?")
 
 PARSER_NAMES: tuple[str, ...] = ("launch_server", "launch_router", "bench_serving")
 
@@ -300,7 +307,39 @@ def pinned_version(kb_root: Path = KB_ROOT) -> str:
 
 
 def snapshot_path(version: str | None = None) -> Path:
+    """The file of one release's own snapshot (only the pinned release has one; see load_snapshot)."""
     return SNAPSHOT_DIR / f"sglang-{version or pinned_version()}.json"
+
+
+def history_path(engine_dir: Path = SNAPSHOT_DIR) -> Path:
+    return engine_dir / HISTORY_FILE
+
+
+@functools.lru_cache(maxsize=2)
+def _history(path: Path) -> History:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise SnapshotError(f"{path}: no engine history; generate it with nox -s engine-snapshot") from None
+    except json.JSONDecodeError as exc:
+        raise SnapshotError(f"{path}:{exc.lineno}: not JSON ({exc.msg})") from None
+    try:
+        return History(data)
+    except (ValueError, KeyError, TypeError) as exc:
+        raise SnapshotError(f"{path}: not an engine history ({exc})") from None
+
+
+def load_history(engine_dir: Path = SNAPSHOT_DIR) -> History:
+    """Every stored release in one object: versions, any release's raw snapshot, each option's lifetime."""
+    return _history(history_path(engine_dir).resolve())
+
+
+def snapshot_versions(engine_dir: Path = SNAPSHOT_DIR) -> tuple[str, ...]:
+    """Every release there is a snapshot of, oldest first."""
+    versions = set(load_history(engine_dir).versions) if history_path(engine_dir).is_file() else set()
+    versions |= {p.stem.removeprefix("sglang-") for p in engine_dir.glob("sglang-*.json")}
+    versions = {v for v in versions if VERSION.fullmatch(v)}
+    return tuple(sorted(versions, key=version_key))
 
 
 def parse_snapshot(data: object, *, source: str = "<snapshot>") -> EngineSnapshot:
@@ -316,6 +355,8 @@ def parse_snapshot(data: object, *, source: str = "<snapshot>") -> EngineSnapsho
 
 @functools.lru_cache(maxsize=8)
 def _load(path: Path) -> EngineSnapshot:
+    if path.exists() and not path.is_file():  # a folder or a FIFO: refused before it is opened
+        raise SnapshotError(f"{path}: not a regular file, expected a JSON snapshot file")
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -324,11 +365,39 @@ def _load(path: Path) -> EngineSnapshot:
         ) from None
     except json.JSONDecodeError as exc:
         raise SnapshotError(f"{path}:{exc.lineno}: not JSON ({exc.msg})") from None
+    except UnicodeDecodeError as exc:
+        raise SnapshotError(
+            f"{path}: got bytes that are not UTF-8 ({exc.reason}), expected a JSON snapshot"
+        ) from None
+    except OSError as exc:  # a folder, a FIFO's error, no permission…
+        raise SnapshotError(
+            f"{path}: cannot be read ({exc.strerror}), expected a JSON snapshot file"
+        ) from None
     return parse_snapshot(data, source=str(path))
 
 
+@functools.lru_cache(maxsize=16)
+def _expanded(history: Path, version: str) -> EngineSnapshot:
+    data = _history(history).expand(version)
+    return parse_snapshot(data, source=f"{history} ({version})")
+
+
 def load_snapshot(version: str | None = None, path: str | Path | None = None) -> EngineSnapshot:
-    """Load ``kb/engine/sglang-<version>.json`` (default: the pinned release; or an explicit ``path``);
-    cached by path, read-only."""
-    target = Path(path) if path is not None else snapshot_path(version)
-    return _load(target.resolve())
+    """The snapshot of one stored release (default: the pinned one), or of the file at ``path``; cached,
+    read-only. The pinned release is read from its own file, any other from the history. A version that
+    names no stored release is a SnapshotError listing the ones there are."""
+    if path is not None:
+        return _load(Path(path).resolve())
+    version = version or pinned_version()
+    if not VERSION.fullmatch(version):
+        raise SnapshotError(f"{version!r} is not an SGLang version (e.g. 0.5.23)")
+    own = snapshot_path(version)
+    if own.is_file():
+        return _load(own.resolve())
+    history = history_path()
+    if history.is_file() and version in load_history().versions:
+        return _expanded(history.resolve(), version)
+    known = ", ".join(snapshot_versions()) or "none"
+    raise SnapshotError(
+        f"no snapshot of sglang {version} (stored: {known}); add it with nox -s engine-snapshot -- {version}"
+    )

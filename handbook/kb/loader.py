@@ -12,6 +12,7 @@ each collecting problems instead of stopping at the first:
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,7 +20,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from handbook.core.paths import KB_ROOT, REPO_ROOT
+from handbook.core.paths import KB_ROOT, REPO_ROOT, inside
 from handbook.core.problem import Problem
 from handbook.core.suggest import did_you_mean
 from handbook.kb import schema as s
@@ -362,8 +363,20 @@ class _Loader:
 
     def read(self, file: KBFile, path: Path) -> list[tuple[Kind, BaseModel, Origin]]:
         """The entities of one file, noted with their origins; a file that fails marks its kinds broken."""
-        if not file.per_file and not path.is_file():
+        if not file.per_file and not (path.exists() or path.is_symlink()):
             self.problems.append(Problem(self.shown(path), 1, "", "got no such file, expected it to exist"))
+            self.broken.update(kind.name for kind in file.kinds)
+            return []
+        if not inside(path.parent, self.root):
+            # a folder of the KB that links elsewhere: nothing outside the KB is read, or echoed
+            self.problems.append(
+                Problem(
+                    self.shown(path),
+                    1,
+                    "",
+                    "got a path that leads out of the KB folder, expected a file inside it",
+                )
+            )
             self.broken.update(kind.name for kind in file.kinds)
             return []
         model, doc = self.parse(path, file.schema)
@@ -394,10 +407,20 @@ class _Loader:
 
     def check_stray_files(self, known: set[Path]) -> None:
         patterns = [file.pattern for file in FILES]
-        for path in sorted(self.root.rglob("*")):
-            if path.is_dir() or path in known:
+        found: list[Path] = []
+        for folder, dirs, names in os.walk(self.root):  # links to folders are listed, never followed
+            for name in sorted(dirs):
+                if (Path(folder) / name).is_symlink():
+                    found.append(Path(folder) / name)
+            found += [Path(folder) / name for name in names]
+        for path in sorted(found):
+            if path in known:
                 continue
             rel = path.relative_to(self.root)
+            if path.is_symlink() and not any(rel.match(pattern) for pattern in IGNORED):
+                message = "got a symbolic link, expected a regular file or folder (KB files are not links)"
+                self.problems.append(Problem(self.shown(path), 1, "", message))
+                continue
             if any(rel.match(pattern) for pattern in IGNORED):
                 continue
             self.problems.append(

@@ -13,6 +13,7 @@ a KB with an unfinished scaffold in it can still be scaffolded into.
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import typing
 from dataclasses import dataclass, field
@@ -22,13 +23,13 @@ from typing import Any
 import yaml
 from pydantic import StringConstraints
 
-from handbook.core.paths import REPO_ROOT
+from handbook.core.paths import REPO_ROOT, inside
 from handbook.core.suggest import did_you_mean
 from handbook.core.text import PLACEHOLDER
 from handbook.kb import schema as s
 from handbook.kb.common import Id
 from handbook.kb.loader import FLAGS_POOL, KIND, KINDS
-from handbook.kb.yamlfile import load_yaml
+from handbook.kb.yamlfile import load_yaml, read_text
 
 FILL = PLACEHOLDER
 TEXT = f"{{zh: {FILL}, en: {FILL}}}"  # a bilingual field to write
@@ -95,7 +96,7 @@ class KnownIds:
                     known.flags |= {flag for flag in spellings if isinstance(flag, str)}
         pitfalls = KIND["pitfalls"]
         path = root / pitfalls.pattern
-        doc, _ = load_yaml(path, f"kb/{pitfalls.pattern}") if path.is_file() else (None, [])
+        doc, _ = load_yaml(path, f"kb/{pitfalls.pattern}")
         if doc is not None and isinstance(doc.data, dict):
             for i, item in enumerate(doc.data.get(str(pitfalls.list_key)) or []):
                 if isinstance(item, dict) and isinstance(item.get(str(pitfalls.key)), str):
@@ -106,14 +107,14 @@ class KnownIds:
 
 
 def _data(path: Path) -> Any:
-    try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError):
-        return None
+    """A KB file's data, read as the loader reads it (regular files only, no aliases or tags); None when it
+    cannot be read: ``validate`` reports why."""
+    doc, _ = load_yaml(path, path.name)
+    return None if doc is None else doc.data
 
 
 def _items(path: Path, key: str) -> list[dict[str, Any]]:
-    data = _data(path) if path.is_file() else None
+    data = _data(path)
     items = data.get(key) if isinstance(data, dict) else None
     return [item for item in items or [] if isinstance(item, dict)]
 
@@ -354,7 +355,8 @@ class Written:
 def shown_path(path: Path, root: Path) -> str:
     base = REPO_ROOT if root.resolve().is_relative_to(REPO_ROOT) else root.parent
     try:
-        return path.resolve().relative_to(base.resolve()).as_posix()
+        # the folder resolved, the file itself not: a link is shown where it is, not where it points
+        return (path.parent.resolve() / path.name).relative_to(base.resolve()).as_posix()
     except ValueError:
         return path.as_posix()
 
@@ -373,7 +375,7 @@ def new_file(kind: str, entity_id: str, args: argparse.Namespace, root: Path) ->
     checks = Checks(known)
     checks.new_id(entity_id)
     path = root / KIND[SCAFFOLDED[kind]].pattern.replace("*", entity_id)
-    if path.exists():
+    if path.exists() or path.is_symlink():
         shown = shown_path(path, root)
         raise ScaffoldError(
             [
@@ -395,10 +397,16 @@ def new_file(kind: str, entity_id: str, args: argparse.Namespace, root: Path) ->
         text = hardware_yaml
     checks.done()
     body = text(entity_id, args, known)
-    _well_formed(body, shown_path(path, root))
+    shown = shown_path(path, root)
+    _well_formed(body, shown)
     path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("x", encoding="utf-8") as out:  # "x": never replace a file that appeared meanwhile
-        out.write(body)
+    if not inside(path.parent, root):
+        raise ScaffoldError([f"{shown}: its folder leads out of the KB folder (a link); nothing was written"])
+    try:
+        with path.open("x", encoding="utf-8") as out:  # "x": never replace a file that appeared meanwhile
+            out.write(body)
+    except OSError as exc:
+        raise ScaffoldError([f"{shown}: cannot be written ({exc.strerror}); nothing was written"]) from None
     return Written(path=path, first_line=1, text=body)
 
 
@@ -419,8 +427,12 @@ def new_pitfall(entity_id: str, args: argparse.Namespace, root: Path) -> Written
                 "expected a new id (or edit that entry)"
             ]
         )
-    if not path.is_file():
+    if not (path.exists() or path.is_symlink()):
         raise ScaffoldError([f"{shown}: got no such file, expected the KB's pitfalls"])
+    old, unreadable = read_text(path, shown)  # a regular file, not a link: nothing outside the KB is written
+    if old is None or not inside(path.parent, root):
+        reasons = [str(p) for p in unreadable] or [f"{shown}: leads out of the KB folder (a link)"]
+        raise ScaffoldError([*reasons, "nothing was written"])
     checks.source(args.source)
     checks.refs("--model", args.model, "models")
     checks.refs("--hardware", args.hardware, "hardware")
@@ -435,7 +447,6 @@ def new_pitfall(entity_id: str, args: argparse.Namespace, root: Path) -> Written
                 f"{did_you_mean(flag, known.flags)}"
             )
     checks.done()
-    old = path.read_text(encoding="utf-8")
     entry = _ENTRY.search(old)
     indent = entry.group("indent") if entry else "  "
     prefix = old if old.endswith("\n") or not old else old + "\n"
@@ -449,7 +460,14 @@ def new_pitfall(entity_id: str, args: argparse.Namespace, root: Path) -> Written
                 "add the entry by hand"
             ]
         )
-    path.write_text(prefix + body, encoding="utf-8")
+    # all or nothing: a whole new file replaces the old one, never a half-appended one
+    staging = path.with_name(f".{path.name}.{os.getpid()}.new")
+    try:
+        staging.write_text(prefix + body, encoding="utf-8")
+        os.replace(staging, path)
+    except OSError as exc:
+        staging.unlink(missing_ok=True)
+        raise ScaffoldError([f"{shown}: cannot be written ({exc.strerror}); nothing was written"]) from None
     return Written(path=path, first_line=prefix.count("\n") + 1, text=body)
 
 

@@ -136,7 +136,9 @@ class ModelConfig(Closed):
     fields are its ``text_config``'s)."""
 
     source: SourceId
-    architectures: list[NonEmpty] = []
+    # The checkpoint's model class and config type, as its config.json names them: the engine picks its
+    # model code by them (the recipe replay and the sizing oracle build a config.json with them).
+    architectures: list[NonEmpty] | None = None
     model_type: NonEmpty | None = None
     num_hidden_layers: PositiveInt | None = None
     num_attention_heads: PositiveInt | None = None
@@ -176,6 +178,8 @@ class ModelConfig(Closed):
     first_k_dense_replace: int | None = Field(default=None, ge=0)
     q_lora_rank: PositiveInt | None = None
     tie_word_embeddings: bool | None = None
+    # the share of head_dim that carries RoPE (Qwen4-Exp checks it against the QSA indexer's head)
+    partial_rotary_factor: float | None = Field(default=None, gt=0, le=1)
     vision_config: VisionConfig | None = None
     # How many layers of each kind, keyed like the values of config.json's ``layer_types``.
     layer_types_count: dict[

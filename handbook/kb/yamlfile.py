@@ -8,6 +8,8 @@ built when a message needs a line.
 
 from __future__ import annotations
 
+import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -109,7 +111,18 @@ class _Builder:
         if isinstance(node, yaml.SequenceNode):
             return [self.build(item, path + (i,)) for i, item in enumerate(node.value)]
         # Scalars: PyYAML's safe constructor resolves the tag (int, float, bool, null, str, date).
-        return self._scalars.construct_object(node, deep=True)
+        try:
+            return self._scalars.construct_object(node, deep=True)
+        except ValueError:  # a value shaped like a date that no calendar has (2026-02-30)
+            self.problems.append(
+                Problem(
+                    self.file,
+                    node.start_mark.line + 1,
+                    format_path(path),
+                    f"got '{node.value}', expected a real calendar date (YYYY-MM-DD)",
+                )
+            )
+            return None
 
 
 def _compose(text: str) -> list[yaml.Node]:
@@ -160,23 +173,149 @@ def _fast_load(text: str) -> tuple[bool, Any]:
         return False, None
     try:
         documents = list(yaml.load_all(text, Loader=_FAST_LOADER))
-    except (yaml.YAMLError, _Fallback):
+    except (yaml.YAMLError, _Fallback, ValueError):  # ValueError: an impossible date (2026-02-30)
         return False, None
     return (True, documents[0]) if len(documents) == 1 else (False, None)
 
 
-def load_yaml(path: Path, shown_as: str) -> tuple[YamlDoc | None, list[Problem]]:
-    """Parse one YAML file. Returns the document, or None with problems; never raises on bad content."""
+# Limits no KB file comes near (the largest is ~50 KB, nested ~8 deep): past them a file is refused before it
+# is parsed, so a hostile file cannot exhaust memory, time or the stack.
+MAX_BYTES = 512 * 1024
+MAX_DEPTH = 32
+
+
+def _whole(shown_as: str, message: str) -> Problem:
+    return Problem(shown_as, 1, "", message)
+
+
+def read_text(path: Path, shown_as: str) -> tuple[str | None, list[Problem]]:
+    """A KB file's text: a regular file (not a link, a folder, a device or a FIFO) of at most MAX_BYTES of
+    UTF-8. Nothing of a refused file's content is echoed."""
     try:
-        text = path.read_text(encoding="utf-8")
+        info = path.lstat()
+    except OSError as exc:
+        return None, [
+            Problem(
+                shown_as,
+                1,
+                "",
+                f"got a file that cannot be read ({exc.strerror}), expected a readable YAML file",
+            )
+        ]
+    if stat.S_ISLNK(info.st_mode):
+        return None, [
+            Problem(shown_as, 1, "", "got a symbolic link, expected a regular file (KB files are not links)")
+        ]
+    if stat.S_ISDIR(info.st_mode):
+        return None, [_whole(shown_as, "got a folder, expected a YAML file")]
+    if not stat.S_ISREG(info.st_mode):
+        return None, [
+            Problem(shown_as, 1, "", "got a special file (a device, FIFO or socket), expected a regular file")
+        ]
+    if info.st_size > MAX_BYTES:
+        return None, [
+            Problem(shown_as, 1, "", f"got a file of {info.st_size:,} bytes, expected at most {MAX_BYTES:,}")
+        ]
+    try:
+        flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+        with os.fdopen(os.open(path, flags), "rb") as handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):  # swapped since the lstat
+                return None, [_whole(shown_as, "got a special file, expected a regular file")]
+            data = handle.read(MAX_BYTES + 1)
+    except OSError as exc:
+        return None, [
+            Problem(
+                shown_as,
+                1,
+                "",
+                f"got a file that cannot be read ({exc.strerror}), expected a readable YAML file",
+            )
+        ]
+    if len(data) > MAX_BYTES:
+        return None, [
+            Problem(
+                shown_as,
+                1,
+                "",
+                f"got a file of more than {MAX_BYTES:,} bytes, expected at most {MAX_BYTES:,}",
+            )
+        ]
+    try:
+        return data.decode("utf-8"), []
     except UnicodeDecodeError as exc:
         return None, [
             Problem(shown_as, 1, "", f"got bytes that are not UTF-8 ({exc.reason}), expected UTF-8 text")
         ]
+
+
+def _screen(text: str, shown_as: str) -> list[Problem]:
+    """What plain data never needs, refused from the event stream before anything is built: anchors and
+    aliases (which can multiply a small file into gigabytes), explicit tags (``!!python/…``, ``!custom``)
+    and nesting deeper than MAX_DEPTH. A syntax error is left to the parser's own report."""
+    depth = 0
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    try:
+        for event in yaml.parse(text, Loader=loader):
+            line = event.start_mark.line + 1
+            if isinstance(event, yaml.AliasEvent):
+                return [
+                    Problem(
+                        shown_as,
+                        line,
+                        "",
+                        f"got a YAML alias '*{event.anchor}', expected plain values (write them out)",
+                    )
+                ]
+            anchor = getattr(event, "anchor", None)
+            if anchor is not None:
+                return [
+                    Problem(
+                        shown_as,
+                        line,
+                        "",
+                        f"got a YAML anchor '&{anchor}', expected plain values (write them out)",
+                    )
+                ]
+            tag = getattr(event, "tag", None)
+            if tag is not None and not isinstance(event, yaml.DocumentStartEvent):
+                return [
+                    Problem(
+                        shown_as,
+                        line,
+                        "",
+                        f"got the explicit YAML tag '{tag}', expected plain values without tags",
+                    )
+                ]
+            if isinstance(event, yaml.CollectionStartEvent):
+                depth += 1
+                if depth > MAX_DEPTH:
+                    return [
+                        Problem(
+                            shown_as,
+                            line,
+                            "",
+                            f"got values nested more than {MAX_DEPTH} deep, expected a flatter file",
+                        )
+                    ]
+            elif isinstance(event, yaml.CollectionEndEvent):
+                depth -= 1
+    except yaml.YAMLError:
+        return []
+    return []
+
+
+def load_yaml(path: Path, shown_as: str) -> tuple[YamlDoc | None, list[Problem]]:
+    """Parse one YAML file. Returns the document, or None with problems; never raises on bad content."""
+    text, problems = read_text(path, shown_as)
+    if text is None:
+        return None, problems
     if not text.strip() or all(
         not line.strip() or line.lstrip().startswith("#") for line in text.splitlines()
     ):
         return None, [Problem(shown_as, 1, "", "got an empty file, expected a YAML mapping")]
+    screened = _screen(text, shown_as)
+    if screened:
+        return None, screened
     clean, data = _fast_load(text)
     if clean:
         return YamlDoc(file=shown_as, data=data, text=text), []
@@ -191,8 +330,14 @@ def load_yaml(path: Path, shown_as: str) -> tuple[YamlDoc | None, list[Problem]]
         elif exc.context:
             what = f"{exc.context}: {what}"
         return None, [Problem(shown_as, line, "", f"got invalid YAML ({what}), expected well-formed YAML")]
+    except yaml.reader.ReaderError as exc:  # a control character or an unpaired surrogate
+        line = text.count("\n", 0, max(exc.position, 0)) + 1
+        what = f"#x{exc.character:04x}" if isinstance(exc.character, int) else repr(exc.character)
+        message = f"got a character YAML does not allow ({what}: {exc.reason}), expected plain text"
+        return None, [Problem(shown_as, line, "", message)]
     except yaml.YAMLError as exc:
-        return None, [Problem(shown_as, 1, "", f"got invalid YAML ({exc}), expected well-formed YAML")]
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        return None, [Problem(shown_as, 1, "", f"got invalid YAML ({first}), expected well-formed YAML")]
     if len(nodes) != 1:
         line = nodes[1].start_mark.line + 1 if len(nodes) > 1 else 1
         return None, [Problem(shown_as, line, "", f"got {len(nodes)} YAML documents, expected exactly one")]

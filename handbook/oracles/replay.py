@@ -6,15 +6,12 @@ does before touching a GPU: ``prepare_server_args(argv + ["--device", "cpu"])``,
 ``check_server_args()``, and records whether the engine raised (type, message, the function that raised),
 which fields resolution declared, and which warnings it logged.
 
-What is replayed:
-- every KB rule whose behaviour is ``established: replay``: its ``example`` command, with ``--model-path``
-  (and ``--speculative-draft-model-path``) pointing at a small stand-in ``LlamaForCausalLM`` config.json
-  written to a temporary folder. The stand-in exercises every model-independent hook; the outcome is set
-  beside the rule's claim (raises: the same exception type; adjusts: the named function declared or logged
-  an adjustment; nothing: resolution did not fail because of the rule's flags);
-- KB recipes of the models whose real ``config.json`` the caller provides (``--configs DIR`` holding
-  ``DIR/<model id>/config.json``; the session cannot download them). Without it no recipe is replayed,
-  and the report says so.
+What is replayed here: every KB rule whose behaviour is ``established: replay``: its ``example`` command,
+with ``--model-path`` (and ``--speculative-draft-model-path``) pointing at a small stand-in
+``LlamaForCausalLM`` config.json written to a temporary folder. The stand-in exercises every
+model-independent hook; the outcome is set beside the rule's claim (raises: the same exception type;
+adjusts: the named function declared or logged an adjustment; nothing: resolution did not fail because of
+the rule's flags). The KB's recipes are replayed by ``handbook/oracles/recipes.py`` (same session).
 
 Exit status 1 when a rule's claim does not match what the engine does.
 """
@@ -154,36 +151,11 @@ def replay_rules(kb, model_dir: Path) -> list[tuple[str, bool, str]]:
     return rows
 
 
-def replay_recipes(kb, configs: Path | None) -> list[tuple[str, str]]:
-    from handbook.calc.recipe_text import command_text
-
-    rows = []
-    if configs is None:
-        return rows
-    for recipe in kb.recipes.values():
-        folder = configs / (recipe.model or "") if recipe.model else None
-        if (
-            recipe.kind not in ("launch", "docker")
-            or folder is None
-            or not (folder / "config.json").is_file()
-        ):
-            continue
-        argv, env = _argv_and_env(command_text(recipe), folder)
-        outcome = run_engine(argv, env)
-        if outcome.raised:
-            rows.append((recipe.id, f"raised {outcome.raised} at {outcome.where}: {outcome.message[:160]}"))
-        else:
-            warnings = [message for _, message in outcome.logged][:3]
-            rows.append((recipe.id, "resolved" + (f"; logged: {' | '.join(warnings)}" if warnings else "")))
-    return rows
-
-
 def main(argv: list[str] | None = None) -> int:
     from handbook.kb.loader import load_kb
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--configs", type=Path, default=None, help="folder of <model id>/config.json")
-    args = parser.parse_args(argv)
+    parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING)
     kb = load_kb()
     with tempfile.TemporaryDirectory(prefix="stand-in-model-") as tmp:
@@ -191,18 +163,11 @@ def main(argv: list[str] | None = None) -> int:
         (model_dir / "config.json").write_text(json.dumps(STAND_IN_CONFIG), encoding="utf-8")
         with contextlib.redirect_stderr(sys.stdout):
             rules = replay_rules(kb, model_dir)
-    recipes = replay_recipes(kb, args.configs)
     print("\nRules (stand-in LlamaForCausalLM config, --device cpu):")
     for rule_id, ok, seen in rules:
         print(f"  {'✔' if ok else '✖'} {rule_id}: {seen}")
-    print("\nRecipes:")
-    if not recipes:
-        print("  none replayed: pass --configs DIR with DIR/<model id>/config.json for the models to replay")
-    for recipe_id, seen in recipes:
-        print(f"  {recipe_id}: {seen}")
     failed = [r for r in rules if not r[1]]
-    matched = len(rules) - len(failed)
-    print(f"\n{matched} of {len(rules)} rule claims match the engine; {len(recipes)} recipe(s) replayed.")
+    print(f"\n{len(rules) - len(failed)} of {len(rules)} rule claims match the engine.")
     return 1 if failed else 0
 
 

@@ -96,7 +96,6 @@ ACCEPTANCE_FIELDS: dict[str, dict[str, tuple[Any, str]]] = {
         "text.ngram_vocab_size_base": (20000000, "qwen3.8-flash-next-fp8-config-transcription"),
         "text.split_ngram_parts": (128, "qwen3.8-flash-next-fp8-config-transcription"),
         "text.make_ngram_vocab_size_divisible_by": (128, "qwen3.8-flash-next-fp8-config-transcription"),
-        "text.partial_rotary_factor": (0.25, "qwen3.8-flash-next-fp8-config-transcription"),
         "text.model_type": ("qwen4_exp_text", "qwen3.8-flash-next-fp8-config-transcription"),
     },
 }

@@ -1,5 +1,6 @@
 """Renderers that set the KB beside the pinned engine: each command's check status, the drift page
-(defaults, choices, aliases, rules, variables) and the reference of every engine option."""
+(defaults, choices, aliases, rules, variables) and the reference of every engine option (with each
+option's history across the stored releases, from handbook/render/versions.py)."""
 
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ from handbook.render.context import RenderContext, attr, esc
 from handbook.render.html import table
 from handbook.render.markers import RenderError, renderer
 from handbook.render.params import default_text
+from handbook.render.versions import history_caption, option_history
 
 # The catalogue's key for each value a renderer words (handbook/core/messages/site.py).
 SEVERITY_KEYS = {
@@ -495,12 +497,14 @@ def engine_options(ctx: RenderContext, program: str) -> str:
                 + help_text
             )
         default = "—" if option.nargs == 0 and option.default is False else _engine_default(ctx, option)
-        rows.append([spellings, _type_cell(ctx, option), default, help_text])
+        history = option_history(ctx, program, option)
+        rows.append([spellings, _type_cell(ctx, option), default, history, help_text])
         ids.append(option_anchor(program, option.name))
     headers = [
         ctx.msg("options-col-option"),
         ctx.msg("options-col-type"),
         ctx.msg("col-default"),
+        ctx.msg("versions-col-history"),
         ctx.msg("options-col-help"),
     ]
     caption = esc(
@@ -510,6 +514,8 @@ def engine_options(ctx: RenderContext, program: str) -> str:
             count=len(rows),
             version=snapshot.sglang_version,
         )
+        + ctx.msg("versions-caption-join")
+        + history_caption(ctx)
     )
     return table(headers, rows, row_ids=ids, caption=caption)
 

@@ -8,6 +8,7 @@ from handbook.render.context import RenderContext, esc
 from handbook.render.engine import command_status
 from handbook.render.html import admonition, bullet_list, fence, tabs
 from handbook.render.markers import RenderError, renderer
+from handbook.render.replays import replay_block
 
 
 def _recipe(ctx: RenderContext, rid: str) -> Recipe:
@@ -22,6 +23,9 @@ def recipe_block(ctx: RenderContext, recipe: Recipe, with_title: bool = True) ->
     parts = [fence(command_text(recipe, ctx.lang, with_title), "bash")]
     if ctx.command_status:
         parts.append(command_status(ctx, recipe))
+        replay = replay_block(ctx, recipe)  # what the engine's start-up resolution made of it
+        if replay:
+            parts.append(replay)
     remarks = [
         f"<code>{esc(line)}</code>: {ctx.text_html(note, recipe.program)}"
         for line, note in line_notes(recipe)

@@ -7,7 +7,7 @@ is used and every used key exists.
 
 from __future__ import annotations
 
-from handbook.core.messages import checker, diagrams, exports, planner, site
+from handbook.core.messages import checker, diagrams, exports, planner, site, versions
 from handbook.core.text import LANGS, Text
 
 DOMAINS = {
@@ -16,6 +16,7 @@ DOMAINS = {
     "planner": planner.MESSAGES,
     "diagrams": diagrams.MESSAGES,
     "exports": exports.MESSAGES,
+    "versions": versions.MESSAGES,
 }
 
 

@@ -13,6 +13,10 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "这一行以参数 {flag} 开头，但上一条命令已经结束（上一行末尾没有 \\ 续行，或被注释截断）；shell 会把它当成一条新命令执行",
         "this line starts with the flag {flag} but the previous command has ended (no trailing \\ on the line before, or a comment cut it off); the shell runs it as a new command",
     ),
+    "check-shell-no-program": (
+        "文本里有参数（{flags}），但没有认出任何 SGLang 程序：这些参数没有被检查。请贴上完整命令（python -m sglang.launch_server …，或包在 docker run、timeout、srun 等里面的命令）",
+        "the text has flags ({flags}) but no SGLang program the checker recognises, so they were not checked; paste the whole command (python -m sglang.launch_server …, or one wrapped in docker run, timeout, srun and the like)",
+    ),
     # python -m MODULE
     "check-module-unknown": (
         "python -m {module} 不在本检查器认识的模块之列（{known}），其参数未检查{hint}",
@@ -161,6 +165,10 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "check-cli-problems": (
         "✖ {errors} 个错误，{warnings} 个警告，{notes} 条提示（sglang {version}）",
         "✖ {errors} error(s), {warnings} warning(s), {notes} note(s) (sglang {version})",
+    ),
+    "check-cli-kb-invalid": (
+        "知识库有 {count} 处问题，无法对照它的规则检查：运行 python -m handbook validate 查看",
+        "the knowledge base has {count} problem(s), so the command cannot be checked against its rules; run python -m handbook validate to see them",
     ),
     "check-cli-nothing": (
         "没有找到 SGLang 命令或参数（支持 python -m sglang.launch_server、sglang_router.launch_router、sglang.benchmark.serving、docker run 包装、仅参数的片段）",

@@ -210,4 +210,5 @@ def test_the_overview_counts_every_recipe(kb):
     ctx = RenderContext(kb=kb, lang="en", page="compatibility.md")
     table = engine_replays(ctx)
     assert len(re.findall(r'<tr id="replay-', table)) == 24
-    assert "15 commands replayed" in _plain(table) and "9 not replayable" in _plain(table)
+    # Llama-3.1-8B's two PD commands are replayable since the KB names its architecture
+    assert "17 commands replayed" in _plain(table) and "7 not replayable" in _plain(table)

@@ -114,7 +114,11 @@ def test_the_accelerator_named_first_is_emulated(kb):
     assert replay_input(kb.recipes["qwen3.8-flash-next-fp8-b300-tep4"], kb).accelerator.capability == (10, 3)
     h200 = replay_input(kb.recipes["qwen3.5-397b-fp8-h200-tp8"], kb).accelerator
     # the device-reported memory where the KB records it (143,771 MiB for the H200), else the GB × 1024
-    assert (h200.id, h200.vendor, h200.memory_mib) == ("h200", "nvidia", kb.hardware["h200"].memory_mib_reported)
+    assert (h200.id, h200.vendor, h200.memory_mib) == (
+        "h200",
+        "nvidia",
+        kb.hardware["h200"].memory_mib_reported,
+    )
     assert kb.hardware["h200"].memory_mib_reported == 143_771
     assert replay_input(kb.recipes["gpt-oss-120b-tool-calling"], kb).accelerator is None  # names none: CPU
 

@@ -271,7 +271,7 @@ def drift(ctx: RenderContext) -> str:
                         esc(where),
                         f"tp{cell.stated_tp}",
                         f"tp{cell.tp}" if cell.tp else "—",
-                        ctx.text_html(ctx.msg("tp-drift-why", fraction=memory.TABLE_MEM_FRACTION)),
+                        ctx.text_html(ctx.msg("tp-drift-why")),
                     ]
                 )
     for scenario in ctx.kb.tuning.scenarios:

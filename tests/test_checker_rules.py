@@ -170,7 +170,7 @@ def test_exact_messages_of_each_engine_behaviour(kb, snapshot):
          "04-parameters.md#disable-radix-cache"),
         (5, "note", "rule.aiter-page-size-16",
          "The source pairs --attention-backend aiter with --page-size 16 (given: —; when it is left out the "
-         "engine uses 1). The source's advice (adopted here): sglang 0.5.23 does not check this.",
+         "engine uses 1). sglang 0.5.23 does not check this; the advice is the source's, adopted here.",
          "04-parameters.md#page-size"),
     ]  # fmt: skip
     assert findings[1].message.zh == (
@@ -241,6 +241,17 @@ def test_wrong_parameter_and_message_fail_validation(tmp_path):
         tmp_path, base.replace("en: runs code from the model repository", 'en: "runs {code}"')
     ) == [
         "kb/rules.yaml:5: rules[0].message.en: got {code}, expected only values flags-set provides: flags",
+    ]
+    adjusting = base.replace(
+        "engine: {does: nothing, established: reading}\n    advice: warning",
+        "engine: {does: adjusts, established: reading, at: {file: sglang/srt/a.py, function: f, line: 1},"
+        " adjustment: {zh: '改为 {value}', en: 'sets it to {value}'}}",
+    )
+    assert broken_rules(tmp_path, adjusting) == [
+        "kb/rules.yaml:7: rules[0].engine.adjustment.en: got {value}, expected words without fields (the "
+        "adjustment is shown beside prose, where no command fills them; put the values in the message)",
+        "kb/rules.yaml:7: rules[0].engine.adjustment.zh: got {value}, expected words without fields (the "
+        "adjustment is shown beside prose, where no command fills them; put the values in the message)",
     ]
     assert broken_rules(tmp_path, base.replace("    advice: warning\n", "")) == [
         "kb/rules.yaml:2: rules[0].advice: got nothing, expected warning or note: the engine nothing about this",

@@ -84,6 +84,7 @@ def rule_finding(rule: Rule, values: dict[str, str], version: str, line: int | N
         line,
         link=rule.explained_at,
         rule=rule.id,
+        said=said,
     )
 
 

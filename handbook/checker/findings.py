@@ -19,7 +19,8 @@ class Finding:
     ``code`` is stable (tests, scripts and the site key on it); ``line`` is the 1-based line of the checked
     text where the offending word starts; ``subject`` is that word (a flag, a variable, a module); ``link``
     is the handbook section that explains the finding, as ``page.md#anchor`` relative to a language folder;
-    ``rule`` is the id of the KB rule behind a ``rule.*`` finding.
+    ``rule`` is the id of the KB rule behind a ``rule.*`` finding, and ``said`` that rule's message with the
+    command's values, without what the engine does (the drift page shows it for each rule's example).
     """
 
     severity: Severity
@@ -29,6 +30,7 @@ class Finding:
     subject: str | None = None
     link: str | None = None
     rule: str | None = None
+    said: Text | None = None
 
     def format(self, lang: str, where: str = "") -> str:
         """``where:line: severity[code]: message`` — the form the CLI and the build print."""

@@ -31,6 +31,10 @@ _CODE_LIKE = re.compile(r"--|\w[_.=-]\w|^[\w.-]+$")
 _ENTITIES = str.maketrans({c: f"&#{ord(c)};" for c in "&<>\"'*_`[]\\|{}#~^:"})
 
 
+# argparse.SUPPRESS as a snapshot records a default: the parser sets no attribute unless the option is given.
+ARGPARSE_SUPPRESS = "==SUPPRESS=="
+
+
 def attr(value: Any) -> str:
     """A value inside a double-quoted HTML attribute (URLs keep their # and :)."""
     return html.escape(str(value), quote=True)
@@ -54,6 +58,13 @@ class RenderContext:
     recipe_findings: Mapping[str, list[Finding]] | None = None
     # the figures drawn once for the whole build, and the problems of those that cannot be (else per page)
     drawn: tuple[dict[str, Figure], tuple[str, ...]] | None = None
+
+    def engine_value(self, shown: str) -> str:
+        """An engine option's default (or other value) as code, already shown as text; argparse's SUPPRESS
+        is said in words, never shown as a value to type."""
+        if shown == ARGPARSE_SUPPRESS:
+            return esc(self.msg("engine-default-suppressed"))
+        return f"<code>{esc(shown)}</code>"
 
     def engine(self) -> EngineSnapshot:
         """The pinned engine snapshot, loaded on first use."""

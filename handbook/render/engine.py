@@ -9,7 +9,7 @@ import string
 from typing import Any
 
 from handbook.checker.argv import PROGRAM_LABEL, spellings_abbreviated_by
-from handbook.checker.check import check_recipe
+from handbook.checker.check import check_command, check_recipe
 from handbook.checker.envcheck import READ_BY_KEYS
 from handbook.checker.findings import Finding
 from handbook.core.anchors import (
@@ -123,7 +123,7 @@ def _engine_default(ctx: RenderContext, option: Option) -> str:
         return esc(ctx.msg("param-default-required"))
     if option.default is None:
         return "<code>None</code>"
-    return _code(option.default)
+    return ctx.engine_value(_shown(option.default))
 
 
 @renderer("engine-drift-defaults")
@@ -311,13 +311,19 @@ def drift_rules(ctx: RenderContext) -> str:
     return table(headers, rows, row_ids=ids)
 
 
-def _message_template(ctx: RenderContext, rule: Any) -> str:
-    parts = []
-    for literal, name, _, _ in string.Formatter().parse(ctx.t(rule.message)):
-        parts.append(esc(literal))
-        if name is not None:
-            parts.append(f"<var>{esc(name)}</var>")
-    return "".join(parts)
+def _rule_statement(ctx: RenderContext, rule: Any) -> tuple[str, str]:
+    """The rule's message as the checker words it for the rule's example command (every field filled),
+    and that command; a rule whose message has no fields needs no example."""
+    template = ctx.t(rule.message)
+    if not any(name for _, name, _, _ in string.Formatter().parse(template)):
+        return esc(template), ""
+    if rule.example is None:
+        raise RenderError(f"rule {rule.id}: its message has fields, so it needs an example to fill them")
+    fired = [f for f in check_command(rule.example, snapshot_of(ctx), ctx.kb) if f.rule == rule.id]
+    if not fired or fired[0].said is None:
+        raise RenderError(f"rule {rule.id}: its example does not break it")
+    example = ctx.msg("rules-example", command=f"<code>{esc(rule.example)}</code>")
+    return esc(fired[0].said[ctx.lang]), f"<br><small>{example}</small>"
 
 
 @renderer("engine-rules")
@@ -332,9 +338,10 @@ def engine_rules(ctx: RenderContext) -> str:
             if rule.source == "handbook"
             else f"<br><small>{esc(ctx.msg('engine-rule-from-engine'))}</small>"
         )
+        statement, example = _rule_statement(ctx, rule)
         rows.append(
             [
-                f"<code>{esc(rule.id)}</code><br>{_message_template(ctx, rule)} {explained}{source}",
+                f"<code>{esc(rule.id)}</code><br>{statement} {explained}{example}{source}",
                 esc(ctx.msg(SEVERITY_KEYS[rule.severity])),
                 _engine_does(ctx, rule),
                 esc(ctx.msg(HOW_KEYS[rule.engine.established])),
@@ -502,7 +509,8 @@ def engine_options(ctx: RenderContext, program: str) -> str:
                 + "</strong> "
                 + help_text
             )
-        default = "—" if option.nargs == 0 and option.default is False else _engine_default(ctx, option)
+        no_default = option.action == "help" or (option.nargs == 0 and option.default is False)
+        default = "—" if no_default else _engine_default(ctx, option)
         history = option_history(ctx, program, option)
         rows.append([spellings, _type_cell(ctx, option), default, history, help_text])
         ids.append(option_anchor(program, option.name))

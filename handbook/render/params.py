@@ -66,7 +66,7 @@ def default_cell(ctx: RenderContext, p: Parameter) -> str:
     """Chapter 04's default: the source's figure where it agrees with the engine; otherwise both, the
     engine's as its parser default and, where that is None or auto, what start-up resolves it to."""
     option = ctx.engine().parser(p.program).get(p.flag)
-    if option is None:
+    if option is None or option.action == "help":  # --help has no default to set beside the source's
         return default_text(ctx, p.default)
     resolved = next(
         (d for d in ctx.kb.resolved_defaults if d.program == p.program and d.flag == p.flag), None
@@ -74,7 +74,7 @@ def default_cell(ctx: RenderContext, p: Parameter) -> str:
     verdict = default_verdict(p, option, resolved)
     if verdict == "agrees" and resolved is None:
         return default_text(ctx, p.default)
-    engine = "<code>None</code>" if option.default is None else f"<code>{esc(_shown(option.default))}</code>"
+    engine = "<code>None</code>" if option.default is None else ctx.engine_value(_shown(option.default))
     if option.required:
         engine = esc(ctx.msg("param-default-required"))
     if resolved is not None:

@@ -10,7 +10,6 @@ without it (tests/test_site.py checks the built pages).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 
 from handbook.core.anchors import DRIFT_PAGE
@@ -47,7 +46,7 @@ def verdict(ctx: RenderContext, rule_id: str) -> str:
         DOES_KEYS[engine.does],
         version=version,
         error=esc(engine.raises or ""),
-        adjustment=_fields(ctx.text_html(engine.adjustment)) if engine.adjustment is not None else "",
+        adjustment=ctx.text_html(engine.adjustment) if engine.adjustment is not None else "",
     )
     stated = rule.stated
     if stated is not None and stated.verdict in STATED_KEYS:
@@ -59,11 +58,6 @@ def verdict(ctx: RenderContext, rule_id: str) -> str:
         f'<small class="rule-verdict" data-rule="{attr(rule.id)}" data-verdict="{attr(verdict_word)}">'
         f"{does} {link}</small>"
     )
-
-
-def _fields(html: str) -> str:
-    """An adjustment's ``{value}`` fields (filled in per command elsewhere) shown as variables."""
-    return re.sub(r"&#123;([a-z_]+)&#125;", r"<var>\1</var>", html)
 
 
 def verdicts(ctx: RenderContext, rule_ids: Iterable[str]) -> str:

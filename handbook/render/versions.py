@@ -128,9 +128,8 @@ def describe(ctx: RenderContext, change: Change, state: dict[str, Any] | None = 
         before = " / ".join(change.before or [])
         after = " / ".join(change.after or [])
         return esc(ctx.msg("versions-spellings", version=version)) + f" {_code(before)} → {_code(after)}"
-    return (
-        esc(ctx.msg(CHANGE_KEYS[field], version=version)) + f" {_code(change.before)} → {_code(change.after)}"
-    )
+    before, after = (ctx.engine_value(_shown(v)) for v in (change.before, change.after))
+    return esc(ctx.msg(CHANGE_KEYS[field], version=version)) + f" {before} → {after}"
 
 
 def _folded(changes: list[Change]) -> list[Change]:

@@ -1,8 +1,11 @@
 """Each rule of kb/rules.yaml names a predicate of the checker, gives it valid parameters, and its message
-uses only the values that predicate provides. (The rest of a rule's shape is the schema's.)"""
+uses only the values that predicate provides; what the engine does (``engine.adjustment``) is said in words
+that hold for every command, with no fields to fill: it is shown beside prose too, where no command gives the
+values. (The rest of a rule's shape is the schema's.)"""
 
 from __future__ import annotations
 
+import re
 import string
 
 from pydantic import ValidationError
@@ -11,6 +14,8 @@ from handbook.checker.predicates import PREDICATES
 from handbook.core.problem import Problem
 from handbook.core.text import LANGS
 from handbook.kb.loader import KB
+
+FIELD = re.compile(r"\{([a-z_]+)\}")  # a str.format field, as the messages write them
 
 
 def rule_problems(kb: KB) -> list[Problem]:
@@ -39,6 +44,17 @@ def rule_problems(kb: KB) -> list[Problem]:
                         origin.at(
                             ("message", lang),
                             f"got {{{name}}}, expected only values {rule.predicate} provides: {offered}",
+                        )
+                    )
+            adjustment = rule.engine.adjustment
+            if adjustment is not None:
+                fields = FIELD.findall(adjustment[lang])
+                if fields:
+                    out.append(
+                        origin.at(
+                            ("engine", "adjustment", lang),
+                            f"got {{{fields[0]}}}, expected words without fields (the adjustment is shown "
+                            "beside prose, where no command fills them; put the values in the message)",
                         )
                     )
     return out

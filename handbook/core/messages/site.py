@@ -257,6 +257,8 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "不是参数名，只是 {full} 的前缀缩写（argparse 前缀匹配，新增同前缀参数就会失效）",
         "not a spelling, only a prefix abbreviation of {full} (argparse prefix matching; a new option with that prefix breaks it)",
     ),
+    "engine-default-suppressed": ("（不给出时不设置）", "(not set unless given)"),
+    "rules-example": ("例：{command}", "for example: {command}"),
     "engine-rule-from-engine": ("引擎自身的规则（源稿未写）", "the engine's own rule (not in the source)"),
     "engine-env-registered": (
         "已注册：{type}，默认 {default}（environ.py 第 {line} 行）",

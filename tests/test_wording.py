@@ -118,7 +118,8 @@ def test_advice_says_whose_it_is(snapshot):
     source = "python -m sglang.launch_server --model-path m --trust-remote-code"  # rule source: the source
     site = "python -m sglang_router.launch_router --pd-disaggregation"  # rule source: the router wheel
     (advice,) = [f for f in check_command(source, snapshot, kb) if f.rule == "trust-remote-code"]
-    assert "The source's advice (adopted here): sglang 0.5.23 does not check this" in advice.message.en
-    assert "这是源稿的建议（本站沿用）" in advice.message.zh
+    # what the engine does first, then whose advice it is: not checking is never read as the advice
+    assert "sglang 0.5.23 does not check this; the advice is the source's, adopted here" in advice.message.en
+    assert "sglang 0.5.23 不检查这一点；这条建议出自源稿，本站沿用" in advice.message.zh
     (router,) = [f for f in check_command(site, snapshot, kb) if f.rule == "router-public-host"]
-    assert "This site's advice: sglang 0.5.23 does not check this" in router.message.en
+    assert "sglang 0.5.23 does not check this; the advice is this site's" in router.message.en

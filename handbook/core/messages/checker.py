@@ -145,16 +145,16 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "sglang {version} {adjustment} ({where})",
     ),
     "check-engine-logs": (
-        "{whose}：sglang {version} 只打印日志（{where}）",
-        "{whose}: sglang {version} only logs it ({where})",
+        "sglang {version} 只打印日志（{where}）；{whose}",
+        "sglang {version} only logs it ({where}); {whose}",
     ),
     "check-engine-nothing": (
-        "{whose}：sglang {version} 不检查这一点",
-        "{whose}: sglang {version} does not check this",
+        "sglang {version} 不检查这一点；{whose}",
+        "sglang {version} does not check this; {whose}",
     ),
     # whose advice a rule the engine does not enforce is: the source's (rule source: handbook) or this site's
-    "check-advice-source": ("这是源稿的建议（本站沿用）", "The source's advice (adopted here)"),
-    "check-advice-site": ("这是本站的建议", "This site's advice"),
+    "check-advice-source": ("这条建议出自源稿，本站沿用", "the advice is the source's, adopted here"),
+    "check-advice-site": ("这条建议出自本站", "the advice is this site's"),
     # python -m handbook check
     "check-cli-severity-error": ("错误", "error"),
     "check-cli-severity-warning": ("警告", "warning"),

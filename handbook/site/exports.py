@@ -243,6 +243,15 @@ def _demoted(markdown: str, levels: int = 2) -> str:
     return "\n".join(out)
 
 
+_SCRIPT = re.compile(r"<script\b[^>]*>.*?</script>", re.DOTALL)
+
+
+def _without_scripts(markdown: str) -> str:
+    """The page without the data its own JavaScript reads (the planner's figures and wording): code for
+    the browser, not text for a reader."""
+    return _SCRIPT.sub("", markdown)
+
+
 def llms_full_txt(site: Site, site_url: str | None) -> str:
     base = _base(site_url)
     all_pages = pages(site)
@@ -256,7 +265,7 @@ def llms_full_txt(site: Site, site_url: str | None) -> str:
     for lang in LANG_ORDER:
         parts += [f"## {LANG_NAMES[lang]}", ""]
         for page in (p for p in all_pages if p.lang == lang):
-            body = _demoted(absolute_links(page, base)).strip("\n").splitlines()
+            body = _demoted(_without_scripts(absolute_links(page, base))).strip("\n").splitlines()
             heading = 1 if body and body[0].startswith("### ") else 0
             parts += body[:heading] + ["", f"URL: {_url(base, page.href)}", ""] + body[heading:] + [""]
     text = "\n".join(parts)

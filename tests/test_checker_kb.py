@@ -4,6 +4,7 @@ command's status."""
 
 from __future__ import annotations
 
+import html
 import shutil
 from pathlib import Path
 
@@ -13,7 +14,8 @@ from handbook.checker import check_recipe
 from handbook.engine import load_snapshot
 from handbook.kb.loader import load_kb
 from handbook.render.context import RenderContext
-from handbook.render.engine import command_status, default_verdict
+from handbook.render.engine import default_verdict, recipe_findings
+from handbook.render.recipes import check_block
 from handbook.validation.pages import docs_command_problems, rule_link_problems, shell_blocks
 from handbook.validation.registry import run_checks
 
@@ -136,20 +138,39 @@ def test_rule_links_must_reach_an_anchor(tmp_path):
     ]
 
 
-def test_command_status_in_both_languages(kb, snapshot):
-    clean = kb.recipes["gpt-oss-120b-tp4"]
-    zh = RenderContext(kb, "zh", "06-models.md", snapshot=snapshot)
-    en = RenderContext(kb, "en", "06-models.md", snapshot=snapshot)
-    assert command_status(zh, clean) == (
+def test_one_status_line_under_each_command_in_both_languages(kb, snapshot):
+    zh = RenderContext(kb, "zh", "06-models.md", snapshot=snapshot, command_status=True)
+    en = RenderContext(kb, "en", "06-models.md", snapshot=snapshot, command_status=True)
+    fragment = kb.recipes["deepseek-v4-pro-spec-mtp-eagle"]  # flags only: nothing replayed, nothing found
+    assert check_block(zh, fragment) == (
         '<p class="cmd-status ok"><a href="../engine-drift/">已对照 sglang 0.5.23 检查</a></p>'
     )
-    assert command_status(en, clean) == (
+    assert check_block(en, fragment) == (
         '<p class="cmd-status ok"><a href="../engine-drift/">Checked against sglang 0.5.23</a></p>'
     )
-    router = command_status(en, kb.recipes["pd-router-local"])
-    assert router.startswith('<p class="cmd-status warn">Warning: The router listens on 0.0.0.0; ')
-    assert 'href="../08-production/#security">why</a></p>' in router
-    assert command_status(en, kb.recipes["metrics-curl"]) == ""  # curl: nothing for the engine's parsers
+    router = check_block(en, kb.recipes["pd-router-local"])
+    summary, folded = router.split("</summary>")
+    assert summary == (
+        '<details class="cmd-check warning"><summary><span class="cmd-mark"></span>'
+        "1 warning (checked against sglang 0.5.23)"
+    )
+    assert folded.startswith(
+        '\n<p class="cmd-finding warning"><strong>Warning</strong>&#58; The router listens on '
+    )
+    assert 'href="../08-production/#security">why</a></p>' in folded
+    assert check_block(en, kb.recipes["metrics-curl"]) == ""  # curl: nothing for the engine's parsers
+
+
+def test_the_page_leaves_the_checkers_own_limits_to_the_cli(kb, snapshot):
+    en = RenderContext(kb, "en", "06-models.md", snapshot=snapshot, command_status=True)
+    router = kb.recipes["deepseek-v4-pro-mi355x-pd-router"]  # <prefill-ip>: a placeholder the CLI notes
+    assert "value.placeholder" in {f.code for f in check_recipe(router, snapshot, kb)}
+    assert [f.code for f in recipe_findings(en, router)] == ["rule.router-public-host"]
+    assert "not type-checked" not in check_block(en, router)
+    # a variable outside SGLang's registry is said by who reads it, not by what the checker skipped
+    amd = html.unescape(check_block(en, kb.recipes["qwen3.5-397b-fp8-amd-tp4"]))
+    assert "<strong>Note</strong>: AITER_FLYDSL_FORCE: reader unknown (SGLang 0.5.23 does not read it)" in amd
+    assert "value not checked" not in amd and "1 note (checked against sglang 0.5.23)" in amd
 
 
 def test_stated_defaults_against_the_parser(kb, snapshot):

@@ -26,7 +26,8 @@ from handbook.checker.replays import (
 )
 from handbook.kb.loader import load_kb
 from handbook.render.context import RenderContext
-from handbook.render.replays import engine_replays, replay_block
+from handbook.render.recipes import check_block
+from handbook.render.replays import engine_replays, replay_view
 
 
 @pytest.fixture(scope="module")
@@ -70,7 +71,9 @@ def test_a_changed_command_shows_as_stale(kb, data):
     state, entry = entry_for(changed, kb, data)
     assert state == "stale" and entry is not None
     ctx = RenderContext(kb=kb, lang="en", page="06-models.md", command_status=True)
-    shown = _plain(replay_block(ctx, changed))
+    view = replay_view(ctx, changed)
+    assert view is not None and view.short == "replay out of date"
+    shown = _plain(view.body)
     assert shown == (
         "The engine replay is out of date: the command, its model's fields or its hardware changed since. "
         f"Rerun: {RERUN}"
@@ -104,7 +107,9 @@ def test_a_model_without_a_published_class_is_not_replayable(kb, data):
     entry = data["recipes"]["kimi-k3.1-pro-tp8-low-latency"]
     assert entry["status"] == "not-replayable" and "variants" not in entry
     ctx = RenderContext(kb=kb, lang="zh", page="06-models.md", command_status=True)
-    assert _plain(replay_block(ctx, kb.recipes["kimi-k3.1-pro-tp8-low-latency"])) == (
+    view = replay_view(ctx, kb.recipes["kimi-k3.1-pro-tp8-low-latency"])
+    assert view is not None and view.short == "未重放（模型配置未公开）"
+    assert _plain(view.body) == (
         "未用引擎重放：architectures, model_type 未公开（知识库不猜）；知识库还标记 kv_lora_rank, "
         "num_hidden_layers, qk_rope_head_dim 未知"
     )
@@ -194,20 +199,26 @@ def test_engine_adjustments_carry_their_log_line(data):
 
 # ------------------------------------------------------------------------------------------ the site
 @pytest.mark.parametrize(
-    ("lang", "summary"),
+    ("lang", "line", "summary"),
     [
-        ("en", "SGLang 0.5.23's start-up resolution (replayed on a CPU emulating NVIDIA B300): The source's "
-               "command refused: AssertionError at sglang/srt/arg_groups/speculative_hook.py:1162"),
-        ("zh", "SGLang 0.5.23 启动时的参数解析（在 CPU，模拟 NVIDIA B300 上重放）：源稿的写法 启动失败，"
-               "sglang/srt/arg_groups/speculative_hook.py:1162"),
+        ("en", "1 warning (checked against sglang 0.5.23) · startup replay: the published command accepted, "
+               "8 values adjusted; the source's command refused (AssertionError)",
+         "SGLang 0.5.23's startup resolution (replayed on a CPU emulating NVIDIA B300): The source's "
+         "command refused: AssertionError at sglang/srt/arg_groups/speculative_hook.py:1162"),
+        ("zh", "1 条警告（已对照 sglang 0.5.23 检查） · 启动重放：本站写法通过，调整 8 个值；源稿写法启动失败（AssertionError）",
+         "SGLang 0.5.23 启动时的参数解析（在 CPU，模拟 NVIDIA B300 上重放）：源稿的写法 启动失败，"
+         "sglang/srt/arg_groups/speculative_hook.py:1162"),
     ],
 )  # fmt: skip
-def test_the_replay_is_shown_under_the_command_in_both_languages(kb, lang, summary):
+def test_the_replay_is_folded_under_the_status_line_in_both_languages(kb, lang, line, summary):
     ctx = RenderContext(kb=kb, lang=lang, page="06-models.md", command_status=True)
-    block = replay_block(ctx, kb.recipes["qwen3.8-flash-next-fp8-b300-tep4"])
-    assert block.startswith('<details class="replay"><summary>')
-    assert _plain(block).startswith(summary)
-    assert "max_running_requests" in _plain(block)
+    block = check_block(ctx, kb.recipes["qwen3.8-flash-next-fp8-b300-tep4"])
+    assert block.startswith('<details class="cmd-check warning"><summary><span class="cmd-mark"></span>')
+    folded = block[block.index("</summary>") :]
+    assert _plain(block[: block.index("</summary>")]) == line  # one line: the check and the replay
+    assert _plain(folded).startswith({"en": "Warning", "zh": "警告"}[lang])  # the finding, then the replay
+    assert summary in _plain(folded)
+    assert "max_running_requests" in _plain(folded)
 
 
 def test_the_overview_counts_every_recipe(kb):

@@ -40,5 +40,5 @@ def test_the_release_pages_have_the_same_anchors_in_both_languages(built_site):
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_each_launch_command_shows_its_replay(built_site, lang):
     html = page(built_site, lang, "06-models")
-    assert html.count('<details class="replay">') >= 10
+    assert html.count('<details class="cmd-check') >= 10
     assert "speculative&#95;hook.py&#58;1162" in html  # the corrected command's source version, refused

@@ -11,7 +11,7 @@ from typing import Any
 from handbook.checker.argv import PROGRAM_LABEL, spellings_abbreviated_by
 from handbook.checker.check import check_command, check_recipe
 from handbook.checker.envcheck import READ_BY_KEYS
-from handbook.checker.findings import Finding
+from handbook.checker.findings import RANK, Finding
 from handbook.core.anchors import (
     DRIFT_PAGE,
     OPTIONS_PAGE,
@@ -77,36 +77,56 @@ def _code(value: Any) -> str:
 
 
 # ------------------------------------------------------------------------------------------ command status
-def _finding_html(ctx: RenderContext, finding: Finding) -> str:
-    text = esc(finding.message[ctx.lang])
+# Findings that speak to the checker's own limits ("placeholders, not type-checked"): the CLI prints them, a
+# reader's page does not.
+TOOL_ONLY_CODES = frozenset({"value.placeholder"})
+
+
+def recipe_findings(ctx: RenderContext, recipe: Recipe) -> list[Finding]:
+    """What the pinned engine's checker says of a recipe, as a reader's page shows it (most severe first)."""
+    if recipe.kind == "shell":
+        return []  # git, pip, curl: nothing the engine's parsers read
+    known = ctx.recipe_findings
+    findings = known[recipe.id] if known is not None else check_recipe(recipe, snapshot_of(ctx), ctx.kb)
+    shown = [f for f in findings if f.code not in TOOL_ONLY_CODES]
+    return sorted(shown, key=lambda f: RANK[f.severity])
+
+
+def finding_html(ctx: RenderContext, finding: Finding) -> str:
+    """One finding as a line of the folded check: its severity, its words, the section that explains it.
+    A variable outside SGLang's registry is said by who reads it, not by what the checker skipped."""
+    if finding.code == "env.foreign" and finding.subject in ctx.kb.env_vars:
+        reader = ctx.msg(READ_BY_KEYS[ctx.kb.env_vars[finding.subject].read_by])
+        text = esc(ctx.msg("cmd-env-reader", name=finding.subject, reader=reader))
+    else:
+        text = esc(finding.message[ctx.lang])
     if finding.link:
         page, _, anchor = finding.link.partition("#")
         text += f' <a href="{attr(ctx.href(page, anchor))}">{esc(ctx.msg("engine-why"))}</a>'
-    return text
+    label = esc(ctx.msg(SEVERITY_KEYS[finding.severity]))
+    sep = esc(ctx.msg("sep-label"))
+    return f'<p class="cmd-finding {finding.severity}"><strong>{label}</strong>{sep}{text}</p>'
 
 
-def command_status(ctx: RenderContext, recipe: Recipe) -> str:
-    """One line under a command: checked against the pinned engine, or its warnings and notes with links."""
-    if recipe.kind == "shell":
-        return ""  # git, pip, curl: nothing the engine's parsers read
-    snapshot = snapshot_of(ctx)
-    known = ctx.recipe_findings
-    findings = known[recipe.id] if known is not None else check_recipe(recipe, snapshot, ctx.kb)
-    version = snapshot.sglang_version
-    flagged = [f for f in findings if f.severity != "note"]
-    notes = [f for f in findings if f.severity == "note"]
-    lines = []
-    if not flagged:
-        checked = esc(ctx.msg("engine-checked", version=version))
-        link = f'<a href="{attr(ctx.href(DRIFT_PAGE))}">{checked}</a>'
-        lines.append(f'<p class="cmd-status ok">{link}</p>')
-    for finding in flagged:
-        label = esc(ctx.msg(SEVERITY_KEYS[finding.severity]))
-        lines.append(f'<p class="cmd-status warn">{label}: {_finding_html(ctx, finding)}</p>')
-    for finding in notes:
-        label = esc(ctx.msg("rules-severity-note"))
-        lines.append(f'<p class="cmd-status">{label}: {_finding_html(ctx, finding)}</p>')
-    return "\n".join(lines)
+# The catalogue's key for one finding of a severity, and for several.
+COUNT_ONE_KEYS = {"error": "cmd-count-error", "warning": "cmd-count-warning", "note": "cmd-count-note"}
+COUNT_KEYS = {"error": "cmd-count-errors", "warning": "cmd-count-warnings", "note": "cmd-count-notes"}
+
+
+def status_words(ctx: RenderContext, findings: list[Finding]) -> tuple[str, str]:
+    """The status line's words and its mark (ok, warning or error): "Checked against sglang 0.5.23", or
+    the counts of what the check found."""
+    version = snapshot_of(ctx).sglang_version
+    if not findings:
+        return ctx.msg("engine-checked", version=version), "ok"
+    counts = []
+    for severity, many in COUNT_KEYS.items():
+        n = sum(1 for f in findings if f.severity == severity)
+        if n:
+            counts.append(ctx.msg(COUNT_ONE_KEYS[severity] if n == 1 else many, count=n))
+    worst = findings[0].severity
+    mark = "ok" if worst == "note" else worst
+    return ctx.msg("cmd-check-flagged", counts=ctx.msg("sep-list").join(counts), version=version), mark
 
 
 PROGRAM_TAG = {"launch_server": "", "launch_router": "router", "bench_serving": "bench"}

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from handbook.calc.recipe_text import command_text, line_notes
+from handbook.core.anchors import DRIFT_PAGE
 from handbook.kb.schema import Recipe
-from handbook.render.context import RenderContext, esc
-from handbook.render.engine import command_status, correction_line
+from handbook.render.context import RenderContext, attr, esc
+from handbook.render.engine import correction_line, finding_html, recipe_findings, status_words
 from handbook.render.html import admonition, bullet_list, fence, tabs
 from handbook.render.markers import RenderError, renderer
-from handbook.render.replays import replay_block
+from handbook.render.replays import replay_view
 from handbook.render.verdicts import verdicts
 
 
@@ -19,18 +20,42 @@ def _recipe(ctx: RenderContext, rid: str) -> Recipe:
     return recipe
 
 
+def check_block(ctx: RenderContext, recipe: Recipe) -> str:
+    """One line under a command: checked against the pinned engine (✓) or how many warnings and notes the
+    check found, and what the engine's startup replay made of it; the findings and the replay itself are
+    folded under that line. A command with nothing to fold gets the line alone ("" for shell commands)."""
+    if recipe.kind == "shell":
+        return ""
+    findings = recipe_findings(ctx, recipe)
+    words, mark = status_words(ctx, findings)
+    replay = replay_view(ctx, recipe)
+    if not findings and replay is None:
+        link = f'<a href="{attr(ctx.href(DRIFT_PAGE))}">{esc(words)}</a>'
+        return f'<p class="cmd-status {mark}">{link}</p>'
+    summary = f'<span class="cmd-mark"></span>{esc(words)}'
+    if replay is not None:
+        summary += esc(ctx.msg("sep-status")) + replay.short
+    body = [finding_html(ctx, f) for f in findings]
+    if replay is not None:
+        body.append(replay.body)
+    how = f'<a href="{attr(ctx.href(DRIFT_PAGE))}">{esc(ctx.msg("cmd-check-how"))}</a>'
+    body.append(f"<p><small>{how}</small></p>")
+    return (
+        f'<details class="cmd-check {mark}"><summary>{summary}</summary>\n' + "\n".join(body) + "\n</details>"
+    )
+
+
 def recipe_block(ctx: RenderContext, recipe: Recipe, with_title: bool = True) -> str:
-    """The command, its check status right under it, then line remarks and the source's notes."""
+    """The command; what this site changed from the source, right under it and never folded; one status
+    line with the check and the replay folded under it; then line remarks and the source's notes."""
     parts = [fence(command_text(recipe, ctx.lang, with_title), "bash")]
-    # what this site changed from the source, right under the command a reader copies
     parts += [
         correction_line(ctx, recipe.id, i, fix, recipe.program) for i, fix in enumerate(recipe.corrections)
     ]
     if ctx.command_status:
-        parts.append(command_status(ctx, recipe))
-        replay = replay_block(ctx, recipe)  # what the engine's start-up resolution made of it
-        if replay:
-            parts.append(replay)
+        check = check_block(ctx, recipe)
+        if check:
+            parts.append(check)
     remarks = [
         f"<code>{esc(line)}</code>: {ctx.text_html(note, recipe.program)}"
         for line, note in line_notes(recipe)

@@ -5,6 +5,7 @@ with its old outcome."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from handbook.checker.replays import RERUN, entry_for, load_replays, replayed_recipes
@@ -56,7 +57,7 @@ def _outcome(ctx: RenderContext, result: dict[str, Any], cpu: bool = False) -> s
         words = ctx.msg(key, error=result.get("raised"), at=result.get("at") or "?")
     adjusted = len(_adjusted(result))
     if adjusted:
-        words += ctx.msg("replay-adjusted-count", count=adjusted)
+        words += ctx.msg("replay-adjusted-one" if adjusted == 1 else "replay-adjusted-count", count=adjusted)
     return words
 
 
@@ -117,23 +118,57 @@ def _variants_html(ctx: RenderContext, variants: dict[str, dict[str, Any]], cpu:
     return "\n".join(out)
 
 
-def _details(summary: str, body: list[str]) -> str:
-    return f'<details class="replay"><summary>{esc(summary)}</summary>\n' + "\n".join(body) + "\n</details>"
+@dataclass(frozen=True)
+class ReplayView:
+    """A launch command's replay as its check block shows it: a few words for the status line (HTML) and
+    the full account, folded under it (HTML)."""
+
+    short: str
+    body: str
 
 
-def replay_block(ctx: RenderContext, recipe: Recipe) -> str:
-    """Under a launch command: what SGLang's resolution did with it (collapsed), or why it was not
-    replayed, or that the stored replay is out of date."""
+# How the replay ended, in a few words for the status line.
+SHORT_KEYS = {"accepted": "cmd-replay-accepted", "refused": "cmd-replay-refused", "cpu": "cmd-replay-cpu"}
+
+
+def _short_outcome(ctx: RenderContext, result: dict[str, Any], cpu: bool) -> str:
+    if not result.get("accepted"):
+        return ctx.msg(SHORT_KEYS["cpu" if cpu else "refused"], error=result.get("raised"))
+    words = ctx.msg(SHORT_KEYS["accepted"])
+    adjusted = len(_adjusted(result))
+    if adjusted:
+        key = "cmd-replay-adjusted-one" if adjusted == 1 else "cmd-replay-adjusted"
+        words += ctx.msg(key, count=adjusted)
+    return words
+
+
+def _short(ctx: RenderContext, variants: dict[str, dict[str, Any]], cpu: bool) -> str:
+    published = _short_outcome(ctx, variants["published"], cpu)
+    if "source" not in variants:
+        return ctx.msg("cmd-replay", outcome=published)
+    source = _short_outcome(ctx, variants["source"], cpu)
+    return ctx.msg("cmd-replay-both", published=published, source=source)
+
+
+def _heading(text: str) -> str:
+    return f'<p class="replay-heading"><strong>{esc(text)}</strong></p>'
+
+
+def replay_view(ctx: RenderContext, recipe: Recipe) -> ReplayView | None:
+    """Under a launch command: what SGLang's resolution did with it, or why it was not replayed, or that the
+    stored replay is out of date (None for commands that are not replayed: shell, router, benchmark)."""
     if recipe.kind != "launch" or recipe.model is None:
-        return ""
+        return None
     version = ctx.kb.handbook.engine_version
     state, entry = entry_for(recipe, ctx.kb, _data(ctx))
     if state == "missing" or entry is None:
-        return f'<p class="replay-status">{esc(ctx.msg("replay-missing", command=RERUN))}</p>'
+        body = f"<p>{esc(ctx.msg('replay-missing', command=RERUN))}</p>"
+        return ReplayView(esc(ctx.msg("cmd-replay-missing")), body)
     if state == "stale":
-        return f'<p class="replay-status">{esc(ctx.msg("replay-stale", command=RERUN))}</p>'
+        body = f"<p>{esc(ctx.msg('replay-stale', command=RERUN))}</p>"
+        return ReplayView(esc(ctx.msg("cmd-replay-stale")), body)
     cpu = entry.get("accelerator") is None
-    note = ctx.msg("replay-note-cpu" if cpu else "replay-note-emulated")
+    note = f"<p><small>{esc(ctx.msg('replay-note-cpu' if cpu else 'replay-note-emulated'))}</small></p>"
     if entry["status"] != "replayed":
         also = entry.get("also_unknown") or []
         blocked = ctx.msg(
@@ -141,23 +176,28 @@ def replay_block(ctx: RenderContext, recipe: Recipe) -> str:
             fields=", ".join(entry["missing"]),
             also=ctx.msg("replay-also-unknown", fields=", ".join(also)) if also else "",
         )
-        out = f'<p class="replay-status">{esc(blocked)}</p>'
+        body = [f"<p>{esc(blocked)}</p>"]
+        short = ctx.msg("cmd-replay-not-replayable")
         stand_in = entry.get("stand_in")
         if stand_in:
             summary = ctx.msg("replay-summary-stand-in", version=version, mode=_mode(ctx, entry))
             summary += ctx.msg("sep-label") + _both(ctx, stand_in, cpu)
-            body = [f"<p>{esc(ctx.msg('replay-stand-in'))}</p>", _variants_html(ctx, stand_in, cpu)]
-            out += "\n" + _details(summary, [*body, f"<p><small>{esc(note)}</small></p>"])
-        return out
+            body += [
+                _heading(summary),
+                f"<p>{esc(ctx.msg('replay-stand-in'))}</p>",
+                _variants_html(ctx, stand_in, cpu),
+                note,
+            ]
+        return ReplayView(esc(short), "\n".join(body))
     variants = entry["variants"]
     outcome = _both(ctx, variants, cpu) if "source" in variants else _outcome(ctx, variants["published"], cpu)
     summary = ctx.msg("replay-summary", version=version, mode=_mode(ctx, entry), outcome=outcome)
-    body = [_variants_html(ctx, variants, cpu)]
+    body = [_heading(summary), _variants_html(ctx, variants, cpu)]
     if entry.get("class_defaults"):
         defaults = ", ".join(f"<code>{esc(d)}</code>" for d in entry["class_defaults"])
         body.append(f"<p><small>{esc(ctx.msg('replay-defaults'))} {defaults}</small></p>")
-    body.append(f"<p><small>{esc(note)}</small></p>")
-    return _details(summary, body)
+    body.append(note)
+    return ReplayView(esc(_short(ctx, variants, cpu)), "\n".join(body))
 
 
 @renderer("engine-replays")

@@ -8,6 +8,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "sep-clause": ("；", "; "),
     "sep-label": ("：", ": "),
     "sep-heading": ("：", ":"),
+    "sep-status": (" · ", " · "),
     "lang-zh": ("中文", "Chinese"),
     "lang-en": ("英文", "English"),
     # column headings that several tables share
@@ -233,9 +234,19 @@ MESSAGES: dict[str, tuple[str, str]] = {
     # the command checker (handbook/render/engine.py): status under each command, the drift page, the option reference
     "engine-why": ("为什么", "why"),
     "engine-checked": ("已对照 sglang {version} 检查", "Checked against sglang {version}"),
+    # the status line under a command, and what is folded under it
+    "cmd-check-flagged": ("{counts}（已对照 sglang {version} 检查）", "{counts} (checked against sglang {version})"),
+    "cmd-count-error": ("{count} 个错误", "{count} error"),
+    "cmd-count-errors": ("{count} 个错误", "{count} errors"),
+    "cmd-count-warning": ("{count} 条警告", "{count} warning"),
+    "cmd-count-warnings": ("{count} 条警告", "{count} warnings"),
+    "cmd-count-note": ("{count} 条提示", "{count} note"),
+    "cmd-count-notes": ("{count} 条提示", "{count} notes"),
+    "cmd-env-reader": ("{name}：{reader}", "{name}: {reader}"),
+    "cmd-check-how": ("命令如何检查、如何重放", "How commands are checked and replayed"),
     "engine-default-resolved": (
         "解析器不给默认值，由引擎在启动时决定；源稿写的是其中一种结果，不是默认值。",
-        "The parser has no default and the engine decides at start-up, so the source's figure is one possible outcome, not a default.",
+        "The parser has no default and the engine decides at startup, so the source's figure is one possible outcome, not a default.",
     ),
     "engine-default-differs": ("源稿写的不是引擎的默认值。", "The source's default is not the engine's."),
     "engine-default-agrees": ("与引擎一致。", "It agrees with the engine."),
@@ -250,7 +261,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     ),
     "engine-choices-free": (
         "引擎解析器没有固定取值（启动时校验）",
-        "no fixed choices in the engine's parser (checked at start-up)",
+        "no fixed choices in the engine's parser (checked at startup)",
     ),
     "engine-alias-real": ("真正的别名", "a real alias"),
     "engine-alias-abbreviation": (
@@ -273,7 +284,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "rules-severity-warning": ("警告", "Warning"),
     "rules-severity-note": ("提示", "Note"),
     "drift-defaults-agrees": ("一致", "agrees"),
-    "drift-defaults-resolved": ("启动时决定", "resolved at start-up"),
+    "drift-defaults-resolved": ("启动时决定", "resolved at startup"),
     "drift-defaults-differs": ("不同", "differs"),
     "drift-defaults-col-stated": ("源稿所写默认", "The source's default"),
     "drift-defaults-col-engine": ("引擎解析器默认", "Engine parser default"),

@@ -104,16 +104,16 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "engine release: got {got!r}, expected a release the site has a snapshot of: {stored}",
     ),
     "versions-cli-flag-elsewhere": ("{flag} 存在于 sglang {releases}", "{flag} is in sglang {releases}"),
-    # the replay of each launch recipe through the engine's start-up resolution
+    # the replay of each launch recipe through the engine's startup resolution
     "replay-mode-cpu": ("CPU", "a CPU"),
     "replay-mode-emulated": ("CPU，模拟 {accelerator}", "a CPU emulating {accelerator}"),
     "replay-summary": (
         "SGLang {version} 启动时的参数解析（在 {mode} 上重放）：{outcome}",
-        "SGLang {version}'s start-up resolution (replayed on {mode}): {outcome}",
+        "SGLang {version}'s startup resolution (replayed on {mode}): {outcome}",
     ),
     "replay-summary-stand-in": (
         "SGLang {version} 启动时的参数解析，在替身模型上（{mode}）",
-        "SGLang {version}'s start-up resolution on a stand-in model ({mode})",
+        "SGLang {version}'s startup resolution on a stand-in model ({mode})",
     ),
     "replay-accepted": ("接受", "accepted"),
     "replay-raised": ("启动失败，{at} 抛出 {error}", "refused: {error} at {at}"),
@@ -123,9 +123,24 @@ MESSAGES: dict[str, tuple[str, str]] = {
     ),
     "replay-filled": (
         "命令与解析器都没给值、引擎自己补上的 {count} 个默认值：",
-        "{count} default(s) the engine filled in where neither the command nor the parser gave a value:",
+        "Defaults the engine filled in where neither the command nor the parser gave a value ({count}):",
     ),
-    "replay-adjusted-count": ("，引擎调整了 {count} 个值", ", {count} value(s) adjusted by the engine"),
+    "replay-adjusted-one": ("，引擎调整了 {count} 个值", ", {count} value adjusted by the engine"),
+    "replay-adjusted-count": ("，引擎调整了 {count} 个值", ", {count} values adjusted by the engine"),
+    # the replay in a few words, on the status line under a command
+    "cmd-replay": ("启动重放：{outcome}", "startup replay: {outcome}"),
+    "cmd-replay-both": (
+        "启动重放：本站写法{published}；源稿写法{source}",
+        "startup replay: the published command {published}; the source's command {source}",
+    ),
+    "cmd-replay-accepted": ("通过", "accepted"),
+    "cmd-replay-refused": ("启动失败（{error}）", "refused ({error})"),
+    "cmd-replay-cpu": ("在 CPU 上中途停下", "stopped partway on the CPU"),
+    "cmd-replay-adjusted-one": ("，调整 {count} 个值", ", {count} value adjusted"),
+    "cmd-replay-adjusted": ("，调整 {count} 个值", ", {count} values adjusted"),
+    "cmd-replay-not-replayable": ("未重放（模型配置未公开）", "not replayed (the model's config is unpublished)"),
+    "cmd-replay-stale": ("重放已过期", "replay out of date"),
+    "cmd-replay-missing": ("尚未重放", "not replayed yet"),
     "replay-col-field": ("字段", "Field"),
     "replay-col-change": ("调整", "Change"),
     "replay-col-by": ("引擎的函数与日志", "The engine's function and log line"),

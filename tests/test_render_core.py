@@ -113,6 +113,34 @@ def test_recipe_tabs_indent_each_variant():
     assert '=== "AMD set-up"' in out
 
 
+def test_a_recipe_set_shows_every_command_under_its_own_heading():
+    out = render("<!-- kb:recipe-set ids=dense-a-tp2,latent-b-amd -->", "en")
+    assert '=== "' not in out  # no tabs: a reader scanning or printing sees both commands
+    first = '<p class="recipe-heading" id="recipe-dense-a-tp2"><strong>Two GPUs</strong></p>'
+    second = '<p class="recipe-heading" id="recipe-latent-b-amd"><strong>AMD set-up</strong></p>'
+    assert out.index(first) < out.index("--model-path example/Dense-A") < out.index(second)
+    assert out.index(second) < out.index("--model-path example/Latent-B")
+
+
+def test_notes_every_command_carries_are_said_once_after_the_set_or_the_tabs():
+    from handbook.kb.schema import Note
+    from handbook.render.recipes import recipe_set, recipe_tabs, shared_notes
+
+    both = Note(zh="两条命令都要注意", en="true of both commands")
+    own = Note(zh="只对 AMD", en="only for AMD")
+    kb = load_kb(Path(__file__).parent / "fixtures" / "kb-mini")
+    dense, latent = kb.recipes["dense-a-tp2"], kb.recipes["latent-b-amd"]
+    kb.recipes["dense-a-tp2"] = dense.model_copy(update={"notes": [both]})
+    kb.recipes["latent-b-amd"] = latent.model_copy(update={"notes": [own, both]})
+    assert shared_notes([kb.recipes["dense-a-tp2"], kb.recipes["latent-b-amd"]]) == [both]
+    ctx = RenderContext(kb, "en", "06-models.md")
+    for out in (recipe_set(ctx, "dense-a-tp2,latent-b-amd"), recipe_tabs(ctx, "dense-a-tp2,latent-b-amd")):
+        assert out.count("true of both commands") == 1
+        assert out.count("only for AMD") == 1
+        assert out.index("only for AMD") < out.index('!!! note "Note for all the commands above"')
+        assert out.rstrip().endswith("true of both commands")
+
+
 def test_drift_lists_only_disagreeing_claims_with_their_reason():
     out = render("<!-- kb:drift -->", "en", "09-appendix.md")
     assert "<td>2.6 GB</td><td>2.5 GiB (2.68 GB)</td>" in out

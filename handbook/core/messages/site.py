@@ -103,6 +103,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "sources-col-kind": ("类别", "Kind"),
     "sources-col-checked": ("核验日期", "Checked"),
     "recipe-notes": ("注意", "Note"),
+    "recipe-notes-shared": ("以上命令都要注意", "Note for all the commands above"),
     # the engine's verdict beside a text that states what the engine does (handbook/render/verdicts.py)
     "verdict-raises": ("⚙ SGLang {version} 启动时报错（{error}）", "⚙ SGLang {version} refuses to start ({error})"),
     "verdict-adjusts": ("⚙ SGLang {version} 不报错，而是{adjustment}", "⚙ SGLang {version} does not refuse; it {adjustment}"),

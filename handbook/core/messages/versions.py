@@ -133,6 +133,10 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "启动重放：本站写法{published}；源稿写法{source}",
         "startup replay: the published command {published}; the source's command {source}",
     ),
+    "cmd-replay-same": (
+        "启动重放：{outcome}（本站写法与源稿写法相同）",
+        "startup replay: {outcome} (the same for the source's command)",
+    ),
     "cmd-replay-accepted": ("通过", "accepted"),
     "cmd-replay-refused": ("启动失败（{error}）", "refused ({error})"),
     "cmd-replay-cpu": ("在 CPU 上中途停下", "stopped partway on the CPU"),

@@ -1,6 +1,7 @@
 """The pages a deployer reads most, at a desktop width (1400 px) and a phone's (390 px), in both languages:
 screenshots for a person to look at, and no element wider than the viewport outside a scroll container.
-Tabs keep their whole label, and print shows every tab's content under its label.
+Tabs keep their whole label, and print shows every tab's content under its label. At the desktop width no
+generated table needs horizontal scroll (the release matrix of the compatibility page aside).
 
 Screenshots go to HANDBOOK_SCREENSHOTS (default: screenshots/ at the repository root, git-ignored).
 """
@@ -53,6 +54,35 @@ def test_the_page_fits_its_viewport_and_is_photographed(browser, site_url, rel, 
         SHOTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(SHOTS / f"{lang}-{rel.strip('/')}-{width}.png"))
         assert page.evaluate(OVERFLOWING) == []
+    finally:
+        context.close()
+
+
+DOCS = REPO / "docs" / "en"
+# The release-by-command matrix of the compatibility page is a matrix: one column per stored release.
+SCROLL_ALLOWED = {"compatibility/"}
+WIDE_PAGES = sorted(
+    ("" if p.stem == "index" else f"{p.stem}/")
+    for p in DOCS.glob("*.md")
+    if f"{p.stem}/" not in SCROLL_ALLOWED
+)
+SCROLLED_TABLES = """() => [...document.querySelectorAll('.md-typeset__table')]
+  .filter(w => w.scrollWidth > w.clientWidth + 1)
+  .map(w => `${(w.querySelector('th') || {}).textContent}: ${w.scrollWidth} > ${w.clientWidth}`)"""
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_tables_fit_a_desktop_page_without_horizontal_scroll(browser, site_url, lang):
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    try:
+        page = context.new_page()
+        scrolled = {}
+        for rel in WIDE_PAGES:
+            page.goto(f"{site_url}/{'en/' if lang == 'en' else ''}{rel}")
+            found = page.evaluate(SCROLLED_TABLES)
+            if found:
+                scrolled[rel] = found
+        assert scrolled == {}
     finally:
         context.close()
 

@@ -143,7 +143,7 @@ def test_notes_every_command_carries_are_said_once_after_the_set_or_the_tabs():
 
 def test_drift_lists_only_disagreeing_claims_with_their_reason():
     out = render("<!-- kb:drift -->", "en", "09-appendix.md")
-    assert "<td>2.6 GB</td><td>2.5 GiB (2.68 GB)</td>" in out
+    assert "<td>2.6 GB<br>→ 2.5 GiB (2.68 GB)</td>" in out  # what the source says, then what is published
     assert "320 KiB" not in out  # the agreeing claim is not drift
 
 

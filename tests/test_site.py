@@ -69,7 +69,7 @@ def test_every_recipe_is_on_a_page_in_both_languages():
     }
     for rid in load_kb().recipes:
         for lang, text in placed.items():
-            assert re.search(rf"kb:recipe(-tabs)? (id|ids)=([\w.,-]*,)?{re.escape(rid)}(,|\s)", text), (
+            assert re.search(rf"kb:recipe(-tabs|-set)? (id|ids)=([\w.,-]*,)?{re.escape(rid)}(,|\s)", text), (
                 f"recipe {rid} is not placed on any docs/{lang} page"
             )
 

@@ -33,7 +33,7 @@ def built_page(site: Path, lang: str, page: str) -> str:
 
 
 def pages_placing(recipe_id: str, lang: str) -> list[str]:
-    marker = re.compile(rf"kb:recipe(-tabs)? (id|ids)=([\w.,-]*,)?{re.escape(recipe_id)}(,|\s)")
+    marker = re.compile(rf"kb:recipe(-tabs|-set)? (id|ids)=([\w.,-]*,)?{re.escape(recipe_id)}(,|\s)")
     return [p for p in PAGES if marker.search((DOCS / lang / p).read_text(encoding="utf-8"))]
 
 

@@ -23,7 +23,7 @@ from handbook.core.anchors import (
 from handbook.engine.snapshot import EngineSnapshot, Option
 from handbook.kb.schema import Correction, Parameter, Recipe
 from handbook.render.context import RenderContext, attr, esc
-from handbook.render.html import table
+from handbook.render.html import change, table
 from handbook.render.markers import RenderError, renderer
 from handbook.render.params import default_text, default_verdict
 from handbook.render.versions import history_caption, option_history
@@ -473,20 +473,14 @@ def engine_corrections(ctx: RenderContext) -> str:
         rows.append(
             [
                 label,
-                f"<code>{esc(fix.stated)}</code>",
-                f"<code>{esc(fix.published)}</code>",
+                change(f"<code>{esc(fix.stated)}</code>", f"<code>{esc(fix.published)}</code>"),
                 ctx.text_html(fix.why, program),
             ]
         )
         ids.append(correction_anchor(owner, index))
     if not rows:
         raise RenderError("no recipe records a correction")
-    headers = [
-        ctx.msg("corrections-col-command"),
-        ctx.msg("col-source-says"),
-        ctx.msg("col-published"),
-        ctx.msg("col-why"),
-    ]
+    headers = [ctx.msg("corrections-col-command"), ctx.msg("col-source-to-published"), ctx.msg("col-why")]
     return table(headers, rows, row_ids=ids)
 
 

@@ -339,7 +339,9 @@ def precision_table(ctx: RenderContext, model: str) -> str:
 
 @renderer("hardware-table")
 def hardware_table(ctx: RenderContext, model: str) -> str:
-    """Precision × accelerator → the smallest TP whose weight share fits, computed beside the source's own."""
+    """Accelerator × precision → the smallest TP whose weight share fits, computed beside the source's own.
+    One row per accelerator and one column per precision: a handful of columns that fit a phone, where one
+    column per accelerator ran off the page."""
     if model not in ctx.kb.models:
         raise RenderError(f"{model!r} is not a model id")
     m = ctx.kb.models[model]
@@ -347,26 +349,28 @@ def hardware_table(ctx: RenderContext, model: str) -> str:
     if not cells:
         raise RenderError(f"{model} has no precision with a stated hardware table (stated_tp)")
     hw_ids = list(dict.fromkeys(c.hardware for c in cells))
-    rows = []
-    for precision in (p for p in m.precisions if p.stated_tp):
+    precisions = [p for p in m.precisions if p.stated_tp]
+    headers = [ctx.msg("col-accelerator")]
+    for precision in precisions:
         dtype = ctx.kb.dtypes[precision.dtype]
-        weights = gb(memory.weight_bytes(m, dtype))
-        row = [esc(dtype.name), weights]
-        for hw_id in hw_ids:
+        weights = ctx.msg("hardware-col-weights-of", weights=gb(memory.weight_bytes(m, dtype)))
+        headers.append(f"{esc(dtype.name)}<br><small>{esc(weights)}</small>")
+    rows = []
+    for hw_id in hw_ids:
+        hardware = ctx.kb.hardware[hw_id]
+        row = [f"{esc(hardware.name)}<br><small>{sig(hardware.memory_gb)} GB</small>"]
+        for precision in precisions:
             cell = next((c for c in cells if c.dtype == precision.dtype and c.hardware == hw_id), None)
             if cell is None or cell.tp is None:
                 row.append("—")
                 continue
             tp = f"≥ tp{cell.tp}" if cell.at_least else f"tp{cell.tp}"
-            text = f"{tp}<br><small>KV {gb(cell.kv_budget_per_gpu, 2)}/GPU</small>"
+            text = f"{tp} <small>· KV {gb(cell.kv_budget_per_gpu, 2)}/GPU</small>"
             if not cell.agrees:
                 text += f"<br><small>{ctx.msg('hardware-source-tp')}: tp{cell.stated_tp}</small>"
             row.append(text)
         rows.append(row)
-    headers = [ctx.msg("col-precision"), ctx.msg("hardware-col-weights")] + [
-        f"{esc(ctx.kb.hardware[h].name.split()[-1])} {sig(ctx.kb.hardware[h].memory_gb)}G" for h in hw_ids
-    ]
-    out = table(headers, rows, numeric=(1,))
+    out = table(headers, rows)
     notes = [ctx.text_html(p.stated_tp_note) for p in m.precisions if p.stated_tp_note]
     stated = [c for c in cells if c.stated_tp is not None]
     agreeing = sum(c.agrees for c in stated)

@@ -8,7 +8,7 @@ from handbook.core.anchors import env_anchor
 from handbook.core.text import LANGS
 from handbook.render.context import RenderContext, attr, esc
 from handbook.render.engine import correction_line
-from handbook.render.html import bullet_list, fence, table
+from handbook.render.html import bullet_list, change, fence, table
 from handbook.render.landscape import format_claim
 from handbook.render.markers import RenderError, renderer
 from handbook.render.params import STAGE_MARKS
@@ -300,10 +300,5 @@ def drift(ctx: RenderContext) -> str:
         rows.append([esc(ctx.t(e.section)), stated, published, ctx.text_html(e.why)])
     if not rows:
         raise RenderError("no drift entries: the drift list would be empty")
-    headers = [
-        ctx.msg("col-where"),
-        ctx.msg("col-source-says"),
-        ctx.msg("col-published"),
-        ctx.msg("col-why"),
-    ]
-    return table(headers, rows)
+    headers = [ctx.msg("col-where"), ctx.msg("col-source-to-published"), ctx.msg("col-why")]
+    return table(headers, [[where, change(said, published), why] for where, said, published, why in rows])

@@ -13,6 +13,8 @@ from handbook.render.markers import RenderError, renderer
 from handbook.render.verdicts import verdicts
 
 STAGE_MARKS = "①②③④⑤⑥⑦"
+# Chapter 04's columns: the meaning and trade-off gets the room, the flag and the default what they need.
+PARAMETER_WIDTHS = ("18%", "22%", "60%")
 
 # The catalogue's word for each kind of default that is not a value.
 DEFAULT_KEYS = {
@@ -134,7 +136,7 @@ def parameters(ctx: RenderContext, groups: str) -> str:
         ctx.msg("params-col-default"),
         ctx.msg("params-col-meaning"),
     ]
-    return table(headers, rows)
+    return table(headers, rows, widths=PARAMETER_WIDTHS)
 
 
 @renderer("group-intro")

@@ -16,13 +16,13 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "col-default": ("默认", "Default"),
     "col-model": ("模型", "Model"),
     "col-precision": ("精度", "Precision"),
+    "col-accelerator": ("加速卡", "Accelerator"),
     "col-notes": ("说明", "Notes"),
     "col-value": ("值", "Value"),
     "col-metric": ("指标", "Metric"),
     "col-variable": ("变量", "Variable"),
     "col-where": ("位置", "Where"),
-    "col-source-says": ("源稿所写", "The source says"),
-    "col-published": ("本站发布", "Published here"),
+    "col-source-to-published": ("源稿所写 → 本站发布", "The source says → published here"),
     "col-why": ("原因", "Why"),
     # a parameter's default (kb:parameters, kb:param-default, the drift page)
     "param-default-auto": ("自动", "automatic"),
@@ -52,7 +52,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     # kb:precision-table, kb:hardware-table (chapter 06)
     "precision-col-memory": ("最小显存", "Minimum memory"),
     "precision-col-hardware": ("推荐硬件", "Recommended hardware"),
-    "hardware-col-weights": ("权重", "Weights"),
+    "hardware-col-weights-of": ("权重 {weights}", "weights {weights}"),
     "hardware-source-tp": ("源稿", "source"),
     # kb:parameters, kb:choices, kb:parameter-summary (chapter 04, appendix A)
     "params-acts-at": ("作用点：", "Acts at: "),

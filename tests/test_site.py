@@ -105,3 +105,18 @@ def test_bad_data_stops_the_build_with_file_and_line_and_keeps_the_old_site(tmp_
     assert [p.name for p in site.iterdir()] == ["index.html"]
     assert (site / "index.html").read_text() == "the previous site"
     assert not list(tmp_path.glob(".site-build-*")), "the staging folder was left behind"
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_appendix_quick_reference_is_the_sources_size_with_the_full_list_one_click_away(built_site, lang):
+    html = built_page(built_site, lang, "09-appendix.md").read_text(encoding="utf-8")
+    quick = html[html.index('id="parameter-summary"') : html.index('<details class="all-parameters">')]
+    rows = re.findall(r"<tr><td><a href=\"[^\"]*04-parameters/#([\w-]+)\">", quick)
+    assert len(rows) == 20  # the source's appendix A lists 20 flags, in this order
+    assert rows[:3] == ["model-path", "tp-size", "ep-size"] and rows[-1] == "disaggregation-mode"
+    folded = html[
+        html.index('<details class="all-parameters">') : html.index(
+            "</details>", html.index("all-parameters")
+        )
+    ]
+    assert len(re.findall(r"<tr><td><a href=", folded)) >= 80  # every parameter, by group, folded

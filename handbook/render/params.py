@@ -180,15 +180,36 @@ def choices(ctx: RenderContext, flag: str, program: str = "launch_server") -> st
     return out
 
 
+def _summary_row(ctx: RenderContext, p: Parameter) -> list[str]:
+    return [ctx.parameter_link(p), ctx.text_html(p.summary, p.program) + verdicts(ctx, p.rules)]
+
+
 @renderer("parameter-summary")
-def parameter_summary(ctx: RenderContext) -> str:
-    """Appendix A: every parameter in one line, linked to its entry."""
-    rows = []
+def parameter_summary(ctx: RenderContext, flags: str = "") -> str:
+    """Appendix A: the quick reference, one line per flag the marker lists (``flags=``, the source's own
+    selection, in its order) and every other parameter one click away, folded by group; without
+    ``flags=``, every parameter."""
+    headers = [ctx.msg("col-flag"), ctx.msg("summary-col-line")]
+    chosen = [f for f in flags.split(",") if f]
+    picked = []
+    for flag in chosen:
+        p = ctx.kb.parameter(flag)
+        if p is None:
+            raise RenderError(f"{flag} is not a launch_server parameter in kb/parameters/")
+        picked.append(p)
+    groups = []
     for group in ctx.kb.groups.values():
-        for p in group.parameters:
-            summary = ctx.text_html(p.summary, p.program) + verdicts(ctx, p.rules)
-            rows.append([ctx.parameter_link(p), esc(ctx.t(group.title)), summary])
-    return table([ctx.msg("col-flag"), ctx.msg("summary-col-group"), ctx.msg("summary-col-line")], rows)
+        rows = [_summary_row(ctx, p) for p in group.parameters]
+        groups.append(f"<p><strong>{esc(ctx.t(group.title))}</strong></p>\n" + table(headers, rows))
+    everything = "\n".join(groups)
+    if not picked:
+        return everything
+    total = sum(len(g.parameters) for g in ctx.kb.groups.values())
+    summary = esc(ctx.msg("summary-all", count=total))
+    quick = table(headers, [_summary_row(ctx, p) for p in picked])
+    return (
+        quick + f'\n\n<details class="all-parameters"><summary>{summary}</summary>\n{everything}\n</details>'
+    )
 
 
 # ------------------------------------------------------------------------------------ defaults in prose

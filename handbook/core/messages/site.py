@@ -67,7 +67,10 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "The source lists {listed} of the engine's {total} values; all of them are in the <a href=\"{link}\">option reference</a>.",
     ),
     "choices-col-when": ("适用", "When to use it"),
-    "summary-col-group": ("分组", "Group"),
+    "summary-all": (
+        "本站收录的全部 {count} 个参数，按分组列出（点击展开）",
+        "All {count} parameters this site covers, by group (click to open)",
+    ),
     "summary-col-line": ("一句话", "In one line"),
     # chapters 03, 07, 08, 09: logs, metrics, tuning, pitfalls, variables, the request path, sources
     "log-col-field": ("字段", "Field"),

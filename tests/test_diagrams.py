@@ -253,7 +253,7 @@ def test_kv_heads_that_do_not_split_evenly_are_reported(tmp_path):
 def test_architecture_from_the_fixture_kb():
     from handbook.diagrams import architecture
 
-    [figure] = architecture.figures(load_kb(FIXTURES / "kb-mini"))
+    figure, path = architecture.figures(load_kb(FIXTURES / "kb-mini"))
     dot = figure.drawings["en"].dot
     assert node_lines(dot, "client") == ["Client"]
     assert node_lines(dot, "http") == ["HTTP Server", "· Tokenisation"]
@@ -277,6 +277,23 @@ def test_architecture_from_the_real_kb_follows_chapter_03():
         assert node_lines(dot, component["id"]) == [name] + [f"· {d['zh']}" for d in component["duties"]]
     first = data["stages"][0]
     assert f"① {first['name']['zh']}：{first['steps']['zh']}" in html.unescape(dot)
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_request_path_names_each_stage_as_the_architecture_figure_does(lang):
+    data = raw("architecture.yaml")
+    path = FIGURES["request-path"].drawings[lang].dot
+    marks = "①②③④⑤⑥⑦"
+    for stage in data["stages"]:
+        node = node_lines(path, f"stage{stage['number']}")
+        flags = stage.get("flags") or ["—"]
+        assert node == [f"{marks[stage['number'] - 1]} {stage['name'][lang]}", stage["steps"][lang], *flags]
+    first = data["stages"][0]  # the architecture figure labels the client's link with the same words
+    sep = "：" if lang == "zh" else ": "
+    assert f"① {first['name'][lang]}{sep}{first['steps'][lang]}" in html.unescape(
+        FIGURES["architecture"].drawings[lang].dot
+    )
+    assert [s["name"]["en"] for s in data["stages"]][3] == "Queueing and scheduling"
 
 
 # ------------------------------------------------------------------------------------------ memory budget

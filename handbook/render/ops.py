@@ -11,7 +11,6 @@ from handbook.render.engine import correction_line
 from handbook.render.html import bullet_list, change, fence, table
 from handbook.render.landscape import format_claim
 from handbook.render.markers import RenderError, renderer
-from handbook.render.params import STAGE_MARKS
 from handbook.render.verdicts import verdicts
 
 
@@ -204,20 +203,6 @@ def env_vars(ctx: RenderContext) -> str:
 
 
 # ------------------------------------------------------------------------------------ architecture
-@renderer("request-path")
-def request_path(ctx: RenderContext) -> str:
-    """Chapter 03's seven stages, with the flags that act on each."""
-    rows = []
-    for st in ctx.kb.architecture.stages:
-        flags = " ".join(ctx.flag_html(f) for f in st.flags) or "—"
-        rows.append([f"{STAGE_MARKS[st.number - 1]} {esc(ctx.t(st.name))}", ctx.text_html(st.steps), flags])
-    return table(
-        [ctx.msg("stages-col-stage"), ctx.msg("stages-col-what"), ctx.msg("stages-col-flags")],
-        rows,
-        row_ids=[f"stage-{st.number}" for st in ctx.kb.architecture.stages],
-    )
-
-
 @renderer("latency")
 def latency(ctx: RenderContext) -> str:
     items = []

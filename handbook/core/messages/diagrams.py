@@ -56,6 +56,9 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "fig-stage": ("{mark} {name}：{steps}", "{mark} {name}: {steps}"),
     "fig-alt-architecture": ("{title}：{chain}", "{title}: {chain}"),
     "fig-alt-component": ("→ {name}（{duties}）", "→ {name} ({duties})"),
+    "fig-path-title": ("一次请求的七个阶段，以及作用于各阶段的参数", "A request's seven stages, and the flags that act on each"),
+    "fig-alt-stage": ("{name}：{steps}（参数：{flags}）", "{name}: {steps} (flags: {flags})"),
+    "fig-alt-path": ("{title}。从客户端出发：{stages}；最后流式返回客户端。", "{title}. From the client: {stages}; then streamed back to the client."),
     "fig-budget-title": (
         "一张 {hardware}（{memory}）的显存预算",
         "The memory budget of one {hardware} ({memory})",

@@ -138,6 +138,33 @@ def test_rule_links_must_reach_an_anchor(tmp_path):
     ]
 
 
+def test_a_parameter_links_the_sections_that_explain_it(tmp_path):
+    from handbook.render.params import parameters
+
+    root = tmp_path / "kb"
+    shutil.copytree(FIXTURES / "kb-mini", root)
+    memory = root / "parameters" / "memory.yaml"
+    memory.write_text(
+        memory.read_text().replace(
+            "    related: [--tp-size]\n", "    related: [--tp-size]\n    explained_in: [02-memory.md#check]\n"
+        )
+    )
+    kb = load_kb(root)
+    docs = tmp_path / "docs"
+    for lang, title, section in (("zh", "02 显存", "怎么判断"), ("en", "02 Memory", "How to tell")):
+        (docs / lang).mkdir(parents=True)
+        (docs / lang / "02-memory.md").write_text(f"# {title} {{ #memory }}\n\n## {section} {{ #check }}\n")
+        (docs / lang / "08-production.md").write_text("# 08 { #production }\n\n## 8.4 { #security }\n")
+    assert rule_link_problems(docs, ("zh", "en"), kb) == []
+    ctx = RenderContext(kb, "en", "04-parameters.md", docs_dir=docs)
+    assert 'More in <a href="../02-memory/#check">02 · How to tell</a>' in parameters(ctx, "memory")
+    (docs / "en" / "02-memory.md").write_text("# 02 Memory { #memory }\n")
+    assert [str(p) for p in rule_link_problems(docs, ("zh", "en"), kb)] == [
+        "kb/parameters/memory.yaml:17: parameters[1].explained_in[0]: got '#check', expected an anchor that "
+        "docs/en/02-memory.md defines",
+    ]
+
+
 def test_one_status_line_under_each_command_in_both_languages(kb, snapshot):
     zh = RenderContext(kb, "zh", "06-models.md", snapshot=snapshot, command_status=True)
     en = RenderContext(kb, "en", "06-models.md", snapshot=snapshot, command_status=True)

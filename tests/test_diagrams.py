@@ -254,6 +254,7 @@ def test_architecture_from_the_fixture_kb():
     from handbook.diagrams import architecture
 
     figure, path = architecture.figures(load_kb(FIXTURES / "kb-mini"))
+    assert path.id == "request-path" and node_lines(path.drawings["en"].dot, "stage1")[0] == "① Access"
     dot = figure.drawings["en"].dot
     assert node_lines(dot, "client") == ["Client"]
     assert node_lines(dot, "http") == ["HTTP Server", "· Tokenisation"]

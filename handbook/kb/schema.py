@@ -389,6 +389,10 @@ class Choice(Closed):
     default: bool = False  # the source marks this choice as the default (the page marks the engine's)
 
 
+# A section of the site: ``page.md#anchor`` (the page relative to a language folder).
+SectionRef = Annotated[str, StringConstraints(pattern=r"^[0-9a-z][0-9a-z-]*\.md#[a-z0-9][a-z0-9-]*$")]
+
+
 class Parameter(Closed):
     flag: FlagName
     aliases: list[FlagName] = []  # other spellings of the same option, as the engine's parser has them
@@ -406,6 +410,9 @@ class Parameter(Closed):
     choices_partial: bool = False
     choices_note: Text | None = None
     related: list[FlagRef] = []
+    # The sections that explain this parameter at length (page.md#anchor): chapter 04 links to them
+    # instead of retelling them in its cell.
+    explained_in: list[SectionRef] = []
     rules: Rules = []
     source: SourceId
     field_sources: dict[str, SourceId] = {}  # where a field's content comes from another source

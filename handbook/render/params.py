@@ -7,6 +7,7 @@ from typing import Any
 from handbook.core.anchors import OPTIONS_PAGE, PARAMETERS_PAGE, option_anchor, parameter_anchor
 from handbook.engine.snapshot import Option
 from handbook.kb.schema import Default, Parameter, ResolvedDefault
+from handbook.pages.headings import Heading, source_headings
 from handbook.render.context import RenderContext, attr, esc
 from handbook.render.html import table
 from handbook.render.markers import RenderError, renderer
@@ -104,10 +105,41 @@ def _flag_cell(ctx: RenderContext, p: Parameter) -> str:
     return f'<span id="{attr(parameter_anchor(p.program, p.flag))}"></span>{spellings}'
 
 
+def section_link(ctx: RenderContext, ref: str) -> str:
+    """A link to a section of the site, labelled with that section's heading in the page's language."""
+    page, _, anchor = ref.partition("#")
+    path = ctx.docs_dir / ctx.lang / page
+    headings = source_headings(path.read_text(encoding="utf-8")) if path.is_file() else []
+    heading = next((h for h in headings if h.anchor == anchor), None)
+    if heading is None:
+        raise RenderError(f"{ref}: no heading with that anchor in docs/{ctx.lang}/{page}")
+
+    def plain(h: Heading) -> str:
+        return h.text.replace("`", "")
+
+    def number(h: Heading) -> str | None:  # "02" of "02 GPU memory…", "6.2" of "6.2 The workhorse…"
+        first = plain(h).split(" ", 1)[0]
+        return first if first[:1].isdigit() else None
+
+    chapter = number(headings[0]) if headings and headings[0].level == 1 else None
+    label = plain(heading)
+    if heading.level > 2:  # a subsection: numbered by its section, or by its chapter
+        before = headings[: headings.index(heading)]
+        section = next((h for h in reversed(before) if h.level == 2), None)
+        prefix = (number(section) if section else None) or chapter
+        label = f"{prefix} · {label}" if prefix else label
+    elif heading.level == 2 and number(heading) is None and chapter:
+        label = f"{chapter} · {label}"
+    return f'<a href="{attr(ctx.href(page, anchor))}">{esc(label)}</a>'
+
+
 def _meaning(ctx: RenderContext, p: Parameter) -> str:
     text = ctx.text_html(p.meaning, p.program)
     if p.tradeoff:
         text += "<br>" + ctx.text_html(p.tradeoff, p.program)
+    if p.explained_in:
+        links = ctx.msg("sep-clause").join(section_link(ctx, ref) for ref in p.explained_in)
+        text += "<br>" + ctx.msg("params-explained-in", links=links)
     if p.stages:
         text += "<br><small>" + ctx.msg("params-acts-at") + " ".join(STAGE_MARKS[s - 1] for s in p.stages)
         text += "</small>"

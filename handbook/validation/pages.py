@@ -11,11 +11,14 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from pydantic import BaseModel
+
 from handbook.checker.check import check_command
 from handbook.core.anchors import PARAMETERS_PAGE, parameter_anchor
 from handbook.core.problem import Problem
 from handbook.engine.snapshot import EngineSnapshot
 from handbook.kb.loader import KB
+from handbook.kb.yamlfile import Path_
 
 SHELL_LANGUAGES = ("bash", "sh", "shell", "console")
 _OPEN = re.compile(r"^(?P<indent>\s*)(?P<fence>`{3,}|~{3,})\s*(?P<info>.*)$")
@@ -88,29 +91,29 @@ def page_anchors(markdown: str) -> set[str]:
 
 
 def rule_link_problems(docs_dir: Path, langs: tuple[str, ...], kb: KB) -> list[Problem]:
-    """A rule's explained_at must point at a page of every language and an anchor that page defines."""
+    """A rule's explained_at, and each section a parameter is explained in, must point at a page of every
+    language and an anchor that page defines."""
     generated = {parameter_anchor(p.program, p.flag) for p in kb.parameters.values()}
+    links: list[tuple[BaseModel, Path_, str]] = [
+        (rule, ("explained_at",), rule.explained_at) for rule in kb.rules.values()
+    ]
+    links += [
+        (p, ("explained_in", i), ref) for p in kb.parameters.values() for i, ref in enumerate(p.explained_in)
+    ]
     problems = []
-    for rule in kb.rules.values():
-        page, _, anchor = rule.explained_at.partition("#")
-        origin = kb.origin(rule)
+    for entity, field, ref in links:
+        page, _, anchor = ref.partition("#")
+        origin = kb.origin(entity)
         for lang in langs:
             path = docs_dir / lang / page
             if not path.is_file():
-                problems.append(
-                    origin.at(
-                        ("explained_at",), f"got '{rule.explained_at}', expected a page of docs/{lang}/"
-                    )
-                )
+                problems.append(origin.at(field, f"got '{ref}', expected a page of docs/{lang}/"))
                 continue
             anchors = page_anchors(path.read_text(encoding="utf-8"))
             if page == PARAMETERS_PAGE:
                 anchors |= generated
             if anchor not in anchors:
                 problems.append(
-                    origin.at(
-                        ("explained_at",),
-                        f"got '#{anchor}', expected an anchor that docs/{lang}/{page} defines",
-                    )
+                    origin.at(field, f"got '#{anchor}', expected an anchor that docs/{lang}/{page} defines")
                 )
     return problems

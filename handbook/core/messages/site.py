@@ -67,6 +67,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "The source lists {listed} of the engine's {total} values; all of them are in the <a href=\"{link}\">option reference</a>.",
     ),
     "choices-col-when": ("适用", "When to use it"),
+    "params-explained-in": ("详见：{links}", "More in {links}"),
     "summary-all": (
         "本站收录的全部 {count} 个参数，按分组列出（点击展开）",
         "All {count} parameters this site covers, by group (click to open)",

@@ -332,7 +332,8 @@ def test_the_memory_bar_is_the_planners_plan_for_the_h200_command_drawn_to_scale
     assert figure.drawings["en"].caption == (
         "The memory budget of one NVIDIA H200 (140 GiB) under this site's command “H200 × 8, FP8, throughput "
         "first (text)” (Qwen3.5-397B-A17B, --tp-size 8, --mem-fraction-static 0.85), as the planner computes it: "
-        "weights = 397B parameters × FP8 (E4M3) (8 bits each) ÷ 8 = 46.2 GiB; KV cache pool = 140 GiB × 0.85 − "
+        "weights per GPU = 397B parameters × 1 byte per parameter (FP8 (E4M3), 8 bits) ÷ TP 8 = 46.2 GiB; "
+        "KV cache pool = 140 GiB × 0.85 − "
         "weights = 73.1 GiB; the remaining 21.1 GiB is left for CUDA graphs and activations. The model's "
         "linear-attention layers also keep a per-request recurrent-state pool, taken from the KV cache pool's "
         "part of the budget."

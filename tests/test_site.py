@@ -120,3 +120,24 @@ def test_the_appendix_quick_reference_is_the_sources_size_with_the_full_list_one
         )
     ]
     assert len(re.findall(r"<tr><td><a href=", folded)) >= 80  # every parameter, by group, folded
+
+
+def test_one_verification_date_policy_header_footer_and_sources_agree(built_site):
+    import yaml
+
+    checked = sorted(
+        str(yaml.safe_load(p.read_text(encoding="utf-8"))["checked"])
+        for p in (REPO / "kb" / "sources").glob("*.yaml")
+    )
+    source_date = str(yaml.safe_load((REPO / "kb" / "handbook.yaml").read_text(encoding="utf-8"))["verified"])
+    home = built_page(built_site, "en", "index.md").read_text(encoding="utf-8")
+    assert (
+        f"The source: public information as of {source_date} · Sources checked by this site up to {checked[-1]}"
+        in home
+    )
+    footer = built_page(built_site, "en", "09-appendix.md").read_text(encoding="utf-8")
+    assert f"between {checked[0]} and {checked[-1]}" in footer  # the sources table holds each of these dates
+    assert checked[-1] in footer[footer.index('id="sources"') :]
+    assert f"源稿资料截至：{source_date}　·　本站核对来源至：{checked[-1]}" in built_page(
+        built_site, "zh", "index.md"
+    ).read_text(encoding="utf-8")

@@ -158,6 +158,9 @@ def draw(kb: KB, lang: str) -> Drawing:
         "params": sig(model.params.total_b),
         "dtype": dtype.name,
         "bits": sig(dtype.bits),
+        "bytes": msg("fig-bytes-one", lang)
+        if dtype.bits == 8
+        else msg("fig-bytes", lang, count=sig(dtype.bits / 8)),
         "tp": plan.tp,
         "fraction": fraction,
         "weights": binary_size(plan.weights_per_gpu),

@@ -34,6 +34,16 @@ def handbook_fact(ctx: RenderContext, field: str) -> str:
     return esc(ctx.t(value))
 
 
+@renderer("sources-checked", inline=True)
+def sources_checked(ctx: RenderContext, which: str = "last") -> str:
+    """The earliest or the latest day this site checked one of its sources (kb/sources/*.yaml ``checked``):
+    the site's own verification dates, as against the source's (``verified``)."""
+    if which not in ("first", "last"):
+        raise RenderError("which= takes first or last")
+    days = [s.checked for s in ctx.kb.sources.values()]
+    return esc((min(days) if which == "first" else max(days)).isoformat())
+
+
 @renderer("common-fact", inline=True)
 def common_fact(ctx: RenderContext, models: str, field: str, format: str = "plain") -> str:
     """The value several models share (``models=a,b field=context.native``); an error if they differ."""

@@ -74,13 +74,15 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "fig-budget-remaining": ("其余\n{size}", "Rest\n{size}"),
     "fig-budget-default": ("（引擎的默认值）", " (the engine's default)"),
     "fig-budget-caption": (
-        "一张 {hardware}（{memory}）的显存预算，按本站命令“{recipe}”（{model}，--tp-size {tp}，--mem-fraction-static {fraction}{default}）由规划器算出：权重 = {params}B 参数 × {dtype}（每参数 {bits} 位）÷ {tp} = {weights}；KV Cache 池 = {memory} × {fraction} − 权重 = {kv}；其余 {rest} 留给 CUDA Graph 与激活。",
-        "The memory budget of one {hardware} ({memory}) under this site's command “{recipe}” ({model}, --tp-size {tp}, --mem-fraction-static {fraction}{default}), as the planner computes it: weights = {params}B parameters × {dtype} ({bits} bits each) ÷ {tp} = {weights}; KV cache pool = {memory} × {fraction} − weights = {kv}; the remaining {rest} is left for CUDA graphs and activations.",
+        "一张 {hardware}（{memory}）的显存预算，按本站命令“{recipe}”（{model}，--tp-size {tp}，--mem-fraction-static {fraction}{default}）由规划器算出：每卡权重 = {params}B 参数 × 每参数 {bytes} 字节（{dtype}，{bits} 位）÷ TP {tp} = {weights}；KV Cache 池 = {memory} × {fraction} − 权重 = {kv}；其余 {rest} 留给 CUDA Graph 与激活。",
+        "The memory budget of one {hardware} ({memory}) under this site's command “{recipe}” ({model}, --tp-size {tp}, --mem-fraction-static {fraction}{default}), as the planner computes it: weights per GPU = {params}B parameters × {bytes} per parameter ({dtype}, {bits} bits) ÷ TP {tp} = {weights}; KV cache pool = {memory} × {fraction} − weights = {kv}; the remaining {rest} is left for CUDA graphs and activations.",
     ),
     "fig-budget-caption-linear": (
         "该模型的线性注意力层另有每请求的循环状态池，也从 KV Cache 池这部分预算中划出。",
         " The model's linear-attention layers also keep a per-request recurrent-state pool, taken from the KV cache pool's part of the budget.",
     ),
+    "fig-bytes-one": ("1", "1 byte"),
+    "fig-bytes": ("{count}", "{count} bytes"),
     "fig-budget-alt": (
         "按比例绘制的一张 {hardware}（{memory}）显存条，分三段：权重 {weights}，KV Cache 池 {kv}，CUDA Graph 与激活 {rest}；前两段合计为 mem_fraction_static {fraction}。",
         "A bar to scale of one {hardware}'s memory ({memory}) in three parts: weights {weights}, KV cache pool {kv}, CUDA graph & activations {rest}; the first two together are mem_fraction_static {fraction}.",

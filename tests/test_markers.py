@@ -73,7 +73,7 @@ def test_block_marker_keeps_its_indentation_inside_an_admonition():
 
 
 # ------------------------------------------------------------------------------------ the pages
-RECIPE_MARKER = re.compile(r"<!--\s*kb:recipe(?:-tabs)?\s+ids?=(\S+)")
+RECIPE_MARKER = re.compile(r"<!--\s*kb:recipe(?:-tabs|-set)?\s+ids?=(\S+)")
 
 
 def _placements(lang: str) -> dict[str, list[str]]:

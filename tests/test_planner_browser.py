@@ -71,6 +71,28 @@ def expected_figures(plan: memory.Plan, lang: str) -> dict[str, tuple[str, str]]
     return {key: (texts[key], raw(values[key])) for key in texts}
 
 
+def test_a_model_opens_on_a_context_every_model_serves_with_its_maximum_one_click_away(page, site_url):
+    errors = open_planner(page, site_url, "en")
+    page.select_option("#planner-model", "glm-5.3")
+    page.select_option("#planner-gpu", "h200")
+    glm, h200, fp8, bf16 = KB.models["glm-5.3"], KB.hardware["h200"], KB.dtypes["fp8"], KB.dtypes["bf16"]
+    natives = [m.context.native for m in KB.models.values() if m.context and m.context.native]
+    assert min(natives) == 131_072 < glm.context.native == 1_048_576  # gpt-oss-120b's and Llama-3.1-8B's
+    assert page.input_value("#planner-context") == "131072"
+    assert memory.auto_tp(glm, h200, fp8, bf16, context=131_072) == memory.AutoTp(tp=8, basis="headroom")
+    assert "Auto: TP 8 is the smallest power of two" in page.text_content(".planner-status")
+    button = page.locator(".planner-context-max")
+    assert button.is_visible() and button.text_content() == "Use the model's maximum: 1,048,576"
+    button.click()
+    assert page.input_value("#planner-context") == "1048576"
+    # the whole latent on every GPU: a 1M-token request takes four nodes of H200
+    assert memory.auto_tp(glm, h200, fp8, bf16) == memory.AutoTp(tp=32, basis="headroom")
+    assert "Auto: TP 32 is the smallest power of two" in page.text_content(".planner-status")
+    assert not button.is_visible()
+    assert parse_qs(urlparse(page.url).query)["context"] == ["1048576"]
+    assert errors == []
+
+
 def test_choosing_a_model_and_a_gpu_gives_pythons_numbers(page, site_url):
     errors = open_planner(page, site_url, "en")
     page.select_option("#planner-model", "gpt-oss-120b")

@@ -46,6 +46,8 @@ def test_export_shape():
         "hardware": "b200",
         "kv_dtype": "bf16",
         "context_when_unpublished": 8192,
+        # the shortest published native context (gpt-oss-120b's and Llama-3.1-8B's): no model opens above it
+        "context_common": 131072,
     }
     # the engine's own defaults, from its snapshot (tests/test_planner_engine_defaults.py ties each)
     assert data["engine_defaults"] == {

@@ -1092,6 +1092,13 @@
   const GIB_VALUE = /^\d{1,4}(\.\d{1,3})?$/;
   const INTEGER = /^[1-9]\d{0,9}$/;
 
+  // The context a model opens with: its native one, but none above the context every model with a published
+  // context serves (defaults.context_common); handbook/calc/planner_data.py opening_context.
+  function openingContext(model, defaults) {
+    if (model.context_native === null) return defaults.context_when_unpublished;
+    return defaults.context_common === null ? model.context_native : Math.min(model.context_native, defaults.context_common);
+  }
+
   function defaultsFor(data, model) {
     return {
       model: model.id,
@@ -1101,7 +1108,7 @@
       weights: model.weights_dtypes[0],
       kv: data.defaults.kv_dtype,
       mem: null,
-      context: resolveContext(model, null, data.defaults),
+      context: openingContext(model, data.defaults),
       free: null,
       page: null,
       maxTokens: null,
@@ -1194,6 +1201,14 @@
       );
       this.form.addEventListener("submit", (event) => event.preventDefault());
       this.form.addEventListener("change", (event) => this.onChange(event.target));
+      this.contextMax = this.root.querySelector(".planner-context-max");
+      this.contextMax.addEventListener("click", () => {
+        const model = byId(this.data.models, this.state.model);
+        if (model.context_native === null) return;
+        this.inputNotes = [];
+        this.state.context = model.context_native;
+        this.update();
+      });
       this.update();
     }
 
@@ -1310,6 +1325,9 @@
       fraction.value = optional(s.mem);
       fraction.placeholder = result.plan.mem_fraction_default !== null ? fractionText(result.plan.mem_fraction_default) : "";
       this.field("context").value = String(s.context);
+      const native = result.model.context_native;
+      this.contextMax.hidden = native === null || native === s.context;
+      this.contextMax.textContent = native === null ? "" : template(m["planner-context-max"], { native: thousands(native) });
       const free = this.field("free-gib");
       free.value = optional(s.free);
       free.placeholder = result.plan.device_mib !== null ? sig((result.plan.device_mib * MIB) / GIB, 5) : "";

@@ -91,15 +91,37 @@ def kv_dtypes(kb: KB) -> list[str]:
     return [d.id for d in kb.dtypes.values() if "kv" in d.use]
 
 
+def common_context(kb: KB) -> int | None:
+    """The longest context every model that publishes one serves natively: the shortest native context in
+    the KB (None when no model publishes one)."""
+    natives = [m.context.native for m in kb.models.values() if m.context and m.context.native]
+    return min(natives) if natives else None
+
+
+def opening_context(kb: KB, model: Model) -> int:
+    """The context a model opens with on the planner: its native context, but no more than the context
+    every model serves (``common_context``), so that a first look is a context a deployment commonly runs
+    rather than a maximum that can take several nodes; the model's maximum is one click away. A model that
+    publishes no context opens with ``memory.DEFAULT_CONTEXT``, as the planner has always done."""
+    native = model.context.native if model.context else None
+    if native is None:
+        return memory.DEFAULT_CONTEXT
+    common = common_context(kb)
+    return native if common is None else min(native, common)
+
+
 def default_choice(kb: KB) -> tuple[str, str]:
     """The plan the page opens with: the first model and accelerator (KB order) whose automatic TP leaves
-    room for one full-length request with no figure an upper bound, so the first view shows every figure."""
+    room for one request of its opening context with no figure an upper bound, so the first view shows
+    every figure."""
     kv = kb.dtypes[kv_dtypes(kb)[0]]
     for model in kb.models.values():
         weights = kb.dtypes[weight_dtypes(kb, model)[0]]
+        context = opening_context(kb, model)
         for hw in kb.hardware.values():
-            auto = memory.auto_tp(model, hw, weights, kv)
-            if auto.basis == "headroom" and not memory.plan(model, hw, weights, kv, auto.tp).bounds:
+            auto = memory.auto_tp(model, hw, weights, kv, context=context)
+            plan = memory.plan(model, hw, weights, kv, auto.tp, context=context)
+            if auto.basis == "headroom" and not plan.bounds:
                 return model.id, hw.id
     return next(iter(kb.models)), next(iter(kb.hardware))
 
@@ -115,6 +137,8 @@ def planner_data(kb: KB) -> dict[str, Any]:
             "hardware": hw_id,
             "kv_dtype": kv_dtypes(kb)[0],
             "context_when_unpublished": memory.DEFAULT_CONTEXT,
+            # the longest context every model that publishes one serves: the planner opens no model above it
+            "context_common": common_context(kb),
         },
         # the engine's own defaults, read from its snapshot (handbook.calc.sizing.engine_defaults)
         "engine_defaults": dataclasses.asdict(engine),

@@ -12,6 +12,7 @@ import json
 from handbook.calc import sizing
 from handbook.calc.launch import number
 from handbook.calc.memory import Plan, has_sliding_window
+from handbook.calc.planner_data import common_context
 from handbook.core.formatting import binary_size, sig, thousands
 from handbook.core.messages import msg
 from handbook.core.messages.planner import MESSAGES as PLANNER_MESSAGES
@@ -19,7 +20,7 @@ from handbook.core.text import LANGS
 from handbook.core.units import MIB
 from handbook.kb.schema import Hardware, Model
 from handbook.render.context import RenderContext, attr, esc
-from handbook.render.markers import renderer
+from handbook.render.markers import RenderError, renderer
 
 # Result rows, in order: data-figure key → label key.
 FIGURE_KEYS = {
@@ -294,7 +295,14 @@ def planner(ctx: RenderContext) -> str:
             "planner-mem-fraction",
             _number("mem-fraction-static", min="0.01", max="0.99", step="0.01"),
         ),
-        _field(ctx, "context", "planner-context", _number("context", min="1", step="1")),
+        _field(
+            ctx,
+            "context",
+            "planner-context",
+            _number("context", min="1", step="1")
+            # the model's own maximum, one click away (the page opens on a context every model serves)
+            + '<button type="button" class="planner-context-max" hidden></button>',
+        ),
     ]
     advanced = [
         _field(ctx, "free-gib", "planner-free-gib", _number("free-gib", min="0.01", step="0.01")),
@@ -353,3 +361,18 @@ def planner(ctx: RenderContext) -> str:
         f'<script src="{attr(ctx.asset("assets/planner.js"))}"></script>',
     ]
     return "\n".join(parts)
+
+
+@renderer("planner-common-context", inline=True)
+def planner_common_context(ctx: RenderContext, part: str = "tokens") -> str:
+    """The context the planner opens no model above (``tokens``), or the models whose native context it is
+    (``models``): the page says which context it starts from and why."""
+    common = common_context(ctx.kb)
+    if common is None:
+        raise RenderError("no model publishes a native context")
+    if part == "tokens":
+        return thousands(common)
+    if part == "models":
+        names = [m.name for m in ctx.kb.models.values() if m.context and m.context.native == common]
+        return esc(ctx.msg("sep-enum").join(names))
+    raise RenderError("part= takes tokens or models")

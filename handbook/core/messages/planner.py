@@ -18,6 +18,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "Free memory before loading, GiB (empty: all the device reports)",
     ),
     "planner-context": ("上下文长度（token）", "Context length (tokens)"),
+    "planner-context-max": ("改用模型的最大上下文：{native}", "Use the model's maximum: {native}"),
     "planner-advanced": ("更多参数", "More settings"),
     "planner-page-size": ("--page-size（留空：引擎的选择）", "--page-size (empty: the engine's choice)"),
     "planner-max-running-requests": (

@@ -689,3 +689,46 @@ def test_an_unknown_figure_id_is_a_render_error():
     assert [str(p) for p in errors.value.problems] == [
         f"docs/en/05-parallelism.md:3: kb:figure: 'topology-9' is not a figure id (one of: {', '.join(FIGURES)})"
     ]
+
+
+# ------------------------------------------------------------------------------------------ charts
+def test_the_kv_chart_draws_every_model_and_no_bar_for_an_unpublished_config():
+    for lang in ("zh", "en"):
+        dot = html.unescape(FIGURES["kv-per-token"].drawings[lang].dot)
+        shown = "{} B（{}）" if lang == "zh" else "{} B ({})"
+        # Llama-3.3-70B: 2 × 80 layers × 8 KV heads × 128 × 2 bytes (BF16), half with FP8
+        assert shown.format("327,680", "320 KiB") in dot and shown.format("163,840", "160 KiB") in dot
+        # DeepSeek-V3 (MLA): 61 × (512 + 64) × 2
+        assert shown.format("70,272", "68.6 KiB") in dot
+        unknown = (
+            "未公开：kv_lora_rank, qk_rope_head_dim"
+            if lang == "zh"
+            else "not published: kv_lora_rank, qk_rope_head_dim"
+        )
+        assert unknown in dot  # Kimi-K3.1-Pro: said, not drawn
+        assert dot.count('BGCOLOR="#86efac"') == dot.count('BGCOLOR="#bbf7d0"') == 8  # 8 models known
+    widths = [
+        int(w)
+        for w in re.findall(
+            r'<TD WIDTH="(\d+)" HEIGHT="14" FIXEDSIZE', FIGURES["kv-per-token"].drawings["en"].dot
+        )
+    ]
+    assert max(widths) == 420 and widths[widths.index(420) + 1] == 210  # to scale: FP8 is half of BF16
+
+
+def test_the_split_chart_takes_each_tp_of_the_recommended_layouts_and_the_planners_figures():
+    from handbook.diagrams.charts import Layout, layouts
+
+    kb = load_kb()
+    assert layouts(kb.models["qwen3.8-flash-next"]) == [Layout(4, 4), Layout(8, 8)]  # "tp4 + ep4 / tp8 + ep8"
+    assert layouts(kb.models["qwen3.5-397b-a17b"]) == [Layout(4, 1), Layout(8, 1)]  # "tp4–8"
+    assert layouts(kb.models["gpt-oss-120b"]) == [Layout(1, 1), Layout(4, 1)]  # "tp1 / tp4"
+    assert layouts(kb.models["deepseek-v4-pro"]) == [Layout(4, 4)]  # its remark's "TP 8" is not a layout
+    dot = html.unescape(FIGURES["weights-vs-kv"].drawings["en"].dot)
+    # GLM-5.3: 743B parameters × 1 byte (FP8) ÷ TP 8 = 92.9 GB = 86.5 GiB on each H200
+    assert "weights 86.5 GiB · KV pool " in dot and "GLM-5.3 · TP8 + EP8" in dot
+    # Kimi-K3.1-Pro, MXFP4 at TP 8: 2.8T × 4.25 bits ÷ 8 = 173 GiB, more than the static budget
+    assert "weights 173 GiB do not fit (static budget 126 GiB)" in dot
+    # Qwen3.5 at TP 8: the default fraction rests on an unpublished vision config, so the pool is a bound
+    assert re.search(r"Qwen3\.5-397B-A17B · TP8</B>.*?KV pool ≤ [\d.]+ GiB", dot, re.S)
+    assert 'STYLE="dashed"' in dot

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from handbook.diagrams import architecture, budget, pd, topologies
+from handbook.diagrams import architecture, budget, charts, pd, topologies
 from handbook.diagrams.dot import DiagramError
 from handbook.diagrams.figure import Figure
 from handbook.kb.loader import KB
 
-BUILDERS = (topologies.figures, architecture.figures, budget.figures, pd.figures)
+BUILDERS = (topologies.figures, architecture.figures, budget.figures, pd.figures, charts.figures)
 
 
 def catalogue(kb: KB) -> dict[str, Figure]:

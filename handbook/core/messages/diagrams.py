@@ -88,6 +88,38 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "A bar to scale of one {hardware}'s memory ({memory}) in three parts: weights {weights}, KV cache pool {kv}, CUDA graph & activations {rest}; the first two together are mem_fraction_static {fraction}.",
     ),
     "fig-pd-title": ("PD 分离", "PD disaggregation"),
+    # handbook/diagrams/charts.py: KV per token, and weights against the KV pool per GPU
+    "chart-not-published": ("未公开：{fields}", "not published: {fields}"),
+    "chart-bytes": ("{value} B（{size}）", "{value} B ({size})"),
+    "chart-alt-kv": ("{model}：BF16 KV 每 token {bf16} B，FP8 KV {fp8} B", "{model}: {bf16} B per token with BF16 KV, {fp8} B with FP8"),
+    "chart-alt-kv-unknown": ("{model}：未公开（{fields}）", "{model}: not published ({fields})"),
+    "chart-kv-title": ("每个模型每 token 的 KV 字节数", "KV bytes per token, every model"),
+    "chart-kv-subtitle": (
+        "BF16 与 FP8 KV；只计 KV 存在分页池里的层，与 02 章的表相同",
+        "BF16 and FP8 KV; only the layers whose KV lives in the paged pool, as in chapter 02's table",
+    ),
+    "chart-kv-caption": (
+        "每个模型每 token 的 KV 字节数（BF16 与 FP8 KV），与上表同一套公式算出；config 未公开的模型不画柱，只写明缺哪些字段。",
+        "KV bytes per token of every model with BF16 and with FP8 KV, from the same formulas as the table above; a model whose config is not published gets no bar, only the fields it lacks.",
+    ),
+    "chart-split-row": ("{model} · TP{tp}", "{model} · TP{tp}"),
+    "chart-split-row-ep": ("{model} · TP{tp} + EP{ep}", "{model} · TP{tp} + EP{ep}"),
+    "chart-split-rest": ("CUDA Graph 与激活", "CUDA graphs and activations"),
+    "chart-split-no-layout": ("6.8 的推荐布局没有写出 TP", "6.8's recommended layout names no TP"),
+    "chart-split-no-fit": ("权重 {weights} 放不下（静态预算 {budget}）", "weights {weights} do not fit (static budget {budget})"),
+    "chart-split-values": ("权重 {weights} · KV 池 {kv}（{dtype} 权重）", "weights {weights} · KV pool {kv} ({dtype} weights)"),
+    "chart-split-title": (
+        "一张 {hardware}（{memory}）上的每卡权重与 KV 池，按 6.8 的推荐布局",
+        "Weights and KV pool per GPU on one {hardware} ({memory}), at 6.8's recommended layouts",
+    ),
+    "chart-split-subtitle": (
+        "规划器的默认值：各模型第一种权重精度、{kv} KV、引擎默认的 --mem-fraction-static；≤ 与虚线为上限",
+        "The planner's defaults: each model's first weights precision, {kv} KV, the engine's default --mem-fraction-static; ≤ and dashed bars are upper bounds",
+    ),
+    "chart-split-caption": (
+        "速查表中每个模型、其推荐布局里的每个 TP，在一张 {hardware} 上由规划器算出的显存分配：权重、KV 池（线性注意力模型的状态池也在其中）与其余部分。精度取规划器对该模型的默认值，KV 为 {kv}；放不下权重的布局写明差多少；上限标 ≤、画虚线；未公开的数字不画柱。",
+        "For each model of the cheat sheet and each TP its recommended layout names, one {hardware} as the planner splits it: the weights, the KV pool (with the recurrent-state pool of linear-attention models in it) and the rest. The precision is the planner's default for the model, the KV {kv}; a layout whose weights do not fit says by how much, upper bounds are marked ≤ and drawn dashed, and a figure that is not published gets no bar.",
+    ),
     "fig-pd-gpus": ("{gpus} 张 GPU", "{gpus} GPUs"),
     "fig-pd-gpus-hw": ("{gpus} 张 {hardware}", "{gpus} × {hardware}"),
     "fig-pd-nodes": ("{nodes} 个节点，共 {gpus}", "{nodes} nodes, {gpus} in all"),

@@ -7,7 +7,14 @@ from handbook.diagrams.dot import DiagramError
 from handbook.diagrams.figure import Figure
 from handbook.kb.loader import KB
 
-BUILDERS = (topologies.figures, architecture.figures, budget.figures, pd.figures, charts.figures)
+BUILDERS = (
+    topologies.figures,
+    architecture.figures,
+    budget.figures,
+    pd.figures,
+    charts.kv_figures,
+    charts.split_figures,
+)
 
 
 def catalogue(kb: KB) -> dict[str, Figure]:

@@ -98,6 +98,9 @@ def _render(rows: list[Row]) -> list[str]:
 
 
 def draw_kv(kb: KB, lang: str) -> Drawing:
+    absent = [d for d in KV_DTYPES if d not in kb.dtypes]
+    if absent:
+        raise DiagramError([f"kb/dtypes.yaml: the KV chart needs the dtypes {', '.join(absent)}"])
     found = _kv_rows(kb)
     known = [sizes for _, sizes, _ in found if sizes]
     if not known:
@@ -159,6 +162,10 @@ def _row_name(lang: str, model: Model, layout: Layout | None) -> str:
 
 
 def draw_split(kb: KB, lang: str) -> Drawing:
+    if HARDWARE not in kb.hardware:
+        raise DiagramError(
+            [f"kb/hardware/{HARDWARE}.yaml: the weights-vs-KV chart is drawn for this accelerator"]
+        )
     hw = kb.hardware[HARDWARE]
     kv = kb.dtypes[kv_dtypes(kb)[0]]
     models = [m for m in kb.models.values() if m.recommended is not None]
@@ -247,10 +254,11 @@ def draw_split(kb: KB, lang: str) -> Drawing:
     return Drawing(g.source, caption, title + msg("sep-label", lang) + msg("sep-clause", lang).join(alt))
 
 
-def figures(kb: KB) -> list[Figure]:
+def kv_figures(kb: KB) -> list[Figure]:
     kv = {lang: draw_kv(kb, lang) for lang in LANGS}
+    return [Figure(KV_ID, "kb/models/", "figures", KV_ID, kv)]
+
+
+def split_figures(kb: KB) -> list[Figure]:
     split = {lang: draw_split(kb, lang) for lang in LANGS}
-    return [
-        Figure(KV_ID, "kb/models/", "figures", KV_ID, kv),
-        Figure(SPLIT_ID, "kb/models/, kb/hardware/h200.yaml", "figures", SPLIT_ID, split),
-    ]
+    return [Figure(SPLIT_ID, f"kb/models/, kb/hardware/{HARDWARE}.yaml", "figures", SPLIT_ID, split)]

@@ -136,7 +136,11 @@ def test_one_verification_date_policy_header_footer_and_sources_agree(built_site
         in home
     )
     footer = built_page(built_site, "en", "09-appendix.md").read_text(encoding="utf-8")
-    assert f"between {checked[0]} and {checked[-1]}" in footer  # the sources table holds each of these dates
+    assert f"from {checked[0]} to {checked[-1]}; those dated {source_date} are the source's own" in footer
+    for path in (REPO / "kb" / "sources").glob("*.yaml"):  # as the footer says: not re-read
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        if str(data["checked"]) == source_date:
+            assert "not re-checked" in data["note"]["en"], path.name
     assert checked[-1] in footer[footer.index('id="sources"') :]
     assert f"源稿资料截至：{source_date}　·　本站核对来源至：{checked[-1]}" in built_page(
         built_site, "zh", "index.md"

@@ -204,13 +204,13 @@ def test_the_status_page_shows_each_pages_last_changes_and_verdict(history, tmp_
 
     first, zh_a, en_b = (_git(history, "rev-parse", "--short", ref) for ref in ("HEAD~3", "HEAD~1", "HEAD"))
     assert render("en", history / "docs") == (
-        "2 pages exist in both languages; 2 translation(s) are stale.\n\n<table>\n"
+        "2 pages exist in both languages; stale translations: 2.\n\n<table>\n"
         "<thead><tr><th>Page</th><th>Chinese: last change</th><th>English: last change</th><th>Status</th></tr></thead>\n"
         "<tbody>\n"
         f'<tr><td><a href="../a/">A</a></td><td>2026-01-03 · <code>{zh_a}</code></td>'
-        f"<td>2026-01-01 · <code>{first}</code></td><td>⚠ English is 2 change(s) behind</td></tr>\n"
+        f"<td>2026-01-01 · <code>{first}</code></td><td>⚠ English lags behind (later changes: 2)</td></tr>\n"
         f'<tr><td><a href="../b/">B</a></td><td>2026-01-01 · <code>{first}</code></td>'
-        f"<td>2026-01-04 · <code>{en_b}</code></td><td>⚠ Chinese is 1 change(s) behind</td></tr>\n"
+        f"<td>2026-01-04 · <code>{en_b}</code></td><td>⚠ Chinese lags behind (later changes: 1)</td></tr>\n"
         "</tbody></table>"
     )
     zh = render("zh", history / "docs")

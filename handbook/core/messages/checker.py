@@ -15,7 +15,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     ),
     "check-shell-no-program": (
         "文本里有参数（{flags}），但没有认出任何 SGLang 程序：这些参数没有被检查。请贴上完整命令（python -m sglang.launch_server …，或包在 docker run、timeout、srun 等里面的命令）",
-        "the text has flags ({flags}) but no SGLang program the checker recognises, so they were not checked; paste the whole command (python -m sglang.launch_server …, or one wrapped in docker run, timeout, srun and the like)",
+        "the text has flags ({flags}) but no SGLang program the checker recognizes, so they were not checked; paste the whole command (python -m sglang.launch_server …, or one wrapped in docker run, timeout, srun and the like)",
     ),
     # python -m MODULE
     "check-module-unknown": (

@@ -85,7 +85,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "fig-bytes": ("{count}", "{count} bytes"),
     "fig-budget-alt": (
         "按比例绘制的一张 {hardware}（{memory}）显存条，分三段：权重 {weights}，KV Cache 池 {kv}，CUDA Graph 与激活 {rest}；前两段合计为 mem_fraction_static {fraction}。",
-        "A bar to scale of one {hardware}'s memory ({memory}) in three parts: weights {weights}, KV cache pool {kv}, CUDA graph & activations {rest}; the first two together are mem_fraction_static {fraction}.",
+        "A bar to scale of one {hardware}'s memory ({memory}) in three parts: weights {weights}, KV cache pool {kv}, CUDA graphs and activations {rest}; the first two together are mem_fraction_static {fraction}.",
     ),
     "fig-pd-title": ("PD 分离", "PD disaggregation"),
     # handbook/diagrams/charts.py: KV per token, and weights against the KV pool per GPU

@@ -152,19 +152,19 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "quickref-col-layout": ("推荐 TP/EP", "Recommended TP/EP"),
     "quickref-col-flags": ("关键参数", "Key parameters"),
     "quickref-col-image": ("镜像", "Image"),
-    "layers-linear_attention": ("{count} 层线性注意力", "{count} linear-attention"),
-    "layers-sliding_attention": ("{count} 层滑窗注意力", "{count} sliding-window"),
+    "layers-linear_attention": ("{count} 层线性注意力", "{count} linear-attention layers"),
+    "layers-sliding_attention": ("{count} 层滑窗注意力", "{count} sliding-window layers"),
     "layers-elsewhere": (
         "（另有 {layers}：不计入，其 KV 或状态在单独的池里）",
-        " (+ {layers}: not counted, their KV or state lives in a pool of its own)",
+        " (+ {layers}, not counted: their KV or state lives in a pool of its own)",
     ),
     "layers-dsa-indexer": (
         "；DSA 索引器（top-{topk}）的每 token 缓存另计，大小未公开",
-        "; the DSA indexer (top-{topk}) keeps a per-token cache on top, size not published",
+        "; on top, the DSA indexer (top-{topk}) keeps a per-token cache of unpublished size",
     ),
     "layers-qsa-indexer": (
         "；QSA 索引器每 token 另存压缩索引 K（默认 BF16 时每层 64 B），未计入，计入几层未核实",
-        "; the QSA indexer keeps a compressed index key per token on top (64 B per layer at the default BF16), not counted here; over how many layers is not verified",
+        "; on top, the QSA indexer keeps a compressed index key per token (64 B per layer at the default BF16), not counted here: how many layers carry it is not verified",
     ),
     "not-published": ("未公开", "not published"),
     "not-published-fields": ("未公开：{fields}", "not published: {fields}"),
@@ -173,11 +173,11 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "translations-col-last-change": ("{lang}版最近一次修改", "{lang}: last change"),
     "translations-col-status": ("状态", "Status"),
     "translations-in-sync": ("✔ 同步", "✔ in sync"),
-    "translations-stale": ("⚠ {lang}版落后 {behind} 次修改", "⚠ {lang} is {behind} change(s) behind"),
+    "translations-stale": ("⚠ {lang}版落后 {behind} 次修改", "⚠ {lang} lags behind (later changes: {behind})"),
     "translations-uncommitted": ("尚未提交，未判断", "not committed yet, not judged"),
     "translations-summary": (
         "两种语言都有的页面共 {pages} 个，其中 {stale} 个译文过期。",
-        "{pages} pages exist in both languages; {stale} translation(s) are stale.",
+        "{pages} pages exist in both languages; stale translations: {stale}.",
     ),
     "translations-no-history-title": ("未判断译文是否过期", "Stale translations not judged"),
     "translations-no-history": (
@@ -259,7 +259,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     ),
     "engine-defaults-unstated": (
         "源稿未写默认值的 {count} 个参数，引擎的默认值是：",
-        "{count} parameters whose default the source does not state; the engine's defaults are:",
+        "The source states no default for {count} parameters; the engine's defaults are:",
     ),
     "engine-choices-free": (
         "引擎解析器没有固定取值（启动时校验）",

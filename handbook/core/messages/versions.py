@@ -70,7 +70,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "versions-upgrade-released": ("{new} 于 {uploaded} 上传 PyPI。", "{new} reached PyPI on {uploaded}."),
     "versions-upgrade-count": (
         "本站用到的参数或环境变量中有 {count} 个有变化：",
-        "{count} flag(s) or variable(s) the site uses changed:",
+        "Flags or variables the site uses that changed ({count}):",
     ),
     "versions-upgrade-nothing": (
         "本站用到的参数与环境变量都没有变化。",
@@ -87,8 +87,8 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "versions-compat-col-first": ("最早可用", "First accepted"),
     "versions-compat-col-older": ("更早的版本为何不行", "Why older releases reject it"),
     "versions-compat-clean": ("无问题", "clean"),
-    "versions-compat-warnings": ("{count} 个警告", "{count} warning(s)"),
-    "versions-compat-errors": ("{count} 个问题，含错误", "{count} problem(s), errors among them"),
+    "versions-compat-warnings": ("{count} 个警告", "warnings: {count}"),
+    "versions-compat-errors": ("{count} 个问题，含错误", "problems: {count}, errors among them"),
     "versions-compat-never": ("所有已存版本都报错", "rejected by every stored release"),
     "versions-compat-all": ("{oldest} 或更早", "{oldest} or earlier"),
     "versions-compat-legend": (
@@ -190,6 +190,6 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "SGLang {version}：{replayed} 条命令已重放（其中 {rejected} 条没能通过），{blocked} 条因字段未公开不能重放，"
         "{stale} 条待重放",
         "SGLang {version}: {replayed} commands replayed ({rejected} of them did not get through), "
-        "{blocked} not replayable for want of published fields, {stale} waiting for a replay",
+        "{blocked} not replayable because fields are unpublished, {stale} waiting for a replay",
     ),
 }

@@ -197,7 +197,7 @@ def test_references_into_and_out_of_the_new_kind_are_checked(worked_example):
 
 
 def test_kb_json_and_its_schema_carry_the_new_kind(worked_example):
-    assert worked_example["export_fields"][-2:] == ["wording_exceptions", "benchmarks"]  # appended
+    assert worked_example["export_fields"][-2:] == ["glossary", "benchmarks"]  # appended
     assert list(worked_example["exported"]) == ["dense-a-tp2-base", "dense-a-tp2-larger-batch"]
     assert worked_example["exported"]["dense-a-tp2-base"]["output_tokens_per_s"] == 1200.0
     assert worked_example["export_schema"] == {
@@ -230,7 +230,7 @@ def test_every_kind_is_declared_once_with_its_file():
     assert [k.name for k in kinds] == [
         "handbook", "sources", "dtypes", "hardware", "models", "attention", "groups", "recipes",
         "pitfalls", "env_vars", "observability", "tuning", "architecture", "topologies", "claims", "edits",
-        "rules", "resolved_defaults", "wording_exceptions",
+        "rules", "resolved_defaults", "wording_exceptions", "glossary",
     ]  # fmt: skip
     rules = next(f for f in loader.FILES if f.pattern == "rules.yaml")
     assert [k.name for k in rules.kinds] == [
@@ -261,7 +261,7 @@ def test_a_reference_to_an_undeclared_kind_fails_at_import(tmp_path):
     assert run.returncode == 1
     assert run.stderr.splitlines()[-1] == (
         "TypeError: AttentionFamily: got Ref('modles'), expected one of: sources, dtypes, hardware, models, "
-        "attention, groups, recipes, pitfalls, env_vars, claims, rules"
+        "attention, groups, recipes, pitfalls, env_vars, claims, rules, glossary"
     )
 
 

@@ -56,8 +56,8 @@ EXPECTED = {
     "stray-file": [
         "kb/model/dense-a.yaml:1: got a file the KB does not read, expected one of: handbook.yaml, dtypes.yaml, "
         "pitfalls.yaml, env_vars.yaml, observability.yaml, tuning.yaml, attention.yaml, architecture.yaml, "
-        "topologies.yaml, claims.yaml, rules.yaml, sources/*.yaml, hardware/*.yaml, models/*.yaml, recipes/*.yaml, "
-        "parameters/*.yaml",
+        "topologies.yaml, claims.yaml, rules.yaml, glossary.yaml, sources/*.yaml, hardware/*.yaml, models/*.yaml, "
+        "recipes/*.yaml, parameters/*.yaml",
     ],
 }
 

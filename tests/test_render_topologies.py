@@ -30,16 +30,16 @@ def test_topologies_render_intro_each_layout_and_the_basis_in_english(kb):
     assert render(kb, "<!-- kb:topologies basis=docs-ep -->", "en", "05-parallelism.md") == (
         "> Example\n\n"
         "### SGLang · A · Attention TP4 + routed TP4 { #topology-a }\n\n"
-        "Key settings: <code>--tp-size 4</code> (illustrates the mechanism; "
-        "the model's and hardware's constraints must still be met).\n\n"
+        "Key settings: <code>--tp-size 4</code>.\n\n"
         '<figure class="kb-figure" id="figure-sglang-a" markdown="span">\n'
         "[![SGLang · A · Attention TP4 + routed TP4&#58; 4 GPUs. Each GPU holds H/4 query heads and 2 KV heads "
         "(of every request), and a 1/4 slice of each of the E routed experts. all-reduce Premise]"
         "(../assets/topologies/sglang/en/topology-1.svg){ loading=lazy }](../assets/topologies/sglang/en/topology-1.svg)\n"
         "<figcaption>SGLang · A · Attention TP4 + routed TP4</figcaption>\n"
         "</figure>\n\n"
-        "Caption Premise\n\n"
-        'Official source: <a href="https://docs.example.org/ep?a=1&amp;b=2">SGLang</a>.'
+        "Caption Premise The settings illustrate the mechanism; a deployment must still meet the model's and "
+        "the hardware's constraints.\n\n"
+        'Official source: <a href="https://docs.example.org/ep?a=1&amp;b=2">Example docs&#58; expert parallelism</a>.'
     )
 
 
@@ -47,13 +47,13 @@ def test_topologies_in_chinese_join_caption_and_premise_without_a_space(kb):
     assert render(kb, "<!-- kb:topologies basis=docs-ep -->", "zh", "05-parallelism.md") == (
         "> 示例\n\n"
         "### SGLang · A · Attention TP4 + routed TP4 { #topology-a }\n\n"
-        "配置要点：<code>--tp-size 4</code>（机制示例，须满足模型与硬件约束）。\n\n"
+        "配置要点：<code>--tp-size 4</code>。\n\n"
         '<figure class="kb-figure" id="figure-sglang-a" markdown="span">\n'
         "[![SGLang · A · Attention TP4 + routed TP4：4 张 GPU。每张 GPU 保存 H/4 个 query head 和 2 个 KV head（所有请求的），以及 全部 E 个路由专家各自的 1/4 切片。all-reduce前提](../assets/topologies/sglang/topology-1.svg){ loading=lazy }](../assets/topologies/sglang/topology-1.svg)\n"
         "<figcaption>SGLang · A · Attention TP4 + routed TP4</figcaption>\n"
         "</figure>\n\n"
-        "图注前提\n\n"
-        '官方依据：<a href="https://docs.example.org/ep?a=1&amp;b=2">SGLang</a>。'
+        "图注前提以上配置只是机制示例，仍须满足模型与硬件的约束。\n\n"
+        '官方依据：<a href="https://docs.example.org/ep?a=1&amp;b=2">示例文档：专家并行</a>。'
     )
 
 

@@ -203,10 +203,10 @@ def test_engine_adjustments_carry_their_log_line(data):
     [
         ("en", "1 warning (checked against sglang 0.5.23) · startup replay: the published command accepted, "
                "8 values adjusted; the source's command refused (AssertionError)",
-         "SGLang 0.5.23's startup resolution (replayed on a CPU emulating NVIDIA B300): The source's "
+         "SGLang 0.5.23's startup resolution (replayed on a CPU emulating NVIDIA B300): the source's "
          "command refused: AssertionError at sglang/srt/arg_groups/speculative_hook.py:1162"),
         ("zh", "1 条警告（已对照 sglang 0.5.23 检查） · 启动重放：本站写法通过，调整 8 个值；源稿写法启动失败（AssertionError）",
-         "SGLang 0.5.23 启动时的参数解析（在 CPU，模拟 NVIDIA B300 上重放）：源稿的写法 启动失败，"
+         "SGLang 0.5.23 启动时的参数解析（在 CPU，模拟 NVIDIA B300 上重放）：源稿的写法启动失败，"
          "sglang/srt/arg_groups/speculative_hook.py:1162"),
     ],
 )  # fmt: skip

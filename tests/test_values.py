@@ -278,9 +278,9 @@ def test_defaults_show_the_source_and_the_engine(kb, snapshot):
     from handbook.render.params import default_cell
 
     ctx = RenderContext(kb, "en", "04-parameters.md", snapshot=snapshot)
-    # the source's figure is one outcome of a start-up resolution: both, with what the engine does
+    # the source's figure is one outcome of a startup resolution: both, with what the engine does
     chunked = default_cell(ctx, kb.parameter("--chunked-prefill-size"))
-    assert chunked.startswith("Source: <code>8192</code><br>Engine: <code>None</code> → chosen at start-up")
+    assert chunked.startswith("Source: <code>8192</code><br>Engine: <code>None</code> → chosen at startup")
     # the source's default is not the engine's
     strategy = default_cell(ctx, kb.parameter("--mamba-radix-cache-strategy"))
     assert strategy.startswith("Source: <code>no&#95;buffer</code><br>Engine: <code>auto</code> → auto&#58; ")

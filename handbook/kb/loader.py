@@ -137,6 +137,7 @@ class KB:
     wording_exceptions: list[s.WordingException] = listed(  # texts the wording checks rightly flag
         "rules.yaml", "wording_exceptions", key=None, min_items=0
     )
+    glossary: dict[str, s.Term] = listed("glossary.yaml", "terms", noun="term")
     # Not kinds: derived at load.
     parameters: Flags = field(default_factory=Flags)  # the groups' parameters by (program, flag)
     origins: dict[int, Origin] = field(default_factory=dict, repr=False)

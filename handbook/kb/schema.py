@@ -959,3 +959,15 @@ class WordingException(Closed):
     path: NonEmpty  # the field, as problems name it, without the language: parameters[1].meaning
     words: list[NonEmpty] = Field(min_length=1)  # the flagged words it excuses
     why: Text
+
+
+# ---------------------------------------------------------------------------------------------- glossary
+class Term(Closed):
+    """One term of the site's vocabulary: the words both languages use for it, and the English spellings
+    the site does not use (``python -m handbook validate`` finds them in the English pages, the KB's English
+    and the site's own English wording). File: ``kb/glossary.yaml``; appendix E shows the list."""
+
+    id: Id
+    term: Text  # as the pages write it: zh as the source does, en the one English spelling
+    avoid: list[NonEmpty] = []  # English variants, matched as whole words and case-sensitively
+    note: Text | None = None  # when the choice needs a reason (a noun and a verb, a false friend)

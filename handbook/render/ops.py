@@ -287,3 +287,25 @@ def drift(ctx: RenderContext) -> str:
         raise RenderError("no drift entries: the drift list would be empty")
     headers = [ctx.msg("col-where"), ctx.msg("col-source-to-published"), ctx.msg("col-why")]
     return table(headers, [[where, change(said, published), why] for where, said, published, why in rows])
+
+
+# ------------------------------------------------------------------------------------ glossary
+@renderer("glossary")
+def glossary(ctx: RenderContext) -> str:
+    """Appendix E: each term as both languages write it, the English variants the site does not use, and
+    why where the choice needs a reason (kb/glossary.yaml; validate checks the English against it)."""
+    rows, ids = [], []
+    for term in ctx.kb.glossary.values():
+        avoided = ", ".join(f"<s>{esc(v)}</s>" for v in term.avoid) or "—"
+        note = ctx.text_html(term.note) if term.note is not None else "—"
+        rows.append([esc(term.term.zh), f"<strong>{esc(term.term.en)}</strong>", avoided, note])
+        ids.append(f"term-{term.id}")
+    if not rows:
+        raise RenderError("kb/glossary.yaml lists no term")
+    headers = [
+        ctx.msg("glossary-col-zh"),
+        ctx.msg("glossary-col-en"),
+        ctx.msg("glossary-col-avoid"),
+        ctx.msg("col-notes"),
+    ]
+    return table(headers, rows, row_ids=ids)

@@ -100,10 +100,11 @@ def _result_html(ctx: RenderContext, result: dict[str, Any]) -> str:
 
 
 def _both(ctx: RenderContext, variants: dict[str, dict[str, Any]], cpu: bool) -> str:
-    """The source's outcome, then the published one."""
-    return ctx.msg("sep-clause").join(
-        ctx.msg(VARIANT_KEYS[name]) + " " + _outcome(ctx, variants[name], cpu)
-        for name in ("source", "published")
+    """The source's outcome, then the published one, inside a sentence."""
+    return ctx.msg(
+        "replay-both",
+        source=_outcome(ctx, variants["source"], cpu),
+        published=_outcome(ctx, variants["published"], cpu),
     )
 
 

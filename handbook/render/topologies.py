@@ -10,8 +10,9 @@ from handbook.render.verdicts import verdicts
 
 @renderer("topologies")
 def topologies(ctx: RenderContext, basis: str) -> str:
-    """Chapter 05's layouts: the intro, then per layout a heading, its key flags and the KV caption; last,
-    the official page the layouts follow (``basis=<source id>``)."""
+    """Chapter 05's layouts: the intro, then per layout a heading, its key flags and its figure; once, after
+    the last, the caption every figure shares; last, the official page the layouts follow
+    (``basis=<source id>``)."""
     source = ctx.kb.sources.get(basis)
     if source is None:
         raise RenderError(f"{basis!r} is not a source id (kb/sources/<id>.yaml)")
@@ -19,8 +20,12 @@ def topologies(ctx: RenderContext, basis: str) -> str:
         raise RenderError(f"source {basis} has no url to link to")
     book = ctx.kb.topologies
     engine = esc(ctx.kb.handbook.engine)
-    caption = (
-        ctx.text_html(book.caption) + ctx.msg("sep-sentence") + ctx.text_html(book.shared_expert_premise)
+    caption = ctx.msg("sep-sentence").join(
+        [
+            ctx.text_html(book.caption),
+            ctx.text_html(book.shared_expert_premise),
+            ctx.msg("topology-settings-note"),
+        ]
     )
     out = ["> " + ctx.text_html(book.intro)]
     shared = verdicts(ctx, [r for topo in book.topologies for r in topo.rules])
@@ -30,6 +35,6 @@ def topologies(ctx: RenderContext, basis: str) -> str:
         out.append(f"### {engine} · {topo.letter} · {esc(topo.name)} {{ #topology-{topo.letter.lower()} }}")
         out.append(ctx.msg("topology-settings", flags=f"<code>{esc(topo.flags)}</code>"))
         out.append(figure_block(ctx, topo.id))
-        out.append(caption)
-    out.append(ctx.msg("topology-basis", link=f'<a href="{attr(source.url)}">{engine}</a>'))
+    out.append(caption)
+    out.append(ctx.msg("topology-basis", link=f'<a href="{attr(source.url)}">{esc(ctx.t(source.title))}</a>'))
     return "\n\n".join(out)

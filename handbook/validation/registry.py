@@ -19,7 +19,7 @@ from handbook.engine.snapshot import EngineSnapshot, SnapshotError, load_snapsho
 from handbook.kb.loader import KB
 from handbook.pages.headings import source_parity
 from handbook.pages.translations import missing_translations
-from handbook.validation import engine, pages, rules, values, wording
+from handbook.validation import engine, glossary, pages, rules, values, wording
 
 Scope = Literal["kb", "engine", "pages"]
 
@@ -130,6 +130,12 @@ CHECKS: tuple[Check, ...] = (
         "pages",
         "the shell blocks written in the pages pass the checker",
         lambda i: pages.docs_command_problems(i.docs_dir, LANGS, i.snapshot, i.kb),
+    ),
+    Check(
+        "glossary",
+        "pages",
+        "the English the reader sees uses the glossary's spelling of each term, not a variant it avoids",
+        lambda i: glossary.glossary_problems(i.kb, i.docs_dir),
     ),
     Check(
         "page-values",

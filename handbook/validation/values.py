@@ -35,6 +35,7 @@ from handbook.core.messages import DOMAINS
 from handbook.core.paths import REPO_ROOT
 from handbook.core.problem import Problem
 from handbook.core.quotes import quote_problem
+from handbook.core.text import LANGS
 from handbook.engine.snapshot import EngineSnapshot
 from handbook.kb import schema as s
 from handbook.kb.loader import KB, KINDS
@@ -183,15 +184,17 @@ def _introduces_other_program(lines: list[str], number: int) -> bool:
 
 
 # ------------------------------------------------------------------------------------------ catalogue
-def catalogue_units() -> Iterator[Unit]:
-    """Both languages of every entry of the site's own wording, its ``{fields}`` left out."""
+def catalogue_units(langs: tuple[str, ...] = LANGS) -> Iterator[Unit]:
+    """Every entry of the site's own wording in ``langs`` (both by default), its ``{fields}`` left out."""
     for domain, messages in DOMAINS.items():
         path = REPO_ROOT / "handbook" / "core" / "messages" / f"{domain}.py"
         lines = _entry_lines(path)
         for key, pair in messages.items():
             if key.startswith(_OWN_CLI_KEYS):
                 continue
-            for text in pair:
+            for lang, text in zip(LANGS, pair, strict=True):
+                if lang not in langs:
+                    continue
                 yield Unit(
                     path.relative_to(REPO_ROOT).as_posix(),
                     lines.get(key),

@@ -68,6 +68,9 @@ MESSAGES: dict[str, tuple[str, str]] = {
     ),
     "choices-col-when": ("适用", "When to use it"),
     "params-explained-in": ("详见：{links}", "More in {links}"),
+    "glossary-col-zh": ("中文", "Chinese"),
+    "glossary-col-en": ("英文", "English"),
+    "glossary-col-avoid": ("英文不写作", "Not written in English as"),
     "summary-all": (
         "本站收录的全部 {count} 个参数，按分组列出（点击展开）",
         "All {count} parameters this site covers, by group (click to open)",
@@ -142,9 +145,10 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "kv-heads-share": ("相对 MHA 的 KV 量", "KV size relative to MHA"),
     "kv-heads-examples": ("例", "Examples"),
     # kb:topologies (chapter 05)
-    "topology-settings": (
-        "配置要点：{flags}（机制示例，须满足模型与硬件约束）。",
-        "Key settings: {flags} (illustrates the mechanism; the model's and hardware's constraints must still be met).",
+    "topology-settings": ("配置要点：{flags}。", "Key settings: {flags}."),
+    "topology-settings-note": (
+        "以上配置只是机制示例，仍须满足模型与硬件的约束。",
+        "The settings illustrate the mechanism; a deployment must still meet the model's and the hardware's constraints.",
     ),
     "topology-basis": ("官方依据：{link}。", "Official source: {link}."),
     # kb:quick-reference (chapter 06.8)

@@ -154,6 +154,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "引擎读了、但知识库没有收录的 config 字段（取 config 类的默认值）：",
         "Config fields the engine read that the KB does not record (the config class's defaults):",
     ),
+    "replay-both": ("源稿的写法{source}；本站发布的写法{published}", "the source's command {source}; the command published here {published}"),
     "replay-variant-source": ("源稿的写法", "The source's command"),
     "replay-variant-published": ("本站发布的写法", "The command published here"),
     "replay-not-replayable": (

@@ -79,7 +79,7 @@ def test_flags_with_no_program_are_a_warning_not_a_clean_bill():
     assert done.returncode == 1
     assert done.stdout.splitlines()[0] == (
         "1: warning[shell.no-program]: the text has flags (--tp-sise, --model-path) but no SGLang program the "
-        "checker recognises, so they were not checked; paste the whole command (python -m sglang.launch_server …, "
+        "checker recognizes, so they were not checked; paste the whole command (python -m sglang.launch_server …, "
         "or one wrapped in docker run, timeout, srun and the like)"
     )
 

@@ -32,7 +32,7 @@ def test_the_overview_shows_the_counts_the_source_gives():
 
 def test_the_yarn_note_keeps_the_sources_number():
     (note,) = KB.recipes["qwen3.5-397b-fp8-long-context-yarn"].notes
-    assert note.zh.endswith("把 factor 减半到 2.0。") and note.en.endswith("halve factor to 2.0.")
+    assert note.zh.endswith("把 factor 减半到 2.0。") and note.en.endswith("halve the factor to 2.0.")
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])

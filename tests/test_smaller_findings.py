@@ -48,4 +48,4 @@ def test_qwen38_flash_next_attention_is_qsa_and_the_kv_table_says_what_it_leaves
     assert any("indexer_compress_ratio 4" in note.en and "--page-size 64" in note.en for note in model.notes)
     out = render_page("<!-- kb:kv-table -->\n", RenderContext(KB, "en", "02-memory.md"), "x")
     (row,) = [r for r in out.split("<tr") if 'id="kv-qwen3.8-flash-next"' in r]
-    assert "the QSA indexer keeps a compressed index key per token on top" in row
+    assert "on top, the QSA indexer keeps a compressed index key per token" in row

@@ -707,13 +707,12 @@ def test_the_kv_chart_draws_every_model_and_no_bar_for_an_unpublished_config():
         )
         assert unknown in dot  # Kimi-K3.1-Pro: said, not drawn
         assert dot.count('BGCOLOR="#86efac"') == dot.count('BGCOLOR="#bbf7d0"') == 8  # 8 models known
-    widths = [
-        int(w)
-        for w in re.findall(
-            r'<TD WIDTH="(\d+)" HEIGHT="14" FIXEDSIZE', FIGURES["kv-per-token"].drawings["en"].dot
-        )
-    ]
-    assert max(widths) == 420 and widths[widths.index(420) + 1] == 210  # to scale: FP8 is half of BF16
+    from handbook.diagrams import charts
+
+    bars = rf'<TD WIDTH="(\d+)" HEIGHT="{charts.ROW_PT - 4}" FIXEDSIZE'
+    widths = [int(w) for w in re.findall(bars, FIGURES["kv-per-token"].drawings["en"].dot)]
+    longest = widths.index(charts.BAR_PT)  # Llama-3.3-70B's BF16 bar is the longest
+    assert widths[longest + 1] == charts.BAR_PT // 2  # to scale: its FP8 bar is half
 
 
 def test_the_split_chart_takes_each_tp_of_the_recommended_layouts_and_the_planners_figures():

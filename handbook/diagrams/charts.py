@@ -28,9 +28,9 @@ KV_ID = "kv-per-token"
 SPLIT_ID = "weights-vs-kv"
 HARDWARE = "h200"  # the accelerator most of chapter 06's commands name
 KV_DTYPES = ("bf16", "fp8")
-BAR_PT = 420  # the longest bar (or a whole GPU), in points
-ROW_PT = 18
-FONT_PT = 11
+BAR_PT = 360  # the longest bar (or a whole GPU), in points
+ROW_PT = 20
+FONT_PT = 13
 # A layout of 6.8's cheat sheet: "tp8", "tp4 + ep4 / tp8 + ep8", "tp1 / tp4", "tp4–8" (both ends).
 _TP = re.compile(r"\btp(\d+)(?:–(\d+))?(?:\s*\+\s*ep(\d+))?")
 

@@ -117,8 +117,8 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "The planner's defaults: each model's first weights precision, {kv} KV, the engine's default --mem-fraction-static; ≤ and dashed bars are upper bounds",
     ),
     "chart-split-caption": (
-        "速查表中每个模型、其推荐布局里的每个 TP，在一张 {hardware} 上由规划器算出的显存分配：权重、KV 池（线性注意力模型的状态池也在其中）与其余部分。精度取规划器对该模型的默认值，KV 为 {kv}；放不下权重的布局写明差多少；上限标 ≤、画虚线；未公开的数字不画柱。",
-        "For each model of the cheat sheet and each TP its recommended layout names, one {hardware} as the planner splits it: the weights, the KV pool (with the recurrent-state pool of linear-attention models in it) and the rest. The precision is the planner's default for the model, the KV {kv}; a layout whose weights do not fit says by how much, upper bounds are marked ≤ and drawn dashed, and a figure that is not published gets no bar.",
+        "速查表中每个模型、其推荐布局里的每个 TP，在一张 {hardware} 上由规划器算出的显存分配：权重、KV 池（线性注意力模型的状态池也在其中）与其余部分。精度取规划器对该模型的默认值，KV 为 {kv}；放不下权重的布局写明权重与静态预算；上限标 ≤、画虚线；未公开的数字不画柱。",
+        "For each model of the cheat sheet and each TP its recommended layout names, one {hardware} as the planner splits it: the weights, the KV pool (with the recurrent-state pool of linear-attention models in it) and the rest. The precision is the planner's default for the model, the KV {kv}; a layout whose weights do not fit says so, with the weights and the static budget; upper bounds are marked ≤ and drawn dashed, and a figure that is not published gets no bar.",
     ),
     "fig-pd-gpus": ("{gpus} 张 GPU", "{gpus} GPUs"),
     "fig-pd-gpus-hw": ("{gpus} 张 {hardware}", "{gpus} × {hardware}"),

@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, PositiveFloat, PositiveInt, StringConstraints, model_validator
 
 from handbook.core.text import Closed, Label, Neutral, NonEmpty, Text
-from handbook.kb.common import Day, FlagLine, FlagLineText, Id, flags_in, rule_error
+from handbook.kb.common import CommandWords, Day, FlagLine, FlagLineText, Id, flags_in, rule_error
 from handbook.kb.kinds import FlagUse, Ref
 from handbook.kb.texts import Quoted, ValueOf
 
@@ -466,8 +466,8 @@ Role = Literal["standalone", "prefill", "decode", "router", "client", "install",
 class Correction(Closed):
     """Where the published command differs from the source's: what it said, what we publish, and why."""
 
-    stated: Annotated[NonEmpty, Quoted()]  # the source's words, wrong on purpose
-    published: NonEmpty
+    stated: Annotated[CommandWords, Quoted()]  # the source's words, wrong on purpose
+    published: CommandWords
     why: Text
     source: SourceId
 

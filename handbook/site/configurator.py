@@ -1,0 +1,118 @@
+"""The configurator and the command doctor: their exports, and the configurator's checked result.
+
+``Configurator(kb, snapshot).configure(choice)`` is what the page and ``python -m handbook configure`` show:
+the composer's result (handbook.calc.configure) with each command checked by the command checker, exactly
+as the page's scripts do it (docs/assets/configure.js, then checker.js). A composed command the checker
+finds an error in is never shown: the combination is refused with the checker's words. ``write_doctor_data``
+writes the two exports the pages load (assets/checker-data.json, assets/configurator-data.json); the
+configurator's carries every planner result any combination asks for, computed here by composing them all.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from handbook.calc.configure import CONFIGURATOR_DATA_PATH, Composer, Planner, T, configurator_data
+from handbook.checker.check import check_command
+from handbook.checker.export import CHECKER_DATA_PATH, checker_data
+from handbook.checker.findings import Finding
+from handbook.core.messages import DOMAINS, message
+from handbook.core.paths import DOCS_DIR
+from handbook.core.text import Text
+from handbook.engine.snapshot import EngineSnapshot
+from handbook.kb.loader import KB
+
+# Each role's name, as the refusal quotes it (configure.js has the same map).
+ROLE_KEYS = {
+    "standalone": "cfg-role-standalone",
+    "prefill": "cfg-role-prefill",
+    "decode": "cfg-role-decode",
+    "router": "cfg-role-router",
+}
+
+
+def finding_json(finding: Finding) -> dict[str, Any]:
+    return {
+        "severity": finding.severity,
+        "code": finding.code,
+        "message": T(finding.message),
+        "line": finding.line,
+        "subject": finding.subject,
+        "link": finding.link,
+        "rule": finding.rule,
+    }
+
+
+class Configurator:
+    """Every combination's result, checked; the exports the pages read."""
+
+    def __init__(self, kb: KB, snapshot: EngineSnapshot, docs_dir: Path = DOCS_DIR):
+        self.kb = kb
+        self.snapshot = snapshot
+        self.data = configurator_data(kb, snapshot, docs_dir)
+        self.planner = Planner(kb)
+        self.composer = Composer(kb, self.data, self.planner)
+        self._checked: dict[tuple[str, str], list[dict[str, Any]]] = {}
+
+    def check(self, text: str, model: str) -> list[dict[str, Any]]:
+        key = (text, model)
+        if key not in self._checked:
+            self._checked[key] = [
+                finding_json(f) for f in check_command(text, self.snapshot, self.kb, model=model)
+            ]
+        return self._checked[key]
+
+    def configure(self, choice: dict[str, Any]) -> dict[str, Any]:
+        result = self.composer.compose(choice)
+        errors = []
+        for command in result["commands"]:
+            command["findings"] = self.check(command["text"], choice["model"])
+            role = message(ROLE_KEYS[command["role"]])
+            for finding in command["findings"]:
+                if finding["severity"] == "error":
+                    said = Text.of(finding["message"]["zh"], finding["message"]["en"])
+                    errors.append(T(message("cfg-refused-checker", role=role, message=said)))
+        if errors:
+            result.update(status="refused", why=errors, notes=[], commands=[])
+        return result
+
+    def choices(self) -> list[dict[str, Any]]:
+        return self.composer.choices()
+
+    @cached_property
+    def results(self) -> list[dict[str, Any]]:
+        """Every combination the page offers, composed and checked (this fills the planner's results)."""
+        return [self.configure(choice) for choice in self.choices()]
+
+    def export(self) -> dict[str, Any]:
+        """assets/configurator-data.json: the composer's data, its wording and every planner result."""
+        self.results  # noqa: B018 - compose everything first: the planner keeps what was asked
+        data = dict(self.data)
+        data["messages"] = {key: list(pair) for key, pair in DOMAINS["configurator"].items()}
+        data["autos"] = dict(sorted(self.planner.autos.items()))
+        data["plans"] = dict(sorted(self.planner.plans.items()))
+        return data
+
+
+def canonical_json(data: Any) -> str:
+    """Compact, sorted, UTF-8 as is: both language builds write the same bytes."""
+    return json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n"
+
+
+def write_doctor_data(
+    kb: KB, snapshot: EngineSnapshot, site_dir: Path, docs_dir: Path = DOCS_DIR
+) -> list[Path]:
+    """Write both exports under a built site's root; returns the files written."""
+    written = []
+    for rel, data in (
+        (CHECKER_DATA_PATH, checker_data(snapshot, kb)),
+        (CONFIGURATOR_DATA_PATH, Configurator(kb, snapshot, docs_dir).export()),
+    ):
+        target = Path(site_dir) / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(canonical_json(data), encoding="utf-8")
+        written.append(target)
+    return written

@@ -247,12 +247,13 @@
         if (command.plan !== null) command.plan = plan(choice, command.plan);
       }
       if (commands.length) {
-        notes = [...notes, ...goalNotes(model, goal)];
+        if (result.status !== "recipe") notes = [...notes, ...goalNotes(goal)];
         if (choice.nodes > 1) notes.push(message("cfg-note-multi-node"));
         if (choice.pd) notes.push(message("cfg-note-pd", { nodes: choice.nodes }));
         result.commands = commands;
       }
       result.notes = notes;
+      result.headline = headline(result, goal);
       const used = new Set(commands.map((c) => c.recipe));
       result.related = data.recipes
         .filter((r) => r.model === choice.model && !used.has(r.id) && r.link && r.program === "launch_server")
@@ -260,12 +261,19 @@
       return result;
     }
 
-    function goalNotes(model, goal) {
+    function headline(result, goal) {
+      const title = result.title;
+      if (result.status === "refused") return message("cfg-status-refused");
+      if (result.status === "recipe") return message("cfg-status-recipe", { title });
+      if (title !== null) return message("cfg-status-recipe-goal", { title, goal: goal.name });
+      return message("cfg-status-composed");
+    }
+
+    function goalNotes(goal) {
       const notes = [];
       if (goal.id === "balanced") notes.push(message("cfg-note-balanced"));
       if (goal.id === "high-throughput") notes.push(message("cfg-note-high-throughput"));
       if (goal.id === "low-latency") notes.push(message("cfg-note-speculative"));
-      if (model.key_flags.length) notes.push(message("cfg-note-key-flags", { flags: model.key_flags.join(", "), layout: model.layout }));
       return notes;
     }
 
@@ -457,6 +465,9 @@
         base.push([text, pairs]);
         reasons.push(goalReason(goal));
       }
+      const present = new Set(base.flatMap((e) => lineFlags(e)));
+      const missing = model.key_flags.filter((line, i) => !present.has(model.key_flag_names[i]));
+      if (missing.length) notes.push(message("cfg-note-key-flags", { flags: missing.join(", "), layout: model.layout }));
       const commands = [];
       for (const role of roles) {
         if (role === "router") {
@@ -540,7 +551,7 @@
           if (finding.severity === "error") errors.push(message("cfg-refused-checker", { role, message: finding.message }));
         }
       }
-      if (errors.length) Object.assign(result, { status: "refused", why: errors, notes: [], commands: [] });
+      if (errors.length) Object.assign(result, { status: "refused", why: errors, notes: [], commands: [], headline: message("cfg-status-refused") });
       return result;
     }
 

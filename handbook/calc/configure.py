@@ -317,6 +317,7 @@ def configurator_data(kb: KB, snapshot: EngineSnapshot, docs_dir: Path = DOCS_DI
                 "section": section,
                 "native": model.context.native if model.context else None,
                 "key_flags": [flag_line_text(f) for f in rec.key_flags] if rec else [],
+                "key_flag_names": [flags_in([flag_line_text(f)])[0][0] for f in rec.key_flags] if rec else [],
                 "layout": T(rec.layout) if rec else None,
                 "rules": {r.flag: r.rule for r in rule_flags(kb, model)},
                 # what the planner's command adds for the checker's model rules (launch.rule_flags)
@@ -363,6 +364,7 @@ def configurator_data(kb: KB, snapshot: EngineSnapshot, docs_dir: Path = DOCS_DI
         flags |= {f for _, fv in g["lines"] for f, _ in fv}
     for m in models:
         flags |= set(m["rules"])
+    flags |= {f for r in recipes if r["program"] == "launch_server" for _, fv in r["lines"] for f, _ in fv}
     links = {}
     for flag in sorted(flags):
         link = flag_link(kb, snapshot, flag, "launch_server")
@@ -605,13 +607,15 @@ class Composer:
             if command["plan"] is not None:
                 command["plan"] = self.plan(choice, command["plan"])
         if commands:
-            notes += self._goal_notes(choice, model, goal)
+            if result["status"] != "recipe":
+                notes += self._goal_notes(goal)
             if choice["nodes"] > 1:
                 notes.append(message("cfg-note-multi-node"))
             if choice["pd"]:
                 notes.append(message("cfg-note-pd", nodes=choice["nodes"]))
             result["commands"] = commands
         result["notes"] = [T(n) for n in notes]
+        result["headline"] = headline(result, goal)
         used = {c.get("recipe") for c in commands}
         result["related"] = [
             {"id": r["id"], "title": r["title"], "link": r["link"]}
@@ -623,7 +627,7 @@ class Composer:
         ]
         return result
 
-    def _goal_notes(self, choice: dict[str, Any], model: dict[str, Any], goal: dict[str, Any]) -> list[Text]:
+    def _goal_notes(self, goal: dict[str, Any]) -> list[Text]:
         notes = []
         if goal["id"] == "balanced":
             notes.append(message("cfg-note-balanced"))
@@ -631,15 +635,6 @@ class Composer:
             notes.append(message("cfg-note-high-throughput"))
         if goal["id"] == "low-latency":
             notes.append(message("cfg-note-speculative"))
-        if model["key_flags"]:
-            layout = model["layout"]
-            notes.append(
-                message(
-                    "cfg-note-key-flags",
-                    flags=", ".join(model["key_flags"]),
-                    layout=Text.of(layout["zh"], layout["en"]),
-                )
-            )
         return notes
 
     def _from_recipes(
@@ -860,6 +855,19 @@ class Composer:
                 continue  # a planner input: the planner's lines already carry the goal's value
             base.append([text, pairs])
             why.append(self._goal_reason(goal))
+        present = {flag for e in base for flag in self.line_flags(e)}
+        missing = [
+            line
+            for line, flag in zip(model["key_flags"], model["key_flag_names"], strict=True)
+            if flag not in present
+        ]
+        if missing:
+            layout = model["layout"]
+            notes.append(
+                message(
+                    "cfg-note-key-flags", flags=", ".join(missing), layout=Text.of(layout["zh"], layout["en"])
+                )
+            )
         commands = []
         for role in roles:
             if role == "router":
@@ -925,6 +933,20 @@ class Composer:
         if flag in model["rules"]:
             return message("cfg-why-rule", rule=model["rules"][flag])
         return message("cfg-why-planner")
+
+
+def headline(result: dict[str, Any], goal: dict[str, Any]) -> dict[str, str]:
+    """What the result is, in one sentence: the handbook's command, one composed from it or from the KB,
+    or a refusal (whose reasons follow)."""
+    title = result["title"]
+    if result["status"] == "refused":
+        return T(message("cfg-status-refused"))
+    if result["status"] == "recipe":
+        return T(message("cfg-status-recipe", title=Text.of(title["zh"], title["en"])))
+    if title is not None:
+        name = Text.of(goal["name"]["zh"], goal["name"]["en"])
+        return T(message("cfg-status-recipe-goal", title=Text.of(title["zh"], title["en"]), goal=name))
+    return T(message("cfg-status-composed"))
 
 
 def figure_texts(figures: list[Any]) -> dict[str, Any]:

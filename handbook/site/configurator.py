@@ -76,7 +76,9 @@ class Configurator:
                     said = Text.of(finding["message"]["zh"], finding["message"]["en"])
                     errors.append(T(message("cfg-refused-checker", role=role, message=said)))
         if errors:
-            result.update(status="refused", why=errors, notes=[], commands=[])
+            result.update(
+                status="refused", why=errors, notes=[], commands=[], headline=T(message("cfg-status-refused"))
+            )
         return result
 
     def choices(self) -> list[dict[str, Any]]:

@@ -385,11 +385,8 @@
       };
     }
 
-    function planFigures(choice, s) {
-      const set = settings(s);
-      const key = `${choice.model}|${choice.gpu}|${choice.precision}|${s["--tp-size"] ?? ""}|${s["--ep-size"] ?? ""}|${settingsKey(set)}`;
-      return data.plans[key];
-    }
+    // the planner's numbers behind a plan key (the memory bar draws them)
+    const planFigures = (key) => data.plans[key];
 
     function fromPlanner(choice, model, hw, precision, goal, roles, notes, result) {
       const why = result.why;

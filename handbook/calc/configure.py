@@ -14,6 +14,7 @@ that a change of the planner's arithmetic changes the export and nothing else.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -93,6 +94,13 @@ ROUTER_LINES = (
 _MARKER = re.compile(r"<!--\s*kb:recipe(?:-tabs)?\s+(?:id|ids)=([\w.,-]+)")
 
 
+_NO_WORDS = Text.of("", "")
+
+
+def _blank(key: str, /, **values: object) -> Text:
+    return _NO_WORDS
+
+
 def T(value: Text) -> dict[str, str]:
     return {"zh": value.zh, "en": value.en}
 
@@ -141,6 +149,10 @@ class Planner:
             "kv": self.kv_default.engine_kv_value,
             "kv_name": self.kv_default.name,
         }
+
+    def kv_ids(self) -> dict[str, str]:
+        """--kv-cache-dtype spellings → the planner's KV dtype ids (its page's kv-dtype parameter)."""
+        return {value: d.id for value, d in self._kv_by_value.items()}
 
     def _inputs(self, model: Model, s: Settings) -> tuple[Any, ...] | None:
         mem = memory.DEFAULT_MEM_FRACTION if not s.mem else _number(s.mem, float)
@@ -243,24 +255,43 @@ def _model_path(recipe: Recipe) -> str | None:
     return None
 
 
-def recipe_sections(docs_dir: Path = DOCS_DIR) -> dict[str, str]:
-    """Each recipe shown on a page → ``page.md#anchor`` of the section it is in (the first place, in the
-    default language's pages; both languages share anchors)."""
-    out: dict[str, str] = {}
-    root = docs_dir / LANGS[0]
-    for page in sorted(root.rglob("*.md")):
-        text = page.read_text(encoding="utf-8")
-        headings = [h for h in source_headings(text) if h.anchor]
-        for number, line in enumerate(text.splitlines(), 1):
-            match = _MARKER.search(line)
-            if not match:
+@dataclass(frozen=True)
+class Sections:
+    """Where the pages show each recipe: its section and the chapter section (h2) around it, as
+    ``page.md#anchor``, and every such section's title in both languages."""
+
+    of_recipe: dict[str, str]
+    chapter_of_recipe: dict[str, str]
+    titles: dict[str, dict[str, str]]
+
+
+def recipe_sections(docs_dir: Path = DOCS_DIR) -> Sections:
+    """Each recipe marker's section (the first place, in the default language's pages; both languages
+    share anchors) and its h2, with the headings' text in each language."""
+    of_recipe: dict[str, str] = {}
+    chapter: dict[str, str] = {}
+    titles: dict[str, dict[str, str]] = {}
+    for lang in LANGS:
+        root = docs_dir / lang
+        for page in sorted(root.rglob("*.md")):
+            rel = page.relative_to(root).as_posix()
+            text = page.read_text(encoding="utf-8")
+            headings = [h for h in source_headings(text) if h.anchor]
+            for h in headings:
+                titles.setdefault(f"{rel}#{h.anchor}", {})[lang] = h.text
+            if lang != LANGS[0]:
                 continue
-            above = [h for h in headings if h.line < number]
-            if not above:
-                continue
-            for rid in match.group(1).split(","):
-                out.setdefault(rid, f"{page.relative_to(root).as_posix()}#{above[-1].anchor}")
-    return out
+            for number, line in enumerate(text.splitlines(), 1):
+                match = _MARKER.search(line)
+                above = [h for h in headings if h.line < number]
+                if not match or not above:
+                    continue
+                h2 = [h for h in above if h.level == 2]
+                for rid in match.group(1).split(","):
+                    of_recipe.setdefault(rid, f"{rel}#{above[-1].anchor}")
+                    if h2:
+                        chapter.setdefault(rid, f"{rel}#{h2[-1].anchor}")
+    return Sections(of_recipe, chapter, titles)
 
 
 def flag_link(kb: KB, snapshot: EngineSnapshot, flag: str, program: str) -> str | None:
@@ -275,9 +306,19 @@ def flag_link(kb: KB, snapshot: EngineSnapshot, flag: str, program: str) -> str 
 
 
 # ------------------------------------------------------------------------------------------ the data
+@functools.lru_cache(maxsize=4096)
+def _pairs(line: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    return tuple((flag, tuple(values)) for flag, values in flags_in([line]))
+
+
+def line_pairs(line: str) -> list[list[Any]]:
+    """The (flag, values) a flag line holds, as flags_in reads it."""
+    return [[flag, list(values)] for flag, values in _pairs(line)]
+
+
 def _lines(lines: list[str]) -> list[list[Any]]:
-    """Each flag line with the (flag, values) it holds, as flags_in reads it."""
-    return [[line, [[f, v] for f, v in flags_in([line])]] for line in lines]
+    """Each flag line with the (flag, values) it holds."""
+    return [[line, line_pairs(line)] for line in lines]
 
 
 def configurator_data(kb: KB, snapshot: EngineSnapshot, docs_dir: Path = DOCS_DIR) -> dict[str, Any]:
@@ -302,9 +343,8 @@ def configurator_data(kb: KB, snapshot: EngineSnapshot, docs_dir: Path = DOCS_DI
                 }
             )
         own = [r for r in kb.recipes.values() if r.model == model.id]
-        section = next(
-            (sections[r.id] for r in own if r.id in sections and sections[r.id].startswith("06-")), None
-        )
+        found = sections.chapter_of_recipe
+        section = next((found[r.id] for r in own if found.get(r.id, "").startswith("06-")), None)
         rec = model.recommended
         models.append(
             {
@@ -334,7 +374,7 @@ def configurator_data(kb: KB, snapshot: EngineSnapshot, docs_dir: Path = DOCS_DI
             continue
         if recipe.kind not in ("launch", "router"):
             continue
-        recipes.append(_recipe(kb, recipe, sections))
+        recipes.append(_recipe(kb, recipe, sections.of_recipe))
     goals = []
     scenarios = {s.id: s for s in kb.tuning.scenarios}
     for goal in GOALS:
@@ -376,8 +416,11 @@ def configurator_data(kb: KB, snapshot: EngineSnapshot, docs_dir: Path = DOCS_DI
             link = flag_link(kb, snapshot, flag, "launch_router")
             if link:
                 router_links[flag] = link
+    shown = {m["section"] for m in models} | {r["link"] for r in recipes}
     return {
         "schema_version": SCHEMA_VERSION,
+        # the titles of the sections the results link to, in both languages
+        "sections": {link: sections.titles[link] for link in sorted(shown - {None})},
         "models": models,
         "hardware": [
             {"id": h.id, "name": h.name, "memory_gb": h.memory_gb, "gpus_per_node": gpus_per_node(h)}
@@ -387,6 +430,7 @@ def configurator_data(kb: KB, snapshot: EngineSnapshot, docs_dir: Path = DOCS_DI
         "recipes": recipes,
         "nodes": list(NODE_CHOICES),
         "defaults": planner.defaults(),
+        "kv_ids": planner.kv_ids(),
         "links": links,
         "router_links": router_links,
         "router_lines": _lines(list(ROUTER_LINES)),
@@ -472,13 +516,17 @@ def render(module: str, lines: list[str], env: list[list[str]], env_style: str) 
 class Composer:
     """``compose(choice)`` over ``data`` (configurator_data): the algorithm configure.js repeats."""
 
-    def __init__(self, kb: KB, data: dict[str, Any], planner: Planner):
+    def __init__(self, kb: KB, data: dict[str, Any], planner: Planner, *, words: bool = True):
+        """``words=False`` skips the wording (every text is blank): the same decisions and planner calls,
+        for the export, which needs only the planner's results."""
         self.kb = kb
+        self.message = message if words else _blank
         self.data = data
         self.planner = planner
         self.models = {m["id"]: m for m in data["models"]}
         self.hardware = {h["id"]: h for h in data["hardware"]}
         self.goals = {g["id"]: g for g in data["goals"]}
+        self._reasons: dict[str, Text] = {}
 
     # -------------------------------------------------------------------------- small helpers
     def canonical(self, flag: str) -> str:
@@ -525,6 +573,21 @@ class Composer:
                                     }
                                 )
         return out
+
+    def headline(self, result: dict[str, Any], goal: dict[str, Any]) -> dict[str, str]:
+        """What the result is, in one sentence: the handbook's command, one composed from it or from the KB,
+        or a refusal (whose reasons follow)."""
+        title = result["title"]
+        if result["status"] == "refused":
+            return T(self.message("cfg-status-refused"))
+        if result["status"] == "recipe":
+            return T(self.message("cfg-status-recipe", title=Text.of(title["zh"], title["en"])))
+        if title is not None:
+            name = Text.of(goal["name"]["zh"], goal["name"]["en"])
+            return T(
+                self.message("cfg-status-recipe-goal", title=Text.of(title["zh"], title["en"]), goal=name)
+            )
+        return T(self.message("cfg-status-composed"))
 
     # -------------------------------------------------------------------------- bases
     def _matches(self, recipe: dict[str, Any], choice: dict[str, Any]) -> bool:
@@ -598,7 +661,7 @@ class Composer:
             result["title"] = first["title"]
             result["status"] = "composed" if changed else "recipe"
             if first["strategy"] == "concurrency" and goal["id"] == "balanced":
-                notes.append(message("cfg-note-concurrency"))
+                notes.append(self.message("cfg-note-concurrency"))
         else:
             commands = self._from_planner(choice, model, hw, precision, goal, roles, notes, result)
             if commands:
@@ -610,12 +673,12 @@ class Composer:
             if result["status"] != "recipe":
                 notes += self._goal_notes(goal)
             if choice["nodes"] > 1:
-                notes.append(message("cfg-note-multi-node"))
+                notes.append(self.message("cfg-note-multi-node"))
             if choice["pd"]:
-                notes.append(message("cfg-note-pd", nodes=choice["nodes"]))
+                notes.append(self.message("cfg-note-pd", nodes=choice["nodes"]))
             result["commands"] = commands
         result["notes"] = [T(n) for n in notes]
-        result["headline"] = headline(result, goal)
+        result["headline"] = self.headline(result, goal)
         used = {c.get("recipe") for c in commands}
         result["related"] = [
             {"id": r["id"], "title": r["title"], "link": r["link"]}
@@ -630,11 +693,11 @@ class Composer:
     def _goal_notes(self, goal: dict[str, Any]) -> list[Text]:
         notes = []
         if goal["id"] == "balanced":
-            notes.append(message("cfg-note-balanced"))
+            notes.append(self.message("cfg-note-balanced"))
         if goal["id"] == "high-throughput":
-            notes.append(message("cfg-note-high-throughput"))
+            notes.append(self.message("cfg-note-high-throughput"))
         if goal["id"] == "low-latency":
-            notes.append(message("cfg-note-speculative"))
+            notes.append(self.message("cfg-note-speculative"))
         return notes
 
     def _from_recipes(
@@ -651,7 +714,7 @@ class Composer:
             recipe = bases[role]
             entries = [list(e) for e in recipe["lines"]]
             why = [
-                message("cfg-why-recipe", title=Text.of(recipe["title"]["zh"], recipe["title"]["en"]))
+                self.message("cfg-why-recipe", title=Text.of(recipe["title"]["zh"], recipe["title"]["en"]))
             ] * len(entries)
             touched = False
             if role != "router":
@@ -667,14 +730,16 @@ class Composer:
                         i = same[-1]
                         if entries[i][0] != text:
                             notes.append(
-                                message("cfg-note-replaced", goal=goal_name, old=entries[i][0], new=text)
+                                self.message("cfg-note-replaced", goal=goal_name, old=entries[i][0], new=text)
                             )
                             entries[i] = [text, pairs]
                             why[i] = reason
                             touched = True
                     elif shared:
                         notes.append(
-                            message("cfg-note-kept", goal=goal_name, old=entries[shared[-1]][0], new=text)
+                            self.message(
+                                "cfg-note-kept", goal=goal_name, old=entries[shared[-1]][0], new=text
+                            )
                         )
                     else:
                         entries.append([text, pairs])
@@ -686,7 +751,12 @@ class Composer:
         return commands, changed
 
     def _goal_reason(self, goal: dict[str, Any]) -> Text:
-        return message(
+        if goal["id"] not in self._reasons:
+            self._reasons[goal["id"]] = self._goal_reason_of(goal)
+        return self._reasons[goal["id"]]
+
+    def _goal_reason_of(self, goal: dict[str, Any]) -> Text:
+        return self.message(
             "cfg-why-goal",
             scenario=Text.of(goal["scenario"]["zh"], goal["scenario"]["en"]),
             reason=Text.of(goal["reason"]["zh"], goal["reason"]["en"]),
@@ -737,7 +807,8 @@ class Composer:
         kbm, kbh = self.kb.models[choice["model"]], self.kb.hardware[choice["gpu"]]
         found = self.planner.plan(kbm, kbh, choice["precision"], tp, ep, settings)
         key = f"{choice['model']}|{choice['gpu']}|{choice['precision']}|{tp}|{ep}|{settings.key()}"
-        return {"key": key, "figures": None if found is None else figure_texts(found)}
+        words = self.message is message and found is not None
+        return {"key": key, "figures": figure_texts(found) if words else None}
 
     def _from_planner(
         self,
@@ -754,7 +825,7 @@ class Composer:
         why = result["why"]
 
         def refuse(key: str, **values: Any) -> list[dict[str, Any]]:
-            why.append(T(message(key, **values)))
+            why.append(T(self.message(key, **values)))
             return []
 
         if precision["path"] is None:
@@ -803,11 +874,11 @@ class Composer:
             if gpus is not None and tp > gpus:
                 need = -(-tp // gpus)
                 return refuse("cfg-refused-more-nodes", tp=tp, gpu=hw["name"], gpus=gpus, nodes=need)
-            tp_why = message(
+            tp_why = self.message(
                 "cfg-why-tp-weights-only" if basis == "weights-only" else "cfg-why-tp", context=context_shown
             )
             if gpus is None and tp > 1:
-                notes.append(message("cfg-note-node-size-unknown", gpu=hw["name"], tp=tp))
+                notes.append(self.message("cfg-note-node-size-unknown", gpu=hw["name"], tp=tp))
         else:
             if gpus is None:
                 return refuse("cfg-refused-node-size", gpu=hw["name"])
@@ -828,17 +899,17 @@ class Composer:
             if figures is not None and figures[5] == 0:
                 return refuse("cfg-refused-no-room", tp=tp)
             if basis in ("headroom", "weights-only") and single <= gpus * (nodes - 1):
-                notes.append(message("cfg-note-fewer-nodes", nodes=-(-single // gpus), tp=single))
-            tp_why = message("cfg-why-tp-nodes", nodes=nodes, gpus=gpus)
+                notes.append(self.message("cfg-note-fewer-nodes", nodes=-(-single // gpus), tp=single))
+            tp_why = self.message("cfg-why-tp-nodes", nodes=nodes, gpus=gpus)
         if basis == "weights-only":
-            notes.append(message("cfg-note-weights-only", model=model["name"]))
+            notes.append(self.message("cfg-note-weights-only", model=model["name"]))
         planner_lines = self.planner.launch_lines(
             kbm, kbh, precision["dtype"], tp, settings, precision["path"]
         )
         base: list[list[Any]] = []
         why: list[Text] = []
         for text in planner_lines:
-            entry = [text, [[f, v] for f, v in flags_in([text])]]
+            entry = [text, line_pairs(text)]
             base.append(entry)
             why.append(self._planner_reason(entry, model, precision, goal, tp_why))
         for flag, value, key in (
@@ -848,7 +919,7 @@ class Composer:
             if value and not any(flag in self.line_flags(e) for e in base):
                 text = f"{flag} {value}"
                 base.append([text, [[flag, [value]]]])
-                why.append(message(key))
+                why.append(self.message(key))
         for text, pairs in goal["lines"]:
             flag = self.canonical(pairs[0][0])
             if any(flag in self.line_flags(e) for e in base):
@@ -864,7 +935,7 @@ class Composer:
         if missing:
             layout = model["layout"]
             notes.append(
-                message(
+                self.message(
                     "cfg-note-key-flags", flags=", ".join(missing), layout=Text.of(layout["zh"], layout["en"])
                 )
             )
@@ -872,7 +943,7 @@ class Composer:
         for role in roles:
             if role == "router":
                 entries = [list(e) for e in self.data["router_lines"]]
-                reasons = [message("cfg-why-router")] * len(entries)
+                reasons = [self.message("cfg-why-router")] * len(entries)
                 commands.append(self._command(role, None, entries, reasons, module=MODULES["launch_router"]))
                 continue
             entries = [list(e) for e in base]
@@ -880,24 +951,24 @@ class Composer:
             if nodes > 1:
                 master = PD_MASTERS[role]
                 for text, reason in (
-                    (f"--nnodes {nodes}", message("cfg-why-nnodes", nodes=nodes)),
-                    ("--node-rank <node-rank>", message("cfg-why-node-rank", last=nodes - 1)),
+                    (f"--nnodes {nodes}", self.message("cfg-why-nnodes", nodes=nodes)),
+                    ("--node-rank <node-rank>", self.message("cfg-why-node-rank", last=nodes - 1)),
                     (
                         f"--dist-init-addr {master}:{DIST_PORT}",
-                        message("cfg-why-dist-init-addr", master=master),
+                        self.message("cfg-why-dist-init-addr", master=master),
                     ),
                 ):
-                    entries.append([text, [[f, v] for f, v in flags_in([text])]])
+                    entries.append([text, line_pairs(text)])
                     reasons.append(reason)
             if role in PD_PORTS:
                 host = PD_HOSTS[role]
                 for text, reason in (
-                    (f"--disaggregation-mode {role}", message("cfg-why-pd-mode")),
-                    ("--disaggregation-ib-device <ib-device>", message("cfg-why-pd-ib")),
-                    (f"--host {host}", message("cfg-why-pd-host", host=host)),
-                    (f"--port {PD_PORTS[role]}", message("cfg-why-pd-port")),
+                    (f"--disaggregation-mode {role}", self.message("cfg-why-pd-mode")),
+                    ("--disaggregation-ib-device <ib-device>", self.message("cfg-why-pd-ib")),
+                    (f"--host {host}", self.message("cfg-why-pd-host", host=host)),
+                    (f"--port {PD_PORTS[role]}", self.message("cfg-why-pd-port")),
                 ):
-                    entries.append([text, [[f, v] for f, v in flags_in([text])]])
+                    entries.append([text, line_pairs(text)])
                     reasons.append(reason)
             commands.append(self._command(role, None, entries, reasons))
         return commands
@@ -913,7 +984,7 @@ class Composer:
         flag = self.canonical(entry[1][0][0])
         if flag == "--model-path":
             if precision["basis"] == "checkpoint":
-                return message("cfg-why-checkpoint", precision=precision["name"])
+                return self.message("cfg-why-checkpoint", precision=precision["name"])
             recipe = next(r for r in self.data["recipes"] if r["id"] == precision["recipe"])
             title = Text.of(recipe["title"]["zh"], recipe["title"]["en"])
             key = (
@@ -921,32 +992,18 @@ class Composer:
                 if precision["basis"] == "recipe"
                 else "cfg-why-checkpoint-unstated"
             )
-            return message(key, title=title, precision=precision["name"])
+            return self.message(key, title=title, precision=precision["name"])
         if flag == "--tp-size":
             return tp_why
         if flag == "--ep-size":
-            return message("cfg-why-ep")
+            return self.message("cfg-why-ep")
         if any(self.canonical(pairs[0][0]) == flag for _, pairs in goal["lines"]):
             return self._goal_reason(goal)
         if flag == "--context-length":
-            return message("cfg-why-context")
+            return self.message("cfg-why-context")
         if flag in model["rules"]:
-            return message("cfg-why-rule", rule=model["rules"][flag])
-        return message("cfg-why-planner")
-
-
-def headline(result: dict[str, Any], goal: dict[str, Any]) -> dict[str, str]:
-    """What the result is, in one sentence: the handbook's command, one composed from it or from the KB,
-    or a refusal (whose reasons follow)."""
-    title = result["title"]
-    if result["status"] == "refused":
-        return T(message("cfg-status-refused"))
-    if result["status"] == "recipe":
-        return T(message("cfg-status-recipe", title=Text.of(title["zh"], title["en"])))
-    if title is not None:
-        name = Text.of(goal["name"]["zh"], goal["name"]["en"])
-        return T(message("cfg-status-recipe-goal", title=Text.of(title["zh"], title["en"]), goal=name))
-    return T(message("cfg-status-composed"))
+            return self.message("cfg-why-rule", rule=model["rules"][flag])
+        return self.message("cfg-why-planner")
 
 
 def figure_texts(figures: list[Any]) -> dict[str, Any]:

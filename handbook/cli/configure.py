@@ -97,8 +97,13 @@ def link(page_anchor: str, lang: str) -> str:
     return (site_url() or "") + path
 
 
-def text_lines(result: dict[str, Any], lang: str, version: str) -> list[str]:
-    """The result as the page words it, in ``lang``."""
+def text_lines(result: dict[str, Any], lang: str, version: str, sections: dict[str, Any]) -> list[str]:
+    """The result as the page words it, in ``lang``; ``sections`` gives the linked sections' titles."""
+
+    def section(page_anchor: str) -> str:
+        title = sections.get(page_anchor)
+        return f"{title[lang]} ({link(page_anchor, lang)})" if title else link(page_anchor, lang)
+
     out: list[str] = [result["headline"][lang]]
     out += [f"  ✖ {why[lang]}" for why in result["why"]]
     for command in result["commands"]:
@@ -109,7 +114,7 @@ def text_lines(result: dict[str, Any], lang: str, version: str) -> list[str]:
                 where = f" → {link(line['link'], lang)}" if line["link"] else ""
                 out.append(f"  {line['text']}: {line['why'][lang]}{where}")
         if command["link"]:
-            out.append(f"{msg('cfg-section', lang)}{msg('sep-label', lang)}{link(command['link'], lang)}")
+            out.append(f"{msg('cfg-section', lang)}{msg('sep-label', lang)}{section(command['link'])}")
         for correction in command["corrections"]:
             out.append(
                 "  "
@@ -140,6 +145,11 @@ def text_lines(result: dict[str, Any], lang: str, version: str) -> list[str]:
     if result["notes"]:
         out += ["", msg("cfg-notes", lang) + msg("sep-label", lang).rstrip()]
         out += [f"  - {note[lang]}" for note in result["notes"]]
+    if result["section"]:
+        out += ["", f"{msg('cfg-section', lang)}{msg('sep-label', lang)}{section(result['section'])}"]
+    if result["related"]:
+        out += ["", msg("cfg-related", lang) + msg("sep-label", lang).rstrip()]
+        out += [f"  - {r['title'][lang]} ({link(r['link'], lang)})" for r in result["related"]]
     return out
 
 
@@ -163,7 +173,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(result, ensure_ascii=False, sort_keys=True, indent=2))
     else:
-        for line in text_lines(result, args.lang, snapshot.sglang_version):
+        for line in text_lines(result, args.lang, snapshot.sglang_version, configurator.data["sections"]):
             print(line)
     return 1 if result["status"] == "refused" else 0
 

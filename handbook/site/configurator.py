@@ -86,17 +86,32 @@ class Configurator:
 
     @cached_property
     def results(self) -> list[dict[str, Any]]:
-        """Every combination the page offers, composed and checked (this fills the planner's results)."""
+        """Every combination the page offers, composed and checked."""
         return [self.configure(choice) for choice in self.choices()]
+
+    @cached_property
+    def composed(self) -> list[dict[str, Any]]:
+        """Every combination composed, unchecked: what fills the planner's results for the export."""
+        silent = Composer(self.kb, self.data, self.planner, words=False)
+        return [silent.compose(choice) for choice in self.choices()]
 
     def export(self) -> dict[str, Any]:
         """assets/configurator-data.json: the composer's data, its wording and every planner result."""
-        self.results  # noqa: B018 - compose everything first: the planner keeps what was asked
+        self.composed  # noqa: B018 - compose everything first: the planner keeps what was asked
         data = dict(self.data)
         data["messages"] = {key: list(pair) for key, pair in DOMAINS["configurator"].items()}
         data["autos"] = dict(sorted(self.planner.autos.items()))
         data["plans"] = dict(sorted(self.planner.plans.items()))
+        data["default_choice"] = self.default_choice()
         return data
+
+    def default_choice(self) -> dict[str, Any]:
+        """What the page opens with: the first combination, in the form's order, that the handbook answers
+        with one of its own commands."""
+        for choice, result in zip(self.choices(), self.composed, strict=True):
+            if result["status"] == "recipe" and not choice["pd"]:
+                return choice
+        return self.choices()[0]
 
 
 def canonical_json(data: Any) -> str:

@@ -101,7 +101,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "cfg-why-recipe": ("本手册的命令“{title}”", "the handbook's command “{title}”"),
     "cfg-why-checkpoint": ("知识库中 {precision} 的 checkpoint", "the KB's {precision} checkpoint"),
     "cfg-why-checkpoint-recipe": (
-        "本手册同精度命令“{title}”中的 checkpoint",
+        "本手册 {precision} 命令“{title}”中的 checkpoint",
         "the checkpoint of the handbook's {precision} command “{title}”",
     ),
     "cfg-why-checkpoint-unstated": (

@@ -1,0 +1,108 @@
+"""``<!-- kb:configurator -->`` and ``<!-- kb:doctor -->``: the configurator's form and the command doctor's
+text box, with their result slots.
+
+The markup carries the page's wording (handbook/core/messages/configurator.py, and the command line's words
+for severities and summaries from checker.py); docs/assets/doctor.js fills it, running checker.js and
+configure.js over the exports the build writes beside them (assets/checker-data.json,
+assets/configurator-data.json; handbook/site/configurator.py).
+"""
+
+from __future__ import annotations
+
+import json
+
+from handbook.core.messages import DOMAINS
+from handbook.core.text import LANGS
+from handbook.render.context import RenderContext, attr, esc
+from handbook.render.markers import renderer
+
+# What the page's script words besides its own domain: the command line's severities and summaries.
+CHECKER_KEYS = (
+    "check-cli-severity-error",
+    "check-cli-severity-warning",
+    "check-cli-severity-note",
+    "check-cli-clean",
+    "check-cli-problems",
+    "check-cli-nothing",
+    "sep-label",
+    "sep-list",
+)
+SCRIPTS = ("assets/checker.js", "assets/configure.js", "assets/doctor.js")
+
+
+def messages(lang: str) -> str:
+    """The scripts' wording in ``lang``, as JSON that is safe inside a <script> element."""
+    index = LANGS.index(lang)
+    own = DOMAINS["configurator"]
+    picked = {key: pair[index] for key, pair in own.items() if not key.startswith("cfg-cli-")}
+    for key in CHECKER_KEYS:
+        domain = "site" if key.startswith("sep-") else "checker"
+        picked[key] = DOMAINS[domain][key][index]
+    text = json.dumps(picked, ensure_ascii=False, sort_keys=True)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def _assets(ctx: RenderContext, scripts: tuple[str, ...]) -> list[str]:
+    # Only these pages load the scripts, their data and their style (not every page of the site).
+    return [
+        f'<link rel="stylesheet" href="{attr(ctx.asset("assets/doctor.css"))}">',
+        *(f'<script src="{attr(ctx.asset(path))}"></script>' for path in scripts),
+    ]
+
+
+def _field(ctx: RenderContext, name: str, label_key: str, control: str) -> str:
+    return f'<div class="cfg-field"><label for="cfg-{name}">{esc(ctx.msg(label_key))}</label>{control}</div>'
+
+
+@renderer("configurator")
+def configurator(ctx: RenderContext) -> str:
+    """The configurator: model, accelerator, precision, goal, nodes, PD → the command(s) and the plan."""
+    select = '<select id="cfg-{0}" name="{0}"></select>'
+    fields = [
+        _field(ctx, "model", "cfg-model", select.format("model")),
+        _field(ctx, "gpu", "cfg-gpu", select.format("gpu")),
+        _field(ctx, "precision", "cfg-precision", select.format("precision")),
+        _field(ctx, "goal", "cfg-goal", select.format("goal")),
+        _field(ctx, "nodes", "cfg-nodes", select.format("nodes")),
+        '<div class="cfg-field cfg-check"><label><input id="cfg-pd" name="pd" type="checkbox"> '
+        f'{esc(ctx.msg("cfg-pd"))}</label><small class="cfg-pd-note"></small></div>',
+    ]
+    parts = [
+        f'<div class="cfg" data-configurator data-lang="{ctx.lang}">',
+        f'<script type="application/json" class="cfg-messages">{messages(ctx.lang)}</script>',
+        f"<noscript><p>{esc(ctx.msg('cfg-noscript'))}</p></noscript>",
+        '<form class="cfg-form" autocomplete="off">',
+        *fields,
+        "</form>",
+        '<div class="cfg-status" role="status" aria-live="polite">',
+        f"{esc(ctx.msg('cfg-loading'))}</div>",
+        '<div class="cfg-result"></div>',
+        f'<p class="cfg-share-line">{esc(ctx.msg("cfg-share"))}{ctx.msg("sep-label")}'
+        '<a class="cfg-share" href="./"></a></p>',
+        "</div>",
+        *_assets(ctx, SCRIPTS),
+    ]
+    return "\n".join(parts)
+
+
+@renderer("doctor")
+def doctor(ctx: RenderContext) -> str:
+    """The command doctor: a pasted command → the checker's findings, in the page's language."""
+    parts = [
+        f'<div class="doc" data-doctor data-lang="{ctx.lang}">',
+        f'<script type="application/json" class="cfg-messages">{messages(ctx.lang)}</script>',
+        f"<noscript><p>{esc(ctx.msg('doc-noscript'))}</p></noscript>",
+        f'<label class="doc-label" for="doc-input">{esc(ctx.msg("doc-input"))}</label>',
+        f'<textarea id="doc-input" class="doc-input" rows="8" spellcheck="false" autocomplete="off" '
+        f'placeholder="{attr(ctx.msg("doc-placeholder"))}"></textarea>',
+        '<p class="doc-actions"><button type="button" class="md-button md-button--primary doc-check">'
+        f'{esc(ctx.msg("doc-check"))}</button> <button type="button" class="md-button doc-example">'
+        f"{esc(ctx.msg('doc-example'))}</button></p>",
+        f'<p class="doc-private">{esc(ctx.msg("doc-private"))}</p>',
+        '<div class="doc-status" role="status" aria-live="polite">',
+        f"{esc(ctx.msg('doc-loading'))}</div>",
+        '<ol class="doc-findings"></ol>',
+        "</div>",
+        *_assets(ctx, ("assets/checker.js", "assets/doctor.js")),
+    ]
+    return "\n".join(parts)

@@ -1,0 +1,247 @@
+"""The configurator's answers (handbook.calc.configure + handbook.site.configurator), with the numbers worked
+out by hand from the KB's configs, and ``python -m handbook configure``."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from handbook.calc import configure as composer
+from handbook.calc.configure import DIST_PORT, PD_PORTS, ROUTER_LINES, checkpoint
+from handbook.calc.recipe_text import command_text
+from handbook.cli import main
+from handbook.engine.snapshot import load_snapshot
+from handbook.kb.common import flags_in
+from handbook.kb.loader import load_kb
+from handbook.site.configurator import Configurator
+
+KB = load_kb()
+SNAPSHOT = load_snapshot()
+EIGHT = {"h100", "h200", "b200", "mi300x", "mi350x", "mi355x"}
+
+
+@pytest.fixture(scope="module")
+def configurator():
+    return Configurator(KB, SNAPSHOT)
+
+
+def choice(model, gpu, precision, goal, nodes=1, pd=False):
+    return {"model": model, "gpu": gpu, "precision": precision, "goal": goal, "nodes": nodes, "pd": pd}
+
+
+def texts(result):
+    return [command["text"] for command in result["commands"]]
+
+
+# ------------------------------------------------------------------------------------------ the handbook's own
+def test_a_matching_recipe_is_shown_as_published(configurator):
+    result = configurator.configure(choice("gpt-oss-120b", "h100", "mxfp4", "balanced"))
+    assert result["status"] == "recipe"
+    assert texts(result) == ["python -m sglang.launch_server --model-path openai/gpt-oss-120b"]
+    (command,) = result["commands"]
+    assert command["recipe"] == "gpt-oss-120b-single-gpu"
+    assert command["link"] == "06-models.md#gpt-oss-120b"
+    assert command["lines"] == []  # shown verbatim: no per-flag composition
+    assert result["headline"]["en"].startswith("This is the handbook's own command (Single GPU")
+    assert result["notes"] == []  # the composer's caveats are not hung on the handbook's command
+
+
+def test_a_pd_deployment_gives_its_three_commands_with_their_corrections(configurator):
+    result = configurator.configure(choice("deepseek-v4-pro", "mi355x", "fp4", "balanced", pd=True))
+    assert result["status"] == "recipe"
+    ids = [
+        "deepseek-v4-pro-mi355x-pd-prefill",
+        "deepseek-v4-pro-mi355x-pd-decode",
+        "deepseek-v4-pro-mi355x-pd-router",
+    ]
+    assert [c["recipe"] for c in result["commands"]] == ids
+    assert texts(result) == [command_text(KB.recipes[i]) for i in ids]
+    decode = result["commands"][1]
+    assert decode["corrections"][0]["published"] == "--tp-size 4 … --attn-dp-size 4"
+
+
+def test_a_goal_on_a_recipe_replaces_its_values_and_says_so(configurator):
+    result = configurator.configure(choice("qwen3.5-397b-a17b", "h200", "fp8", "high-throughput"))
+    assert (
+        result["status"] == "composed" and result["title"]["en"] == "H200 × 8, FP8, throughput first (text)"
+    )
+    assert texts(result) == [
+        "python -m sglang.launch_server \\\n"
+        "  --model-path Qwen/Qwen3.5-397B-A17B-FP8 \\\n"
+        "  --tp-size 8 \\\n"
+        "  --mem-fraction-static 0.9 \\\n"
+        "  --reasoning-parser qwen3 \\\n"
+        "  --tool-call-parser qwen3_coder \\\n"
+        "  --enable-symm-mem \\\n"
+        "  --max-running-requests 1024 \\\n"
+        "  --chunked-prefill-size 16384"
+    ]
+    assert result["notes"][0]["en"] == (
+        "“High-Throughput” replaces the handbook command's --mem-fraction-static 0.85 with --mem-fraction-static 0.9"
+    )
+    # 141 GB × 0.9 = 126.9 GB; 397 GB of FP8 weights ÷ 8 = 49.625 GB; the pool of 77.275 GB holds
+    # ⌊77.275e9 ÷ (1 KV head × (256 + 256) × 15 layers × 2 bytes = 15,360)⌋ tokens
+    figures = result["commands"][0]["plan"]["figures"]
+    assert figures["tokens"] == f"{77_275_000_000 // 15_360:,}" == "5,030,924"
+    assert figures["requests"] == str(5_030_924 // 262_144) == "19"
+
+
+# ------------------------------------------------------------------------------------------ composed from the KB
+def test_a_composed_command_has_the_planners_tp_the_parsers_and_the_goals_flags(configurator):
+    result = configurator.configure(choice("qwen3.5-397b-a17b", "h100", "fp8", "low-latency"))
+    assert result["status"] == "composed" and result["title"] is None
+    # H100: 80 GB × 0.85 = 68 GB. TP 4 puts 99.25 GB of weights on each GPU; TP 8, 49.625 GB, leaving 18.375 GB
+    # for ⌊18.375e9 ÷ 15,360⌋ = 1,196,289 tokens ≥ one 262,144-token request: TP 8.
+    assert texts(result) == [
+        "python -m sglang.launch_server \\\n"
+        "  --model-path Qwen/Qwen3.5-397B-A17B-FP8 \\\n"
+        "  --tp-size 8 \\\n"
+        "  --mem-fraction-static 0.85 \\\n"
+        "  --kv-cache-dtype bf16 \\\n"
+        "  --reasoning-parser qwen3 \\\n"
+        "  --tool-call-parser qwen3_coder \\\n"
+        "  --max-running-requests 8 \\\n"
+        "  --chunked-prefill-size 4096"
+    ]
+    lines = {line["text"]: line for line in result["commands"][0]["lines"]}
+    assert lines["--tp-size 8"]["link"] == "04-parameters.md#tp-size"
+    assert "262,144-token request" in lines["--tp-size 8"]["why"]["en"]
+    assert lines["--max-running-requests 8"]["why"]["en"].startswith("chapter 07, “Low-latency chat”")
+    assert (
+        lines["--model-path Qwen/Qwen3.5-397B-A17B-FP8"]["why"]["zh"] == "知识库中 FP8 (E4M3) 的 checkpoint"
+    )
+    assert (
+        result["commands"][0]["plan"]["figures"]["tokens"] == f"{18_375_000_000 // 15_360:,}" == "1,196,289"
+    )
+    assert result["headline"]["en"].startswith("Composed by this site from the knowledge base, not a command")
+    assert result["commands"][0]["findings"] == []
+
+
+@pytest.mark.parametrize(
+    ("picked", "why"),
+    [
+        (
+            choice("glm-5.3", "h100", "fp8", "balanced"),
+            "The KB names no FP8 (E4M3) checkpoint for GLM-5.3 (nor does any of the handbook's commands in that "
+            "precision)",
+        ),
+        (
+            choice("qwen3.5-397b-a17b", "gb200", "fp8", "balanced"),
+            "The KB has no memory figure for NVIDIA GB200 (memory_gb), so nothing can be planned",
+        ),
+        (
+            choice("qwen3.5-397b-a17b", "h200", "fp8", "long-context-rag"),
+            "“Long context / RAG” sets --context-length 1000000, beyond Qwen3.5-397B-A17B's native 262,144 tokens, "
+            "and the KB gives no way to extend the context for this combination (see the model's section)",
+        ),
+        (
+            choice("qwen3.5-397b-a17b", "h100", "fp8", "balanced", nodes=2),
+            "The KB does not say how many GPUs one NVIDIA H100 node holds, so a multi-node command's TP cannot be set",
+        ),
+    ],
+    ids=["no-checkpoint", "no-memory", "context", "node-size"],
+)
+def test_what_the_kb_cannot_support_is_refused_with_the_reason(configurator, picked, why):
+    result = configurator.configure(picked)
+    assert result["status"] == "refused" and result["commands"] == []
+    assert [w["en"] for w in result["why"]] == [why]
+    assert all(w["zh"] and w["zh"] != w["en"] for w in result["why"])
+
+
+def test_a_composed_command_the_checker_rejects_is_refused_with_the_checkers_words(configurator):
+    result = configurator.configure(choice("deepseek-v4-pro", "h200", "fp8", "multi-turn-agent", pd=True))
+    assert result["status"] == "refused" and result["commands"] == []
+    (why,) = result["why"]
+    assert why["en"].startswith(
+        "The composed command fails the checker (Decode server): A PD decode server turns"
+    )
+    assert "radix cache" in why["en"]
+
+
+def test_pd_commands_compose_one_command_per_role_with_the_chapter_05_flags(configurator):
+    result = configurator.configure(choice("deepseek-v4-pro", "h200", "fp8", "balanced", pd=True))
+    assert [c["role"] for c in result["commands"]] == ["prefill", "decode", "router"]
+    prefill, decode, router = texts(result)
+    assert prefill.endswith(
+        "--disaggregation-mode prefill \\\n  --disaggregation-ib-device <ib-device> \\\n"
+        "  --host <prefill-ip> \\\n  --port 30000"
+    )
+    assert decode.endswith("--host <decode-ip> \\\n  --port 30001")
+    assert router == "python -m sglang_router.launch_router \\\n  " + " \\\n  ".join(ROUTER_LINES)
+
+
+def test_multi_node_spans_the_nodes_gpus_once_the_kb_gives_gpus_per_node(monkeypatch):
+    monkeypatch.setattr(composer, "gpus_per_node", lambda hw: 8 if hw.id in EIGHT else None)
+    configurator = Configurator(KB, SNAPSHOT)
+    result = configurator.configure(choice("qwen3.5-397b-a17b", "h100", "fp8", "balanced", nodes=2))
+    (text,) = texts(result)
+    assert "--tp-size 16" in text
+    assert text.endswith("--nnodes 2 \\\n  --node-rank <node-rank> \\\n  --dist-init-addr <master-ip>:5000")
+    assert "The planner fits it on 1 node(s) (TP 8)" in result["notes"][0]["en"]
+    # DeepSeek-V4-Pro in FP8: 1,600 GB of weights; 68 GB per H100 holds them from TP 32 (50 GB) on
+    one = configurator.configure(choice("deepseek-v4-pro", "h100", "fp8", "balanced"))
+    assert [w["en"] for w in one["why"]] == [
+        "It needs TP 32 (32 GPUs), and one NVIDIA H100 node holds 8: choose 4 nodes"
+    ]
+    four = configurator.configure(choice("deepseek-v4-pro", "h100", "fp8", "balanced", nodes=4))
+    assert "--tp-size 32" in texts(four)[0]
+
+
+# ------------------------------------------------------------------------------------------ the KB's values
+def test_the_checkpoint_of_an_unstated_precision_is_taken_only_when_it_cannot_be_another():
+    # gpt-oss-120b lists MXFP4 alone; the handbook's commands run openai/gpt-oss-120b without a precision
+    assert checkpoint(KB, KB.models["gpt-oss-120b"], "mxfp4") == (
+        "openai/gpt-oss-120b",
+        "unstated",
+        "gpt-oss-120b-single-gpu",
+    )
+    # GLM-5.3 lists three precisions without a checkpoint: which one zai-org/GLM-5.3 is would be a guess
+    assert checkpoint(KB, KB.models["glm-5.3"], "fp8") == (None, None, None)
+    assert checkpoint(KB, KB.models["glm-5.3"], "mxfp4")[:2] == (
+        "amd/GLM-5.3-Quark-MXFP4-AttnFP8",
+        "checkpoint",
+    )
+
+
+def test_the_multi_node_and_pd_values_are_those_of_chapter_05s_commands():
+    router = [flag for flag, _ in flags_in(KB.recipes["pd-router-local"].flags)]
+    assert router == [flag for line in ROUTER_LINES for flag, _ in flags_in([line])]
+    lines = [str(line) for line in KB.recipes["pd-router-local"].flags]
+    assert f"--prefill http://127.0.0.1:{PD_PORTS['prefill']}" in lines
+    assert f"--decode http://127.0.0.1:{PD_PORTS['decode']}" in lines
+    assert (
+        f"--dist-init-addr ${{prefill_master_ip}}:{DIST_PORT}" in KB.recipes["deepseek-v3-pd-prefill"].flags
+    )
+
+
+def test_the_page_opens_on_one_of_the_handbooks_own_commands(configurator):
+    default = configurator.export()["default_choice"]
+    assert configurator.configure(default)["status"] == "recipe"
+
+
+# ------------------------------------------------------------------------------------------ the command line
+def test_the_command_line_prints_the_pages_commands_and_reasons(capsys):
+    args = ["configure", "--model", "qwen3.5-397b-a17b", "--gpu", "h100", "--precision", "fp8"]
+    assert main([*args, "--goal", "low-latency", "--lang", "en"]) == 0
+    out = capsys.readouterr().out
+    assert "  --tp-size 8 \\\n  --mem-fraction-static 0.85 \\\n" in out
+    assert "  --max-running-requests 8: chapter 07, “Low-latency chat”: Small batches lower ITL" in out
+    assert "Checked against sglang 0.5.23: no problems" in out
+    assert main([*args, "--goal", "low-latency", "--json"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    expected = Configurator(KB, SNAPSHOT).configure(choice("qwen3.5-397b-a17b", "h100", "fp8", "low-latency"))
+    assert printed == expected
+
+
+def test_the_command_line_refuses_with_exit_1_and_rejects_bad_input_with_exit_2(capsys):
+    base = ["configure", "--gpu", "h100", "--goal", "balanced"]
+    assert main([*base, "--model", "glm-5.3", "--precision", "fp8", "--lang", "en"]) == 1
+    assert "✖ The KB names no FP8 (E4M3) checkpoint for GLM-5.3" in capsys.readouterr().out
+    assert main([*base, "--model", "qwen3.5-397b", "--precision", "fp8", "--lang", "en"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown model 'qwen3.5-397b' (did you mean 'qwen3.5-397b-a17b'?)" in err
+    assert main([*base, "--model", "gpt-oss-120b", "--precision", "mxfp4", "--pd", "--lang", "en"]) == 2
+    assert "the KB has no PD-disaggregation command for gpt-oss-120b (it has them for: deepseek-v4-pro)" in (
+        capsys.readouterr().err
+    )

@@ -10,6 +10,7 @@ assets/configurator-data.json; handbook/site/configurator.py).
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from handbook.core.messages import DOMAINS
 from handbook.core.text import LANGS
@@ -106,3 +107,37 @@ def doctor(ctx: RenderContext) -> str:
         *_assets(ctx, ("assets/checker.js", "assets/doctor.js")),
     ]
     return "\n".join(parts)
+
+
+def benchmark_rows(
+    ctx: RenderContext, record: dict[str, Any], verdict: dict[bool | None, str]
+) -> list[list[str]]:
+    """The benchmarks page's rows for both pages' weight and speed (none in a record that predates them)."""
+    f, targets, met = record["figures"], record["targets"], record["targets_met"]
+    if "doctor_page_gzip_bytes" not in targets:
+        return []
+    rows = []
+    for name in ("configurator", "doctor"):
+        if f"{name}_page_gzip_bytes" not in f:
+            continue
+        size = f[f"{name}_page_gzip_bytes"]
+        parts = ", ".join(
+            f"{esc(kind)} {n / 1000:,.1f} kB" for kind, n in f[f"{name}_page_gzip_by_kind"].items()
+        )
+        limit = targets["doctor_page_gzip_bytes"]
+        rows.append(
+            [
+                ctx.msg("cfg-bench-page", page=f"<code>{esc(f[f'{name}_page'])}</code>", parts=parts),
+                f"{size / 1000:,.1f} kB",
+                f"≤ {limit / 1000:,.1f} kB",
+                verdict[size <= limit],
+            ]
+        )
+    if "doctor_check_ms" in f:
+        runs = f["timing_runs"]
+        for key, label in (
+            ("doctor_check_ms", ctx.msg("cfg-bench-check", flags=f["doctor_check_flags"], runs=runs)),
+            ("configurator_update_ms", ctx.msg("cfg-bench-update", runs=runs)),
+        ):
+            rows.append([label, f"{f[key]:.1f} ms", f"{esc('<')} {targets[key]:g} ms", verdict[met[key]]])
+    return rows

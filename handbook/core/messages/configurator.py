@@ -252,6 +252,19 @@ MESSAGES: dict[str, tuple[str, str]] = {
     ),
     "doc-line": ("第 {line} 行", "line {line}"),
     "doc-explained": ("说明", "Explained"),
+    # the benchmarks page (kb:benchmarks)
+    "cfg-bench-page": (
+        "{page} 页及其加载的全部文件（gzip）：{parts}",
+        "The {page} page with everything it loads (gzip: {parts})",
+    ),
+    "cfg-bench-check": (
+        "命令诊断检查一条 {flags} 个参数的命令（{runs} 次的中位数，chromium）",
+        "The command doctor checks a {flags}-flag command (median of {runs}, chromium)",
+    ),
+    "cfg-bench-update": (
+        "配置器在表单改动后更新（{runs} 次的中位数，chromium）",
+        "The configurator updates after a change of its form (median of {runs}, chromium)",
+    ),
     # python -m handbook configure
     "cfg-cli-unknown": (
         "未知的{what} “{value}”{hint}。可选：{choices}",

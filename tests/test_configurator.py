@@ -3,6 +3,7 @@ out by hand from the KB's configs, and ``python -m handbook configure``."""
 
 from __future__ import annotations
 
+import gzip
 import json
 
 import pytest
@@ -10,11 +11,13 @@ import pytest
 from handbook.calc import configure as composer
 from handbook.calc.configure import DIST_PORT, PD_PORTS, ROUTER_LINES, checkpoint
 from handbook.calc.recipe_text import command_text
+from handbook.checker.export import checker_data
 from handbook.cli import main
+from handbook.core.paths import DOCS_DIR
 from handbook.engine.snapshot import load_snapshot
 from handbook.kb.common import flags_in
 from handbook.kb.loader import load_kb
-from handbook.site.configurator import Configurator
+from handbook.site.configurator import Configurator, canonical_json
 
 KB = load_kb()
 SNAPSHOT = load_snapshot()
@@ -136,8 +139,9 @@ def test_a_composed_command_has_the_planners_tp_the_parsers_and_the_goals_flags(
             "and the KB gives no way to extend the context for this combination (see the model's section)",
         ),
         (
-            choice("qwen3.5-397b-a17b", "h100", "fp8", "balanced", nodes=2),
-            "The KB does not say how many GPUs one NVIDIA H100 node holds, so a multi-node command's TP cannot be set",
+            choice("qwen3.5-397b-a17b", "a100", "fp8", "balanced", nodes=2),
+            "The KB does not say how many GPUs one NVIDIA A100 80GB node holds, so a multi-node command's TP cannot "
+            "be set",
         ),
     ],
     ids=["no-checkpoint", "no-memory", "context", "node-size"],
@@ -245,3 +249,20 @@ def test_the_command_line_refuses_with_exit_1_and_rejects_bad_input_with_exit_2(
     assert "the KB has no PD-disaggregation command for gpt-oss-120b (it has them for: deepseek-v4-pro)" in (
         capsys.readouterr().err
     )
+
+
+def test_what_the_pages_load_of_their_own_stays_small(configurator):
+    """The pages' own scripts, style and data at gzip size: well inside the 250 kB page budget, which the
+    theme's CSS and JS (about 75 kB) share (nox -s bench measures the whole page in chromium)."""
+
+    def gz(data: bytes) -> int:
+        return len(gzip.compress(data, compresslevel=6, mtime=0))
+
+    assets = DOCS_DIR / "assets"
+    own = sum(
+        gz((assets / name).read_bytes()) for name in ("checker.js", "configure.js", "doctor.js", "doctor.css")
+    )
+    data = gz(canonical_json(checker_data(SNAPSHOT, KB)).encode()) + gz(
+        canonical_json(configurator.export()).encode()
+    )
+    assert own < 40_000 and data < 80_000, (own, data)

@@ -521,6 +521,10 @@ class Composer:
         for the export, which needs only the planner's results."""
         self.kb = kb
         self.message = message if words else _blank
+        self.words = words
+        self.by_model: dict[str, list[dict[str, Any]]] = {}
+        for recipe in data["recipes"]:  # in the data's (id) order, as base() reads them
+            self.by_model.setdefault(recipe["model"], []).append(recipe)
         self.data = data
         self.planner = planner
         self.models = {m["id"]: m for m in data["models"]}
@@ -529,6 +533,10 @@ class Composer:
         self._reasons: dict[str, Text] = {}
 
     # -------------------------------------------------------------------------- small helpers
+    def text(self, value: dict[str, str]) -> Text:
+        """A {zh, en} of the data as a Text a message can quote (blank when the wording is skipped)."""
+        return Text.of(value["zh"], value["en"]) if self.words else _NO_WORDS
+
     def canonical(self, flag: str) -> str:
         return self.data["canonical"].get(flag, flag)
 
@@ -581,12 +589,10 @@ class Composer:
         if result["status"] == "refused":
             return T(self.message("cfg-status-refused"))
         if result["status"] == "recipe":
-            return T(self.message("cfg-status-recipe", title=Text.of(title["zh"], title["en"])))
+            return T(self.message("cfg-status-recipe", title=self.text(title)))
         if title is not None:
-            name = Text.of(goal["name"]["zh"], goal["name"]["en"])
-            return T(
-                self.message("cfg-status-recipe-goal", title=Text.of(title["zh"], title["en"]), goal=name)
-            )
+            name = self.text(goal["name"])
+            return T(self.message("cfg-status-recipe-goal", title=self.text(title), goal=name))
         return T(self.message("cfg-status-composed"))
 
     # -------------------------------------------------------------------------- bases
@@ -603,7 +609,7 @@ class Composer:
         whether its strategy is the chosen goal's (else it names no goal); None when there is none."""
         goal = self.goals[choice["goal"]]
         found: list[tuple[dict[str, dict[str, Any]], bool]] = []
-        recipes = self.data["recipes"]
+        recipes = self.by_model.get(choice["model"], [])  # the model's recipes, in the data's order
         if choice["pd"]:
             deployments: dict[str, dict[str, dict[str, Any]]] = {}
             for r in recipes:
@@ -680,14 +686,18 @@ class Composer:
         result["notes"] = [T(n) for n in notes]
         result["headline"] = self.headline(result, goal)
         used = {c.get("recipe") for c in commands}
-        result["related"] = [
-            {"id": r["id"], "title": r["title"], "link": r["link"]}
-            for r in self.data["recipes"]
-            if r["model"] == choice["model"]
-            and r["id"] not in used
-            and r["link"]
-            and r["program"] == "launch_server"
-        ]
+        result["related"] = (
+            []
+            if not self.words
+            else [
+                {"id": r["id"], "title": r["title"], "link": r["link"]}
+                for r in self.data["recipes"]
+                if r["model"] == choice["model"]
+                and r["id"] not in used
+                and r["link"]
+                and r["program"] == "launch_server"
+            ]
+        )
         return result
 
     def _goal_notes(self, goal: dict[str, Any]) -> list[Text]:
@@ -709,13 +719,11 @@ class Composer:
     ) -> tuple[list[dict[str, Any]], bool]:
         commands = []
         changed = False
-        goal_name = Text.of(goal["name"]["zh"], goal["name"]["en"])
+        goal_name = self.text(goal["name"])
         for role in roles:
             recipe = bases[role]
             entries = [list(e) for e in recipe["lines"]]
-            why = [
-                self.message("cfg-why-recipe", title=Text.of(recipe["title"]["zh"], recipe["title"]["en"]))
-            ] * len(entries)
+            why = [self.message("cfg-why-recipe", title=self.text(recipe["title"]))] * len(entries)
             touched = False
             if role != "router":
                 for goal_line in goal["lines"]:
@@ -758,8 +766,8 @@ class Composer:
     def _goal_reason_of(self, goal: dict[str, Any]) -> Text:
         return self.message(
             "cfg-why-goal",
-            scenario=Text.of(goal["scenario"]["zh"], goal["scenario"]["en"]),
-            reason=Text.of(goal["reason"]["zh"], goal["reason"]["en"]),
+            scenario=self.text(goal["scenario"]),
+            reason=self.text(goal["reason"]),
         )
 
     def _command(
@@ -837,7 +845,7 @@ class Composer:
             goal_settings.get("--context-length", ""),
             goal_settings.get("--page-size", ""),
         )
-        goal_name = Text.of(goal["name"]["zh"], goal["name"]["en"])
+        goal_name = self.text(goal["name"])
         native = model["native"]
         if settings.context and native is not None and int(settings.context) > native:
             return refuse(
@@ -935,9 +943,7 @@ class Composer:
         if missing:
             layout = model["layout"]
             notes.append(
-                self.message(
-                    "cfg-note-key-flags", flags=", ".join(missing), layout=Text.of(layout["zh"], layout["en"])
-                )
+                self.message("cfg-note-key-flags", flags=", ".join(missing), layout=self.text(layout))
             )
         commands = []
         for role in roles:
@@ -986,7 +992,7 @@ class Composer:
             if precision["basis"] == "checkpoint":
                 return self.message("cfg-why-checkpoint", precision=precision["name"])
             recipe = next(r for r in self.data["recipes"] if r["id"] == precision["recipe"])
-            title = Text.of(recipe["title"]["zh"], recipe["title"]["en"])
+            title = self.text(recipe["title"])
             key = (
                 "cfg-why-checkpoint-recipe"
                 if precision["basis"] == "recipe"

@@ -78,6 +78,52 @@ def test_inputs() -> list[str]:
     return list(dict.fromkeys(out))
 
 
+def edge_cases() -> list[str]:
+    """Values where Python and JavaScript part ways unless handled: Unicode digits, integers beyond 2^53,
+    float spellings, JSON's NaN and Infinity, IPv6 loopbacks, variables' odd casing."""
+    server = "python -m sglang.launch_server --model-path m"
+    values = [
+        "٣", "１２", "99999999999999999999999", "-99999999999999999999", "1e400", "inf", "-inf", "nan", "NaN",
+        "1_000", "1__0", "_1", "1_", " 7 ", "\t8\n", "0x10", "+5", "-0", "1.", ".5", "1e-7", "1E5", "5e-324",
+        "1.7976931348623157e309",
+    ]  # fmt: skip
+    flags = [
+        "--tp-size", "--mem-fraction-static", "--max-total-tokens", "--log-requests-level",
+        "--cuda-graph-max-bs-decode", "--chunked-prefill-size", "--schedule-conservativeness",
+    ]  # fmt: skip
+    out = [f"{server} {flag} '{value}'" for value in values for flag in flags]
+    documents = [
+        "{}", '{"a":1}', "[1,", "NaN", '{"a": Infinity}', '"x"', "1", '{"a":1}}', ' {"a": [1, {"b": null}]} ',
+        '{"a": "\\u00e9"}', '{"a": "\\x"}', '{"a":1,}', "-", "-0", "01", "1.0e+2",
+    ]  # fmt: skip
+    for document in documents:
+        out += [
+            f"{server} --json-model-override-args '{document}'",
+            f"{server} --cuda-graph-config '{document}'",
+        ]
+    for assignment in (
+        "SGLANG_ENABLE_TORCH_COMPILE=Yes",
+        "SGLANG_ENABLE_TORCH_COMPILE=İ",
+        "SGL_ENABLE_JIT=1",
+    ):
+        out.append(f"{assignment} {server}")
+    hosts = [
+        "::1", "0:0:0:0:0:0:0:1", "::ffff:127.0.0.1", "127.255.255.254", "127.0.0.01", "::1%eth0", "fe80::1",
+        "[::1]", "localhost", "LOCALHOST", "0.0.0.0", "::", "1::", "::0:1",
+    ]  # fmt: skip
+    out += [f"{server} --host {host}" for host in hosts]
+    out += [
+        f"{server} --tp-size 99999999999999999999 --attn-dp-size 3",
+        f"{server} --dp-size 3 --enable-dp-attention --tp-size 4",
+        f"{server} --speculative-algorithm eagle --speculative-num-steps 3 --speculative-eagle-topk 1 "
+        "--speculative-num-draft-tokens 9 --max-running-requests 4",
+        f"{server} --chunked-prefill-size 4096 --attn-dp-size 3 --tp-size 3 --schedule-conservativeness 0.7",
+        "python -m sglang_router.launch_router --host ::1",
+        "python -m sglang_router.launch_router --policy cache_awar",
+    ]
+    return out
+
+
 # ------------------------------------------------------------------------------------------ variants
 _FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9_-]*")
 _LETTERS = "abcdefghijklmnopqrstuvwxyz-_"

@@ -94,7 +94,7 @@ def test_every_command_on_the_site_gets_the_same_findings_in_both_runtimes(node)
 
 
 def test_generated_variants_get_the_same_findings_in_both_runtimes(node):
-    bases = doctor_cases.site_commands(KB) + doctor_cases.test_inputs()
+    bases = doctor_cases.site_commands(KB) + doctor_cases.test_inputs() + doctor_cases.edge_cases()
     cases = bases + list(doctor_cases.Variants(SNAPSHOT).many(bases, VARIANTS))
     js = run_node(node, "run_checker.js", {"data": checker_data(SNAPSHOT, KB), "cases": cases})
     assert "crash" not in {key for result in js for key in result}

@@ -61,7 +61,11 @@ def test_a_pd_deployment_gives_its_three_commands_with_their_corrections(configu
     assert [c["recipe"] for c in result["commands"]] == ids
     assert texts(result) == [command_text(KB.recipes[i]) for i in ids]
     decode = result["commands"][1]
-    assert decode["corrections"][0]["published"] == "--tp-size 4 … --attn-dp-size 4"
+    assert decode["corrections"] == [
+        {"stated": c.stated, "published": c.published, "why": {"zh": c.why.zh, "en": c.why.en}}
+        for c in KB.recipes[ids[1]].corrections
+    ]
+    assert decode["corrections"] and "--attn-dp-size" in decode["corrections"][0]["published"]
 
 
 def test_a_goal_on_a_recipe_replaces_its_values_and_says_so(configurator):

@@ -1221,7 +1221,15 @@
     const known = (...values) => values.every((v) => v !== UNKNOWN);
     const numberOf = (v) => (typeof v === "number" ? v : typeof v === "bigint" ? Number(v) : null);
 
-    function facts(program, args, dockerRun, model, environment) {
+    // A predicate read a flag that a fragment does not write (Facts.written_only): not judged.
+    class Unwritten extends Error {}
+
+    function facts(program, args, dockerRun, model, environment, writtenOnly = false) {
+      const optionDest = (flag) => {
+        const option = args.parser.get(flag);
+        if (option === null) throw new KeyError(flag);
+        return option.dest;
+      };
       const F = {
         program,
         args,
@@ -1229,9 +1237,9 @@
         model,
         env: environment,
         dest(flag) {
-          const option = args.parser.get(flag);
-          if (option === null) throw new KeyError(flag);
-          return option.dest;
+          const dest = optionDest(flag);
+          if (writtenOnly && !args.isSet(dest)) throw new Unwritten(flag);
+          return dest;
         },
         given(flag) {
           return args.isSet(F.dest(flag));
@@ -1242,17 +1250,24 @@
           return !(v === false || v === null || v === "" || (Array.isArray(v) && v.length === 0));
         },
         value(flag) {
-          const dest = F.dest(flag);
+          const dest = optionDest(flag);
           if (program === "launch_server") {
-            if ((dest === "attn_dp_size" || dest === "dp_size") && args.value("enable_dp_attention") === true && pyEq(args.value("attn_dp_size"), 1)) {
+            if (
+              (dest === "attn_dp_size" || dest === "dp_size") &&
+              args.isSet("enable_dp_attention") &&
+              args.value("enable_dp_attention") === true &&
+              (pyEq(args.value("attn_dp_size"), 1) || !args.isSet("attn_dp_size"))
+            ) {
+              if (dest === "attn_dp_size" && writtenOnly && !args.isSet("dp_size")) throw new Unwritten("--dp-size");
               return dest === "attn_dp_size" ? args.value("dp_size") : 1;
             }
+            F.dest(flag); // unwritten in a fragment: not judged
             if (dest === "speculative_algorithm") {
               const value = args.value(dest);
               return typeof value === "string" ? value.toUpperCase() : value;
             }
           }
-          return args.value(dest);
+          return args.value(F.dest(flag));
         },
       };
       return F;
@@ -1424,6 +1439,26 @@
         if (p.models.includes(F.model) && F.given(p.flag) && value !== null && value < p.minimum) return { model: F.model, value: show(value) };
         return null;
       },
+      exceeds: (p, F) => {
+        const value = numberOf(F.value(p.flag));
+        const other = numberOf(F.value(p.other));
+        if (F.given(p.flag) && value !== null && other !== null && value > other) return { value: show(value), other_value: show(other) };
+        return null;
+      },
+      "model-value-in": (p, F) => {
+        if (!p.models.includes(F.model)) return null;
+        for (const flag of p.flags) {
+          const value = F.value(flag);
+          if (known(value) && pyIn(value, p.values)) return { model: F.model, flag, value: show(value) };
+        }
+        return null;
+      },
+      "model-values-differ": (p, F) => {
+        if (!p.models.includes(F.model)) return null;
+        const values = p.flags.map((flag) => F.value(flag));
+        if (!known(...values) || pyEq(values[0], values[1])) return null;
+        return { model: F.model, values: p.flags.map((f, i) => `${f} ${show(values[i])}`).join(", ") };
+      },
       "model-single-gpu-unset": (p, F) => {
         const sizes = ["--tp-size", "--pp-size", "--dp-size"].map((f) => numberOf(F.value(f)));
         if (!p.models.includes(F.model) || sizes.some((s) => s === null) || F.given(p.flag)) return null;
@@ -1525,7 +1560,7 @@
       findings.push(...deprecated(args));
       const note = placeholderNote(args);
       if (note !== null) findings.push(note);
-      const F = facts(inv.program, args, inv.docker, model || modelOf(args), environment([...exported, ...inv.env]));
+      const F = facts(inv.program, args, inv.docker, model || modelOf(args), environment([...exported, ...inv.env]), fragment);
       for (const rule of RULES) {
         if (rule.program !== inv.program) continue;
         const test = PREDICATES[rule.predicate];
@@ -1534,7 +1569,7 @@
         try {
           values = applies(rule.params, F) ? test(rule.params, F) : null;
         } catch (err) {
-          if (err instanceof KeyError) continue;
+          if (err instanceof KeyError || err instanceof Unwritten) continue;
           throw err;
         }
         if (values !== null) findings.push(ruleFinding(rule, values, ruleLine(args, rule.flags, inv.line)));
@@ -1619,8 +1654,20 @@
       }
       const exported = script.assignments.filter((a) => a.how === "export");
       for (const inv of script.invocations) findings.push(...checkInvocation(inv, exported, model));
+      if (!(script.invocations.length || script.orphans.length)) findings.push(...uncheckedFlags(text));
       for (const a of script.assignments) findings.push(...checkAssignment(a));
       return ordered(findings);
+    }
+
+    // Flags in text that runs no program the checker knows: a warning, never a silent "no problems".
+    // (Python's \w is Unicode: letters, digits and the underscore.)
+    const FLAG_WORD = /(?<![\p{L}\p{N}_-])--[a-z][a-z0-9_-]*/gu;
+    function uncheckedFlags(text) {
+      const flags = [...new Set([...text.matchAll(FLAG_WORD)].map((m) => m[0]))];
+      if (!flags.length) return [];
+      const line = countNewlines(text, 0, text.indexOf(flags[0])) + 1;
+      const shown = flags.slice(0, 3).join(", ") + (flags.length > 3 ? ", …" : "");
+      return [finding("warning", "shell.no-program", message("check-shell-no-program", { flags: shown }), line, flags[0])];
     }
 
     // What `python -m handbook check` adds: whether the text holds anything the checker reads at all

@@ -517,7 +517,11 @@
       flags.push(["--kv-cache-dtype", kv]);
       if (model.native === null || context !== model.native) flags.push(["--context-length", String(context)]);
       if (page > 1) flags.push(["--page-size", String(page)]);
-      for (const rule of model.rule_lines) if (rule.when === "always" || tp === 1) flags.push([rule.flag, rule.value]);
+      for (const rule of model.rule_lines) {
+        if (rule.when === "multi-gpu") {
+          if (tp > 1 && flags.every(([flag]) => flag !== rule.flag)) flags.push([rule.flag, rule.value.replaceAll("{tp}", String(tp))]);
+        } else if (rule.when === "always" || tp === 1) flags.push([rule.flag, rule.value]);
+      }
       return flags.map(([flag, value]) => [`${flag} ${value}`, [[flag, [value]]]]);
     }
 

@@ -140,7 +140,7 @@
       }
       const findings = this.checker.check(text);
       const understood = this.checker.understood(text);
-      if (!understood) {
+      if (!understood && !findings.length) {
         status.replaceChildren(element("p", {}, this.m["check-cli-nothing"]));
         list.replaceChildren();
         this.root.dataset.result = "nothing";

@@ -107,6 +107,7 @@ def checker_data(snapshot: EngineSnapshot, kb: Any) -> dict[str, Any]:
         },
         "env_readers": {name: READ_BY_KEYS[var.read_by] for name, var in kb.env_vars.items()},
         "checkpoints": checkpoints,
-        "rules": _rules(kb, snapshot.sglang_version),
+        # what the engine does was established against the pinned release (check.check_invocation)
+        "rules": _rules(kb, kb.handbook.engine_version),
         "messages": {key: list(pair) for key, pair in DOMAINS["checker"].items()},
     }

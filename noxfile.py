@@ -248,3 +248,50 @@ def engine_replay(session: nox.Session) -> None:
     env = {"PYTHONPATH": "."}
     session.run(str(python), "-m", "handbook.oracles.replay", external=True, env=env)
     session.run(str(python), "-m", "handbook.oracles.recipes", *session.posargs, external=True, env=env)
+
+
+@nox.session(name="engine-sizing", python="3.11")
+def engine_sizing(session: nox.Session) -> None:
+    """Run SGLang's own KV-pool sizing on the CPU for every KB model × H100/H200/B200/B300/MI300X/MI355X ×
+    TP 1-8 × BF16/FP8 KV, and replay the public startup logs, into the golden files the planner's unit tests
+    compare against (tests/golden/sizing-<version>.json, sizing-logs-<version>.json; no engine needed there).
+
+    Usage: nox -s engine-sizing [-- 0.5.23]   (about 10 minutes on two cores)
+    Installs the wheel without its dependencies, plus the engine-snapshot session's pins for that release
+    (ENGINE_IMPORT_PINS, ENGINE_NO_DEPS, TRANSFORMERS_PINS), then runs handbook/oracles/sizing.py with this
+    package importable.
+    """
+    version = session.posargs[0] if session.posargs else "0.5.23"
+    wheel_dir = Path(session.create_tmp()) / "engine-wheels"
+    for old in wheel_dir.glob("*.whl"):
+        old.unlink()
+    session.run(
+        "python",
+        "-m",
+        "pip",
+        "download",
+        "--quiet",
+        "--no-deps",
+        "--only-binary=:all:",
+        "--dest",
+        str(wheel_dir),
+        f"sglang=={version}",
+    )
+    session.install("--no-deps", "--force-reinstall", *sorted(str(w) for w in wheel_dir.glob("*.whl")))
+    session.install(*ENGINE_IMPORT_PINS, *TRANSFORMERS_PINS[_transformers_for(version)])
+    session.install("--no-deps", *ENGINE_NO_DEPS)
+    env = {"PYTHONPATH": "."}
+    golden = Path("tests/golden")
+    session.run(
+        "python", "-m", "handbook.oracles.sizing", "--out", str(golden / f"sizing-{version}.json"), env=env
+    )
+    session.run(
+        "python",
+        "-m",
+        "handbook.oracles.sizing",
+        "--replay-logs",
+        str(golden / "held-out-logs.json"),
+        "--out",
+        str(golden / f"sizing-logs-{version}.json"),
+        env=env,
+    )

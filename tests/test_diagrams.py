@@ -284,37 +284,38 @@ def test_the_memory_bar_is_the_planners_plan_for_the_h200_command_drawn_to_scale
     recipe = raw(f"recipes/{budget.RECIPE}.yaml")
     model = raw(f"models/{recipe['model']}.yaml")
     [hw_id] = recipe["hardware"]
-    memory_gb = raw(f"hardware/{hw_id}.yaml")["memory_gb"]
+    # one GPU's free memory before loading: the device-reported memory (kb/hardware memory_mib_reported)
+    memory_mib = raw(f"hardware/{hw_id}.yaml")["memory_mib_reported"]
     bits = next(d["bits"] for d in raw("dtypes.yaml")["dtypes"] if d["id"] == recipe["precision"])
     tp = int(next(f.split()[1] for f in recipe["flags"] if f.startswith("--tp-size")))
     fraction = float(next(f.split()[1] for f in recipe["flags"] if f.startswith("--mem-fraction-static")))
-    gpu = memory_gb * 1e9
+    gpu = memory_mib * 2**20
     weights = model["params"]["total_b"] * 1e9 * bits / 8 / tp
     parts = [weights, gpu * fraction - weights, gpu * (1 - fraction)]
-    assert [round(p / 1e9, 3) for p in parts] == [49.625, 70.225, 21.15]
+    assert [round(p / 2**30, 3) for p in parts] == [46.217, 73.124, 21.06]
     widths = [round(budget.BAR_PT * p / gpu) for p in parts[:2]]
     widths.append(budget.BAR_PT - sum(widths))
     figure = FIGURES["memory-budget"]
     dot = figure.drawings["zh"].dot
-    assert [int(w) for w in re.findall(r'WIDTH="(\d+)" HEIGHT="58"', dot)] == widths == [246, 349, 105]
+    assert [int(w) for w in re.findall(r'WIDTH="(\d+)" HEIGHT="58"', dot)] == widths == [230, 365, 105]
     assert node_lines(dot, "bar") == [
         "权重",
-        "49.6 GB",
+        "46.2 GiB",
         "KV Cache 池",
         "（含线性注意力状态）",
-        "70.2 GB",
+        "73.1 GiB",
         "CUDA Graph",
         "与激活",
-        "21.2 GB",
-        "mem_fraction_static 0.85 = 120 GB",
+        "21.1 GiB",
+        "mem_fraction_static 0.85 = 119 GiB",
         "其余",
-        "21.2 GB",
+        "21.1 GiB",
     ]
     assert figure.drawings["en"].caption == (
-        "The memory budget of one NVIDIA H200 (141 GB) under this site's command “H200 × 8, FP8, throughput "
+        "The memory budget of one NVIDIA H200 (140 GiB) under this site's command “H200 × 8, FP8, throughput "
         "first (text)” (Qwen3.5-397B-A17B, --tp-size 8, --mem-fraction-static 0.85), as the planner computes it: "
-        "weights = 397B parameters × FP8 (E4M3) (8 bits each) ÷ 8 = 49.6 GB; KV cache pool = 141 GB × 0.85 − "
-        "weights = 70.2 GB; the remaining 21.2 GB is left for CUDA graphs and activations. The model's "
+        "weights = 397B parameters × FP8 (E4M3) (8 bits each) ÷ 8 = 46.2 GiB; KV cache pool = 140 GiB × 0.85 − "
+        "weights = 73.1 GiB; the remaining 21.1 GiB is left for CUDA graphs and activations. The model's "
         "linear-attention layers also keep a per-request recurrent-state pool, taken from the KV cache pool's "
         "part of the budget."
     )
@@ -649,7 +650,9 @@ def test_the_figure_renderer_embeds_the_pages_language():
         in en
     )
     assert f"<figcaption>{esc(FIGURES['memory-budget'].drawings['en'].caption)}</figcaption>" in en
-    assert "A bar to scale of one NVIDIA H200&#39;s memory (141 GB) in three parts&#58; weights 49.6 GB" in en
+    assert (
+        "A bar to scale of one NVIDIA H200&#39;s memory (140 GiB) in three parts&#58; weights 46.2 GiB" in en
+    )
 
 
 def test_an_unknown_figure_id_is_a_render_error():

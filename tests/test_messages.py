@@ -188,13 +188,14 @@ def test_every_key_the_planner_script_looks_up_exists_on_the_planner_page():
     looked_up = set(re.findall(r"""\b(?:m|messages|this\.messages)\[["']([^"']+)["']\]""", script))
     looked_up |= set(re.findall(r"""\b\w+: "(planner-legend-[a-z-]+)\"""", script))
     assert looked_up and looked_up - page == set()
-    # the script builds three families of keys from codes, as render/planner.py's maps name them whole
+    # the script builds four families of keys from codes, as render/planner.py's maps name them whole
     for prefix, mapping in (
         ("planner-note-", planner.NOTE_KEYS),
         ("planner-auto-", planner.AUTO_KEYS),
         ("planner-path-", planner.PATH_KEYS),
+        ("planner-bound-", planner.BOUND_KEYS),
     ):
-        assert f"m[`{prefix}$" in script
+        assert f"m[`{prefix}$" in script or f"messages[`{prefix}$" in script
         assert {k for k in CATALOGUE if k.startswith(prefix)} == set(mapping.values())
 
 

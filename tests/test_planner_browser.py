@@ -10,11 +10,12 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 
 from handbook.calc import memory
-from handbook.calc.launch import suggested_command
+from handbook.calc.launch import rule_flags, rule_max_running_requests, suggested_command
 from handbook.calc.planner_data import kv_dtypes, weight_dtypes
 from handbook.core.formatting import binary_size, gb, sig, thousands
+from handbook.core.messages import msg
 from handbook.kb.loader import load_kb
-from handbook.render.planner import figure_texts
+from handbook.render.planner import NOTE_KEYS, figure_texts, note_values
 
 pytestmark = [pytest.mark.browser, pytest.mark.site]
 
@@ -49,17 +50,23 @@ def expected_figures(plan: memory.Plan, lang: str) -> dict[str, tuple[str, str]]
     model = KB.models[plan.model]
     texts = figure_texts(plan, model, lang)
     values = {
-        "gpu": plan.gpu_bytes,
+        "gpu": plan.device_mib * 2**20 if plan.device_mib is not None else None,
+        "free": plan.free_bytes,
+        "fraction": plan.mem_fraction_static,
         "static": plan.static_bytes,
         "rest": plan.rest_bytes,
         "weights": plan.weights_bytes,
         "weights-gpu": plan.weights_per_gpu,
+        "budget": plan.kv_budget_bytes,
+        "state": plan.state_pool_bytes,
         "kv-pool": plan.kv_pool_bytes,
         "kv-token": plan.kv_bytes_per_token,
-        "kv-token-gpu": plan.kv_cell_per_gpu,
+        "kv-token-gpu": plan.pool_bytes_per_token,
+        "page": plan.page_size,
         "max-tokens": plan.max_tokens,
         "swa-tokens": plan.swa_tokens,
         "requests": plan.max_requests,
+        "running": plan.max_running_requests,
     }
     return {key: (texts[key], raw(values[key])) for key in texts}
 
@@ -71,29 +78,31 @@ def test_choosing_a_model_and_a_gpu_gives_pythons_numbers(page, site_url):
     oss, h100 = KB.models["gpt-oss-120b"], KB.hardware["h100"]
     mxfp4, bf16 = KB.dtypes["mxfp4"], KB.dtypes["bf16"]
     auto = memory.auto_tp(oss, h100, mxfp4, bf16)
-    assert auto == memory.AutoTp(2, "headroom")
+    assert auto == memory.AutoTp(tp=1, basis="headroom")
     plan = memory.plan(oss, h100, mxfp4, bf16, auto.tp)
     assert shown(page) == expected_figures(plan, "en")
-    assert shown(page)["max-tokens"][0] == "1,112,855"  # (68e9 − 62.15625e9 / 2) ÷ (4 × 128 × 18 × 2 × 1.8)
+    # (81,559 MiB × 0.835 − 117 GB × 4.25 / 8) // (8 × 128 × 18 × 2 × 1.8), the engine's own sizing
+    assert shown(page)["max-tokens"][0] == "139,455"
     assert page.text_content(".planner-command code") == suggested_command(KB, plan)
-    assert "Auto: TP 2 is the smallest power of two" in page.text_content(".planner-status")
+    assert "Auto: TP 1 is the smallest power of two" in page.text_content(".planner-status")
     query = parse_qs(urlparse(page.url).query)
     assert query["model"] == ["gpt-oss-120b"] and query["gpu"] == ["h100"] and query["tp"] == ["auto"]
-    # the picture is drawn from the same numbers: weights | KV pool | the rest = one GPU
+    assert "mem-fraction-static" not in query  # the engine's default: nothing to pass
+    # the picture is drawn from the same numbers: weights | KV pool | the rest = the free memory
     parts = page.eval_on_selector_all(
         ".planner-bar rect[data-part]", "els => els.map(e => [e.dataset.part, Number(e.dataset.bytes)])"
     )
     assert [kind for kind, _ in parts] == ["weights", "kv", "rest"]
     assert dict(parts) == {
         "weights": plan.weights_per_gpu,
-        "kv": plan.kv_pool_bytes,
+        "kv": plan.static_bytes - plan.weights_per_gpu,
         "rest": plan.rest_bytes,
     }
-    # one GPU instead: a full 131,072-token request no longer fits
-    page.select_option("#planner-tp", "1")
-    one = memory.plan(oss, h100, mxfp4, bf16, 1)
-    assert shown(page) == expected_figures(one, "en")
-    assert shown(page)["requests"] == ("0", "0")
+    # two GPUs instead: more room, nine full requests at once
+    page.select_option("#planner-tp", "2")
+    two = memory.plan(oss, h100, mxfp4, bf16, 2)
+    assert shown(page) == expected_figures(two, "en")
+    assert shown(page)["requests"] == ("9", "9")
     assert errors == []
 
 
@@ -102,12 +111,13 @@ def test_a_shared_link_reopens_the_same_plan_in_chinese(page, site_url, browser)
     errors = open_planner(page, site_url, "zh", query)
     qwen = KB.models["qwen3.5-397b-a17b"]
     fp8 = KB.dtypes["fp8"]
-    plan = memory.plan(qwen, KB.hardware["h200"], fp8, fp8, 4, 0.8, 131_072)
+    plan = memory.plan(qwen, KB.hardware["h200"], fp8, fp8, 4, mem_fraction_static=0.8, context=131_072)
     assert shown(page) == expected_figures(plan, "zh")
-    assert shown(page)["max-tokens"][0] == "1,764,322"  # ⌊(141e9 × 0.8 − 99.25e9) ÷ (1 × 512 × 15 × 1)⌋
+    # mamba_ssm_dtype is not published: the token count is an upper bound, and says so
+    assert shown(page)["max-tokens"][0].startswith("≤ 1,462,460（上限：")
     assert page.text_content(".planner-status").strip() == ""
     notes = page.eval_on_selector_all(".planner-notes li", "els => els.map(e => e.dataset.note)")
-    assert notes == ["kv-heads-replicated", "linear-state"]
+    assert notes == list(plan.notes) and notes[0] == "bounds"
     link = page.get_attribute(".planner-share", "href")
     other = browser.new_context().new_page()
     open_planner(other, site_url, "zh", "?" + urlparse(link).query)
@@ -117,11 +127,11 @@ def test_a_shared_link_reopens_the_same_plan_in_chinese(page, site_url, browser)
 
 
 def test_unpublished_fields_say_so(page, site_url):
-    open_planner(page, site_url, "zh", "?model=llama-3.3-70b&gpu=h200&tp=8")
+    open_planner(page, site_url, "zh", "?model=glm-5&gpu=h200&tp=8")
     figures = shown(page)
     assert figures["weights"] == ("未公开（params.total_b）", "")
     assert figures["max-tokens"] == ("未公开（params.total_b）", "")
-    assert figures["kv-token-gpu"] == ("40,960 B (40 KiB)", "40960")
+    assert figures["kv-token-gpu"] == ("89,856 B (87.8 KiB)", "89856")
     open_planner(page, site_url, "en", "?model=minimax-m3&gpu=gb200")
     figures = shown(page)
     assert figures["gpu"] == ("not published (memory_gb)", "")
@@ -132,16 +142,16 @@ def test_invalid_link_values_fall_back_with_a_visible_note(page, site_url):
     open_planner(page, site_url, "en", "?model=nope&gpu=h200&tp=7&mem-fraction-static=1.5&context=abc")
     status = page.text_content(".planner-status")
     for note in [
-        "The link's model=nope is not valid; the default glm-5.3 is used instead.",
+        "The link's model=nope is not valid; the default deepseek-v3 is used instead.",
         "The link's tp=7 is not valid; the default auto is used instead.",
-        "The link's mem-fraction-static=1.5 is not valid; the default 0.85 is used instead.",
-        "The link's context=abc is not valid; the default 1048576 is used instead.",
+        "The link's mem-fraction-static=1.5 is not valid; the default — is used instead.",
+        "The link's context=abc is not valid; the default 8192 is used instead.",
     ]:
         assert note in status
     assert page.is_visible(".planner-status.planner-warn")
-    assert page.input_value("#planner-model") == "glm-5.3"
+    assert page.input_value("#planner-model") == "deepseek-v3"
     assert page.input_value("#planner-gpu") == "h200"  # the valid one is kept
-    assert page.input_value("#planner-mem-fraction-static") == "0.85"
+    assert page.input_value("#planner-mem-fraction-static") == ""  # the engine's default
 
 
 def change(page, selector: str, value: str) -> None:
@@ -153,10 +163,9 @@ def test_typed_values_are_validated_and_kept_in_the_link(page, site_url):
     open_planner(page, site_url, "en", "?model=gpt-oss-120b&gpu=b200&tp=4")
     change(page, "#planner-mem-fraction-static", "1.5")
     assert (
-        page.text_content(".planner-status")
-        == "1.5 is not a valid --mem-fraction-static; 0.85 is used instead."
+        page.text_content(".planner-status") == "1.5 is not a valid --mem-fraction-static; — is used instead."
     )
-    assert page.input_value("#planner-mem-fraction-static") == "0.85"
+    assert page.input_value("#planner-mem-fraction-static") == ""
     page.click(".planner-advanced summary")
     change(page, "#planner-page-size", "64")
     change(page, "#planner-max-total-tokens", "500000")
@@ -169,7 +178,14 @@ def test_typed_values_are_validated_and_kept_in_the_link(page, site_url):
     )
     oss = KB.models["gpt-oss-120b"]
     plan = memory.plan(
-        oss, KB.hardware["b200"], KB.dtypes["mxfp4"], KB.dtypes["bf16"], 4, 0.85, None, 64, 500_000, 1, 0.5
+        oss,
+        KB.hardware["b200"],
+        KB.dtypes["mxfp4"],
+        KB.dtypes["bf16"],
+        4,
+        page_size=64,
+        max_total_tokens=500_000,
+        swa_full_tokens_ratio=0.5,
     )
     assert (plan.max_tokens, plan.swa_tokens) == (499_968, 249_984)  # 500,000 cut to pages of 64; × 0.5
     assert shown(page) == expected_figures(plan, "en")
@@ -179,10 +195,14 @@ def test_typed_values_are_validated_and_kept_in_the_link(page, site_url):
         "  --swa-full-tokens-ratio 0.5",
     ]
     notes = page.eval_on_selector_all(".planner-notes li", "els => els.map(e => e.dataset.note)")
-    assert notes == ["swa-pool", "capped"]
+    assert notes == ["default-fraction", "free-assumed", "swa-pool", "capped"]
+    # empty again: the engine's page size comes back
+    change(page, "#planner-page-size", "")
+    assert "page-size" not in parse_qs(urlparse(page.url).query)
 
 
 def parity_cases() -> list[dict]:
+    engine = {"fraction": None, "context": None, "page": None, "cap": None, "ratio": None, "free": None}
     cases = []
     for model in KB.models.values():
         for hw in KB.hardware.values():
@@ -191,16 +211,24 @@ def parity_cases() -> list[dict]:
                     for tp in ("auto", 1, 8, 64):
                         cases.append(
                             {"model": model.id, "hw": hw.id, "weights": weights, "kv": kv, "tp": tp}
-                            | {"fraction": 0.85, "context": None, "page": 1, "cap": None, "ratio": 0.8}
+                            | engine
+                            | {"running": None}
                         )
-        for hw_id in ("h100", "mi355x"):
+        for hw_id in ("h100", "mi355x", "b300"):
             for options in (
-                {"fraction": 0.7, "context": 4096, "page": 16, "cap": None, "ratio": 0.5},
-                {"fraction": 0.93, "context": 1_000_000, "page": 64, "cap": 250_000, "ratio": 1.0},
+                {"fraction": 0.7, "context": 4096, "page": 16, "cap": None, "ratio": 0.5, "free": 70.5},
+                {
+                    "fraction": 0.93,
+                    "context": 1_000_000,
+                    "page": None,
+                    "cap": 250_000,
+                    "ratio": 1.0,
+                    "free": None,
+                },
             ):
                 cases.append(
                     {"model": model.id, "hw": hw_id, "weights": weight_dtypes(KB, model)[0], "kv": "fp8"}
-                    | {"tp": "auto"}
+                    | {"tp": "auto", "running": 100 if options["cap"] else None}
                     | options
                 )
     return cases
@@ -209,28 +237,37 @@ def parity_cases() -> list[dict]:
 def python_result(case: dict, lang: str) -> dict:
     model, hw = KB.models[case["model"]], KB.hardware[case["hw"]]
     weights, kv = KB.dtypes[case["weights"]], KB.dtypes[case["kv"]]
+    options = {
+        "mem_fraction_static": case["fraction"],
+        "swa_full_tokens_ratio": case["ratio"],
+        "free_gib": case["free"],
+    }
     tp, auto = case["tp"], None
     if tp == "auto":
-        chosen = memory.auto_tp(model, hw, weights, kv, case["fraction"], case["context"], case["ratio"])
+        chosen = memory.auto_tp(model, hw, weights, kv, context=case["context"], **options)
         tp, auto = chosen.tp, [chosen.tp, chosen.basis]
+    running = case["running"]
+    if running is None:
+        running = rule_max_running_requests(rule_flags(KB, model), tp)
     plan = memory.plan(
         model,
         hw,
         weights,
         kv,
         tp,
-        case["fraction"],
-        case["context"],
-        case["page"],
-        case["cap"],
-        1,
-        case["ratio"],
+        context=case["context"],
+        page_size=case["page"],
+        max_total_tokens=case["cap"],
+        max_running_requests=running,
+        **options,
     )
+    values = note_values(plan, model, hw, lang)
     return {
         "auto": auto,
         "plan": json.loads(json.dumps(dataclasses.asdict(plan))),
         "command": suggested_command(KB, plan),
         "figures": figure_texts(plan, model, lang),
+        "notes": [msg(NOTE_KEYS[code], lang, **values) for code in plan.notes],
     }
 
 
@@ -238,20 +275,25 @@ JS_CASES = """cases => {
   const P = window.HandbookPlanner;
   const root = document.querySelector("[data-planner]");
   const d = root.planner.data;
+  const m = root.planner.messages;
   const by = (list, id) => list.find((x) => x.id === id);
+  const fill = (text, values) => text.replace(/\\{(\\w+)\\}/g, (whole, name) => (name in values ? String(values[name]) : whole));
   return cases.map((c) => {
-    const m = by(d.models, c.model), h = by(d.hardware, c.hw), w = by(d.dtypes, c.weights), k = by(d.dtypes, c.kv);
+    const model = by(d.models, c.model), h = by(d.hardware, c.hw), w = by(d.dtypes, c.weights), k = by(d.dtypes, c.kv);
+    const options = {mem_fraction_static: c.fraction, swa_full_tokens_ratio: c.ratio, free_gib: c.free};
     let tp = c.tp, auto = null;
     if (tp === "auto") {
-      const chosen = P.autoTp(d, m, h, w, k, c.fraction, c.context, c.ratio);
+      const chosen = P.autoTp(d, model, h, w, k, {...options, context: c.context});
       tp = chosen.tp;
       auto = [chosen.tp, chosen.basis];
     }
-    const opts = {tp, ep: 1, mem_fraction_static: c.fraction, context: c.context, page_size: c.page,
-                  max_total_tokens: c.cap, swa_full_tokens_ratio: c.ratio};
-    const p = P.plan(d, m, h, w, k, opts);
-    const path = m.model_paths[c.weights].path;
-    return {auto, plan: p, command: P.launchCommand(d, p, m, k, path), figures: P.figureTexts(p, m, root.planner.messages)};
+    const running = c.running !== null ? c.running : P.ruleMaxRunningRequests(model, tp);
+    const p = P.plan(d, model, h, w, k, {...options, tp, ep: 1, context: c.context, page_size: c.page,
+                                         max_total_tokens: c.cap, max_running_requests: running});
+    const values = P.noteValues(d, p, model, h, m);
+    const path = model.model_paths[c.weights].path;
+    return {auto, plan: p, command: P.launchCommand(d, p, model, k, path), figures: P.figureTexts(p, model, m),
+            notes: p.notes.map((code) => fill(m[`planner-note-${code}`], values))};
   });
 }"""
 
@@ -266,7 +308,7 @@ def test_planner_js_agrees_with_python_on_every_model_accelerator_and_dtype(page
         py = python_result(case, "zh")
         if js != py:
             fields = [key for key in py["plan"] if py["plan"][key] != js["plan"].get(key)]
-            other = [key for key in ("auto", "command", "figures") if py[key] != js[key]]
+            other = [key for key in ("auto", "command", "figures", "notes") if py[key] != js[key]]
             mismatches.append((case, fields + other))
     assert mismatches == []
 

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
+
+import pytest
 
 from handbook.cli import main
 from handbook.core.paths import REPO_ROOT
@@ -21,65 +24,59 @@ def run(capsys, *argv: str) -> tuple[int, str, str]:
 
 
 def test_english_plan_prints_every_figure_and_the_command(capsys):
-    status, out, err = run(
-        capsys,
-        "--model",
-        "qwen3.5-397b-a17b",
-        "--gpu",
-        "h200",
-        "--weights-dtype",
-        "fp8",
-        "--tp",
-        "4",
-        "--lang",
-        "en",
-    )
+    status, out, err = run(capsys, "--model", "llama-3.1-8b", "--gpu", "h100", "--tp", "1", "--lang", "en")
     assert (status, err) == (0, "")
     lines = out.splitlines()
     assert lines[0] == (
-        "Qwen3.5-397B-A17B · NVIDIA H200 × 4 (TP 4) · weights FP8 (E4M3) · KV BF16 · "
-        "--mem-fraction-static 0.85 · context 262,144"
+        "Llama-3.1-8B-Instruct · NVIDIA H100 × 1 (TP 1) · weights BF16 · KV BF16 · "
+        "--mem-fraction-static 0.835 · context 131,072"
     )
-    # 141 GB × 0.85 = 119.85 GB; 397 GB / 4 = 99.25 GB (shown at 3 significant digits, half to even)
+    # 81,559 MiB reported; the engine's default fraction for it at TP 1 is 0.835 (memory_hook.py);
+    # 8,030,261,248 parameters × 2 bytes of weights; the pool as the engine sizes it (the oracle's 422,282)
     for line in [
-        "GPU memory: 141 GB",
-        "Static budget (weights + KV pool): 120 GB",
-        "Weights: whole model: 397 GB",
-        "Weights: per GPU: 99.2 GB",
-        "KV pool per GPU: 20.6 GB",
-        "KV per token: whole model: 30,720 B (30 KiB)",
-        "KV per token: per GPU: 15,360 B (15 KiB)",
-        "Maximum tokens (KV pool capacity): 1,341,145",
+        "GPU memory (as the device reports it): 79.6 GiB (81,559 MiB as reported; vendor: 80 GB)",
+        "Free before loading: 79.6 GiB",
+        "--mem-fraction-static (as the pool is sized): 0.835: the engine's default for this GPU at TP 1",
+        "Static budget (weights + pools): 66.5 GiB",
+        "Weights: whole model: 15 GiB (8,030,261,248 parameters, from the architecture fields)",
+        "Left after the weights, per GPU: 51.5 GiB",
+        "Linear-attention state pool per GPU: —",
+        "KV per token: whole model: 131,072 B (128 KiB)",
+        "Page size (tokens): 1 (the engine's, for fa3)",
+        "Maximum tokens (KV pool capacity): 422,282",
         "SWA pool tokens: —",
-        "Full-length requests at once (262,144 tokens): 5",
+        "Full-length requests at once (131,072 tokens): 3",
+        "SGLang's max_running_requests: 2,048",
     ]:
         assert line in lines
-    command = "\n".join(lines[lines.index("Suggested launch command:") + 1 :][:5])
+    command = "\n".join(lines[lines.index("Suggested launch command:") + 1 :][:4])
     assert command == (
         "python -m sglang.launch_server \\\n"
-        "  --model-path Qwen/Qwen3.5-397B-A17B-FP8 \\\n"
-        "  --tp-size 4 \\\n"
-        "  --mem-fraction-static 0.85 \\\n"
+        "  --model-path meta-llama/Llama-3.1-8B-Instruct \\\n"
+        "  --tp-size 1 \\\n"
         "  --kv-cache-dtype bf16"
     )
     assert lines[-1] == (
-        "Computed with SGLang 0.5.23's formulas from the vendor's nominal memory; "
+        "Computed with SGLang 0.5.23's own sizing rules from the device-reported memory; "
         "the startup log's max_total_num_tokens is the final word."
     )
 
 
-def test_chinese_is_the_default_and_unknown_fields_say_not_published(capsys):
+def test_chinese_is_the_default_and_unknown_fields_say_upper_bound_or_not_published(capsys):
     status, out, _ = run(capsys, "--model", "llama-3.3-70b", "--gpu", "h200", "--tp", "8")
     assert status == 0
     lines = out.splitlines()
     assert lines[0] == (
-        "Llama-3.3-70B · NVIDIA H200 × 8（TP 8）· 权重 BF16 · KV BF16 · --mem-fraction-static 0.85 · 上下文 8,192"
+        "Llama-3.3-70B · NVIDIA H200 × 8（TP 8）· 权重 BF16 · KV BF16 · --mem-fraction-static 0.897 · 上下文 8,192"
     )
-    assert "权重：全模型：未公开（params.total_b）" in lines
-    assert "最大 token 数（KV 池容量）：未公开（params.total_b）" in lines
+    assert "权重：全模型：131 GiB（70,553,706,496 个参数，按架构字段计算）" in lines
+    # no architecture in the KB: the engine's per-model overrides are unknown, so the tokens are a bound
+    assert "最大 token 数（KV 池容量）：≤ 2,870,816（上限：模型架构（引擎按模型的覆盖）未公开）" in lines
     assert "每 token KV：每卡：40,960 B (40 KiB)" in lines
     assert "  --model-path <model> \\" in lines
     assert "源稿未给出 BF16 的 checkpoint：请把 <model> 换成实际路径。" in lines
+    status, out, _ = run(capsys, "--model", "glm-5", "--gpu", "h200", "--tp", "8")
+    assert "最大 token 数（KV 池容量）：未公开（params.total_b）" in out.splitlines()
 
 
 def test_names_and_case_are_accepted_for_ids(capsys):
@@ -92,7 +89,7 @@ def test_without_tp_the_smallest_that_fits_is_chosen_and_said(capsys):
     status, out, _ = run(capsys, "--model", "gpt-oss-120b", "--gpu", "h100", "--lang", "en")
     assert status == 0
     assert out.splitlines()[1] == (
-        "Auto: TP 2 is the smallest power of two that holds the weights and, on each GPU, "
+        "Auto: TP 1 is the smallest power of two that holds the weights and, on each GPU, "
         "a KV pool for one 131,072-token request."
     )
 
@@ -141,15 +138,20 @@ def test_weights_that_do_not_fit_say_by_how_much(capsys):
         "bf16",
         "--tp",
         "4",
+        "--mem-fraction-static",
+        "0.85",
         "--lang",
         "en",
     )
     assert status == 1
-    assert "Maximum tokens (KV pool capacity): 0" in out.splitlines()
-    # 794 GB / 4 = 198.5 GB per GPU against 119.85 GB: 78.65 GB short; TP 8 puts 99.25 GB on each
+    assert (
+        "Maximum tokens (KV pool capacity): ≤ 0 (upper bound: the recurrent state's dtype (mamba_ssm_dtype) is not published)"
+        in out.splitlines()
+    )
+    # 794 GB / 4 = 184.9 GiB per GPU + the multimodal 0.1 GiB against 143,771 MiB × 0.85 = 119.3 GiB
     assert err == (
-        "✖ The weights do not fit: each GPU needs 198 GB, but --mem-fraction-static 0.85 gives 120 GB, "
-        "78.7 GB short. The smallest TP that fits is 8.\n"
+        "✖ The weights do not fit: each GPU needs 185 GiB, but --mem-fraction-static 0.85 gives 119 GiB, "
+        "65.6 GiB short. The smallest TP that fits is 8.\n"
     )
 
 
@@ -179,4 +181,61 @@ def test_runs_as_a_module():
         check=False,
     )
     assert done.returncode == 0, done.stderr
-    assert "Maximum tokens (KV pool capacity): 1,395,009" in done.stdout.splitlines()
+    # (183,359 MiB × 0.852 − 743 GB / 8) // (44,928 + 2,772 indexer bytes), in pages of 64
+    assert "Maximum tokens (KV pool capacity): 1,487,104" in done.stdout.splitlines()
+
+
+# ------------------------------------------------------------------------------------------ held out
+GOLDEN = json.loads((REPO_ROOT / "tests" / "golden" / "sizing-0.5.23.json").read_text(encoding="utf-8"))
+LOGS = json.loads((REPO_ROOT / "tests" / "golden" / "held-out-logs.json").read_text(encoding="utf-8"))
+
+
+def figure(out: str, label: str) -> int:
+    """The number a figure line prints (``label: 1,234``)."""
+    line = next(line for line in out.splitlines() if line.startswith(label + ": "))
+    return int(line.removeprefix(label + ": ").replace(",", ""))
+
+
+@pytest.mark.parametrize(
+    "record",
+    [r for r in GOLDEN["records"] if r["status"] == "exact" and r["inputs"]["variant"] == "engine-default"],
+    ids=lambda r: f"{r['inputs']['model']}:{r['inputs']['hw']}:tp{r['inputs']['tp']}:{r['inputs']['kv']}",
+)
+def test_a_new_user_running_the_cli_gets_the_engines_own_sizing(record, capsys):
+    """Held out: the CLI with only the model, the GPU, TP and the KV dtype (everything else its defaults)
+    against what SGLang's own code computed for the same card (tests/golden, nox -s engine-sizing)."""
+    case, engine = record["inputs"], record["engine"]
+    args = ["--model", case["model"], "--gpu", case["hw"], "--tp", str(case["tp"]), "--kv-dtype", case["kv"]]
+    status, out, err = run(capsys, *args, "--lang", "en")
+    assert (status, err) == (0, "")
+    tokens = figure(out, "Maximum tokens (KV pool capacity)")
+    assert tokens == pytest.approx(engine["max_total_num_tokens"], rel=0.01)
+    assert figure(out, "SGLang's max_running_requests") == engine["max_running_requests"]
+
+
+@pytest.mark.parametrize("log", LOGS, ids=lambda log: log["id"])
+def test_public_startup_logs_agree_within_two_percent(log, capsys):
+    """Held out: a startup log's own card memory and flags through the CLI, against the token count the log
+    prints. The weights are the planner's (the architecture formula), not the log's."""
+    status, out, err = run(
+        capsys,
+        "--model",
+        log["model"],
+        "--gpu",
+        log["hw"],
+        "--tp",
+        str(log["tp"]),
+        "--kv-dtype",
+        log["kv"],
+        "--context",
+        str(log["context"]),
+        "--mem-fraction-static",
+        str(log["mem_fraction_static"]),
+        "--free-gib",
+        str(log["free_before_load_gib"]),
+        "--lang",
+        "en",
+    )
+    assert (status, err) == (0, "")
+    tokens = figure(out, "Maximum tokens (KV pool capacity)")
+    assert tokens == pytest.approx(log["logged_max_total_num_tokens"], rel=0.02)

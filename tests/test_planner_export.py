@@ -27,17 +27,34 @@ KB = load_kb()
 
 def test_export_shape():
     data = json.loads(planner_json(KB))
-    assert set(data) == {"schema_version", "engine", "defaults", "tp_choices", "dtypes", "hardware", "models"}
-    assert data["schema_version"] == SCHEMA_VERSION == 1
+    assert set(data) == {
+        "schema_version",
+        "engine",
+        "defaults",
+        "engine_defaults",
+        "tp_choices",
+        "dtypes",
+        "hardware",
+        "models",
+    }
+    assert data["schema_version"] == SCHEMA_VERSION == 2
     assert data["engine"] == {"name": "SGLang", "version": "0.5.23"}
     assert data["defaults"] == {
-        "model": "glm-5.3",  # the first model (KB order) whose automatic TP leaves room for a full request
+        # the first model and accelerator (KB order) whose automatic TP leaves room for a full request
+        # with no figure an upper bound: DeepSeek-V3 (its weights by formula) on B200 at TP 16
+        "model": "deepseek-v3",
         "hardware": "b200",
         "kv_dtype": "bf16",
-        "mem_fraction_static": 0.85,
-        "swa_full_tokens_ratio": 0.8,
         "context_when_unpublished": 8192,
-        "page_size": 1,
+    }
+    # the engine's own defaults, from its snapshot (tests/test_planner_engine_defaults.py ties each)
+    assert data["engine_defaults"] == {
+        "swa_full_tokens_ratio": 0.8,
+        "mamba_full_memory_ratio": 0.9,
+        "vlm_cache_mib": 100,
+        "mamba_conv_dtype": "bfloat16",
+        "use_aiter": False,
+        "aiter_honors_explicit_fraction": False,
     }
     assert data["tp_choices"] == [1, 2, 4, 8, 16, 32, 64]
     assert [d["id"] for d in data["dtypes"]] == list(KB.dtypes)
@@ -49,33 +66,42 @@ def test_export_shape():
         "kv": True,
         "engine_kv_value": "bf16",
     }
-    assert {h["id"]: h["memory_gb"] for h in data["hardware"]}["h200"] == 141
-    assert {h["id"]: h["memory_gb"] for h in data["hardware"]}["gb200"] is None
+    hardware = {h["id"]: h for h in data["hardware"]}
+    assert hardware["h200"] == {
+        "id": "h200",
+        "name": "NVIDIA H200",
+        "vendor": "nvidia",
+        "architecture": "Hopper",
+        "memory_gb": 141,
+        "memory_mib_reported": 143_771,
+        "gpus_per_node": 8,
+    }
+    assert hardware["gb200"]["memory_gb"] is None and hardware["b300"]["memory_mib_reported"] is None
     models = {m["id"]: m for m in data["models"]}
     assert list(models) == list(KB.models)
-    assert models["gpt-oss-120b"] == {
+    oss = models["gpt-oss-120b"]
+    assert {key: value for key, value in oss["config"].items() if value is not None} == {
+        "architectures": ["GptOssForCausalLM"],
+        "num_hidden_layers": 36,
+        "num_attention_heads": 64,
+        "num_key_value_heads": 8,
+        "head_dim": 64,
+        "hidden_size": 2880,
+        "layer_types_count": {"full_attention": 18, "sliding_attention": 18},
+    }
+    assert {key: value for key, value in oss.items() if key != "config"} == {
         "id": "gpt-oss-120b",
         "name": "gpt-oss-120b",
         "kv_formula": "gqa",
-        "config": {
-            "num_hidden_layers": 36,
-            "num_attention_heads": 64,
-            "num_key_value_heads": 8,
-            "head_dim": 64,
-            "v_head_dim": None,
-            "kv_lora_rank": None,
-            "qk_rope_head_dim": None,
-            "full_attention_interval": None,
-            "index_topk": None,
-            "layer_types_count": {"full_attention": 18, "sliding_attention": 18},
-        },
         "params_total_b": 117,
+        "experts": {"routed": 128, "shared": None},
         "moe": True,
         "context_native": 131072,
         "weights_dtypes": ["mxfp4"],
         "model_paths": {"mxfp4": {"path": "openai/gpt-oss-120b", "basis": "recipe-unstated-precision"}},
         "rule_flags": [],
     }
+    assert models["qwen3.8-flash-next"]["config"]["indexer_compress_ratio"] == 4
     assert models["qwen3.5-397b-a17b"]["rule_flags"] == [
         {"flag": "--max-running-requests", "value": "64", "when": "single-gpu"}
     ]

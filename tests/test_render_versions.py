@@ -205,6 +205,8 @@ def test_engine_takes_only_a_stored_release(bad):
     done = _check("--engine", bad, "--", "python", "-m", "sglang.launch_server", "--model-path", "m")
     assert done.returncode == 2
     assert done.stdout == ""
-    assert done.stderr.startswith(f"✖ engine release: got {bad!r}, expected a release the site has a snapshot of: ")
+    assert done.stderr.startswith(
+        f"✖ engine release: got {bad!r}, expected a release the site has a snapshot of: "
+    )
     assert done.stderr.rstrip().endswith("0.5.22, 0.5.23")
     assert "Traceback" not in done.stderr

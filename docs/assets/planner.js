@@ -1,11 +1,12 @@
 /* The handbook's memory and KV planner (docs/<lang>/planner.md, the kb:planner marker).
  *
- * The pure functions below are handbook/calc/memory.py, handbook/calc/launch.py and the figure texts of
- * handbook/render/planner.py written again for the browser, with the same operations in the same order,
- * so both sides give identical numbers; the test suite compares them over every model × accelerator ×
- * dtype of the knowledge base. The data is the KB export the build writes beside the pages
- * (handbook/calc/planner_data.py); the wording comes from the page (<script class="planner-messages">).
- * Plain ES2020: no third-party code, no request beyond that one file of this site.
+ * The pure functions below are handbook/calc/sizing.py, handbook/calc/params.py, handbook/calc/memory.py,
+ * handbook/calc/launch.py and the figure texts of handbook/render/planner.py written again for the browser,
+ * with the same operations in the same order, so both sides give identical numbers; the test suite compares
+ * them over every model × accelerator × dtype of the knowledge base. The data is the KB export the build
+ * writes beside the pages (handbook/calc/planner_data.py), the engine's defaults included; the wording comes
+ * from the page (<script class="planner-messages">). Plain ES2020: no third-party code, no request beyond
+ * that one file of this site.
  */
 (function () {
   "use strict";
@@ -15,16 +16,59 @@
   const MIB = 2 ** 20;
   const GIB = 2 ** 30;
   const NOTE_CODES = [
+    "bounds",
+    "default-fraction",
+    "vlm-fraction",
+    "aiter",
+    "free-assumed",
+    "memory-bound",
+    "weights-formula",
+    "ple-offload",
     "kv-heads-replicated",
     "mla-replicated",
     "swa-pool",
     "linear-state",
+    "state-capped",
+    "multimodal-reserve",
     "sparse-indexer",
     "dsa-fp8-layout",
+    "qsa-indexer",
+    "page-size",
     "heads-indivisible",
     "kv-heads-indivisible",
     "context-over-native",
     "capped",
+    "multi-node",
+    "multi-node-unknown",
+  ];
+  const BOUND_CODES = [
+    "reported-memory",
+    "vision-config",
+    "kv-heads",
+    "architecture",
+    "platform",
+    "indexer",
+    "state-dtype",
+    "state-shape",
+  ];
+  const FIGURE_KEYS = [
+    "gpu",
+    "free",
+    "fraction",
+    "static",
+    "rest",
+    "weights",
+    "weights-gpu",
+    "budget",
+    "state",
+    "kv-pool",
+    "kv-token",
+    "kv-token-gpu",
+    "page",
+    "max-tokens",
+    "swa-tokens",
+    "requests",
+    "running",
   ];
   const PLACEHOLDER = "<model>";
   // The build writes the KB export beside this script (handbook.calc.planner_data.PLANNER_DATA_PATH), and both
@@ -36,6 +80,271 @@
       super(`${subject}: not published: ${missing.join(", ")}`);
       this.missing = missing;
     }
+  }
+
+  // ------------------------------------------------------------------------------------------ Python's arithmetic
+  // round(x, digits): half to even on the double's exact value, as Python's round does.
+  function pyRound(x, digits) {
+    const view = new DataView(new ArrayBuffer(8));
+    view.setFloat64(0, x);
+    const hi = view.getUint32(0);
+    const lo = view.getUint32(4);
+    const sign = hi >>> 31 ? -1n : 1n;
+    const exponent = (hi >>> 20) & 0x7ff;
+    let mantissa = (BigInt(hi & 0xfffff) << 32n) | BigInt(lo);
+    let e;
+    if (exponent === 0) e = -1074;
+    else {
+      mantissa |= 1n << 52n;
+      e = exponent - 1075;
+    }
+    const scale = 10n ** BigInt(digits);
+    let q;
+    if (e >= 0) q = (mantissa << BigInt(e)) * scale;
+    else {
+      const num = mantissa * scale;
+      const den = 1n << BigInt(-e);
+      q = num / den;
+      const twice = 2n * (num % den);
+      if (twice > den || (twice === den && q % 2n === 1n)) q += 1n;
+    }
+    return Number(`${sign * q}e-${digits}`);
+  }
+
+  // a // b for non-negative operands, as CPython computes it (exact for integers, its float algorithm else)
+  function floorDiv(vx, wx) {
+    const mod = vx % wx;
+    const div = (vx - mod) / wx;
+    if (!div) return 0;
+    let result = Math.floor(div);
+    if (div - result > 0.5) result += 1;
+    return result;
+  }
+
+  // ------------------------------------------------------------------------------------------ engine rules
+  // handbook/calc/sizing.py: the platform, the backend and page size, the default fraction, the indexers,
+  // the state pool, max_running_requests. Each rule's wheel file and line is cited there.
+  const AITER_CONTEXT_THRESHOLD = 8192;
+  const AITER_FRACTION_SCALE = 0.85;
+  const MAMBA_REQUEST_RATIO = 3;
+  const MAMBA_TRACKING_SLOTS = 2;
+  const DSA_QUANT_BLOCK = 128;
+  const DTYPE_BYTES = { float32: 4, bfloat16: 2, float16: 2 };
+  const PLATFORMS = {
+    "nvidia/Hopper": "hopper",
+    "nvidia/Blackwell": "blackwell",
+    "nvidia/Blackwell Ultra": "blackwell",
+    "amd/CDNA 3": "cdna",
+    "amd/CDNA 4": "cdna",
+  };
+  const DSA_ARCHITECTURES = [
+    "DeepseekV3ForCausalLM",
+    "DeepseekV32ForCausalLM",
+    "MistralLarge3ForCausalLM",
+    "PixtralForConditionalGeneration",
+    "GlmMoeDsaForCausalLM",
+    "Glm5NextForConditionalGeneration",
+    "LongcatFlashForCausalLM",
+    "Dots3NoteForCausalLM",
+    "HYV4ForCausalLM",
+  ];
+  const DEEPSEEK_FAMILY = [...DSA_ARCHITECTURES, "KimiK25ForConditionalGeneration"];
+  const QWEN3_5_FAMILY = ["Qwen3NextForCausalLM", "Qwen3_5MoeForConditionalGeneration", "Qwen3_5ForConditionalGeneration"];
+  const QWEN4_EXP = ["Qwen4ExpForConditionalGeneration"];
+  const GPT_OSS = ["GptOssForCausalLM"];
+  const MULTIMODAL = ["Qwen3_5MoeForConditionalGeneration", "Qwen3_5ForConditionalGeneration", "Qwen4ExpForConditionalGeneration"];
+  const LINEAR_FIELDS = ["linear_num_key_heads", "linear_num_value_heads", "linear_key_head_dim", "linear_value_head_dim", "linear_conv_kernel_dim"];
+  const VLM_BASE = 0.95;
+  const VLM_FACTOR_MAX = 1.05;
+
+  function platformOf(hw) {
+    return PLATFORMS[`${hw.vendor}/${hw.architecture || ""}`] || null;
+  }
+
+  function architecture(model) {
+    const names = model.config.architectures;
+    return names && names.length ? names[0] : null;
+  }
+
+  function isDsa(model) {
+    const arch = architecture(model);
+    return model.kv_formula === "mla" && model.config.index_topk !== null && (arch === null || DSA_ARCHITECTURES.includes(arch));
+  }
+
+  function isQsa(model) {
+    return model.config.indexer_n_heads !== null;
+  }
+
+  function isMultimodal(model) {
+    const arch = architecture(model);
+    return arch === null ? null : MULTIMODAL.includes(arch);
+  }
+
+  function backend(data, model, platform, tp, kv) {
+    const arch = architecture(model);
+    const unknown = [];
+    const made = (attention, pageSize, raw = true) => ({ attention, page_size: pageSize, dsa_raw_layout: raw, unknown: [...unknown] });
+    if (platform === null) return { attention: null, page_size: 1, dsa_raw_layout: true, unknown: ["platform"] };
+    if (arch === null) unknown.push("architecture");
+    const mla = model.kv_formula === "mla";
+    if (isDsa(model)) {
+      const fp8E4m3 = kv.engine_kv_value === "fp8_e4m3";
+      const raw = platform !== "hopper" || !fp8E4m3;
+      const page = platform !== "cdna" || data.engine_defaults.use_aiter ? 64 : 1;
+      return made("dsa", page, raw);
+    }
+    if (QWEN4_EXP.includes(arch) && isQsa(model)) return made({ hopper: "fa3", blackwell: "triton", cdna: "aiter" }[platform], 64);
+    if (platform === "cdna") {
+      if (!mla) return made("aiter", 1);
+      const heads = model.config.num_key_value_heads;
+      if (heads === null) {
+        unknown.push("kv-heads");
+        return made(null, 1);
+      }
+      const perRank = Math.max(1, Math.floor(heads / tp));
+      return made(perRank === 16 || perRank === 128 ? "aiter" : "triton", 1);
+    }
+    if (platform === "hopper") return made("fa3", 1);
+    if (mla) return DEEPSEEK_FAMILY.includes(arch) ? made("trtllm_mla", 64) : made("flashinfer", 1);
+    if (QWEN3_5_FAMILY.includes(arch)) return made("triton", 1);
+    const c = model.config;
+    if (!GPT_OSS.includes(arch) && c.v_head_dim !== null && c.v_head_dim !== c.head_dim) return made("fa4", 128);
+    return made("trtllm_mha", 64);
+  }
+
+  function defaultMemFraction(gpuMib, tp) {
+    let chunk;
+    let maxBs;
+    if (gpuMib < 20 * 1024) [chunk, maxBs] = [2048, 8];
+    else if (gpuMib < 35 * 1024) [chunk, maxBs] = [4096, tp < 4 ? 48 : 160];
+    else if (gpuMib < 60 * 1024) [chunk, maxBs] = [4096, tp < 4 ? 32 : 160];
+    else if (gpuMib < 160 * 1024) [chunk, maxBs] = [8192, tp < 4 ? 256 : 512];
+    else [chunk, maxBs] = [16384, 512];
+    let reserved = 512;
+    reserved += Math.max(chunk, 2048) * 1.5;
+    reserved += ((tp * 1) / 8) * 1024;
+    reserved += maxBs * 2;
+    if (gpuMib > 60 * 1024) reserved = Math.max(reserved, 10 * 1024);
+    return pyRound((gpuMib - reserved) / gpuMib, 3);
+  }
+
+  function vlmFraction(fraction, hiddenSize, layers) {
+    if (hiddenSize === null) return fraction * (VLM_BASE * VLM_FACTOR_MAX);
+    const vitLayers = layers !== null ? layers : 24;
+    const ratio = (vitLayers * hiddenSize ** 2) / (24 * 1024 ** 2);
+    const dynamic = Math.max(0.8, Math.min(1.05, 1.0 - 0.1 * (ratio - 1.0)));
+    return fraction * (VLM_BASE * dynamic);
+  }
+
+  function dsaIndexerLayers(model) {
+    const c = model.config;
+    if (c.num_hidden_layers === null || c.index_topk_freq === null || c.index_skip_topk_offset === null) return null;
+    let n = 0;
+    for (let i = 0; i < c.num_hidden_layers; i += 1) if (Math.max(i - c.index_skip_topk_offset + 1, 0) % c.index_topk_freq === 0) n += 1;
+    return n;
+  }
+
+  function dsaIndexerBytes(model) {
+    const layers = dsaIndexerLayers(model);
+    const dim = model.config.index_head_dim;
+    if (layers === null || dim === null) return null;
+    return (dim + Math.floor(dim / DSA_QUANT_BLOCK) * 4) * layers;
+  }
+
+  function dsaRow(model, raw, kvBytes) {
+    const c = model.config;
+    if (raw) return (c.kv_lora_rank + c.qk_rope_head_dim) * kvBytes;
+    return c.kv_lora_rank + Math.floor(c.kv_lora_rank / DSA_QUANT_BLOCK) * 4 + c.qk_rope_head_dim * 2;
+  }
+
+  function qsaIndexerBytes(model, fullLayers) {
+    const c = model.config;
+    if (c.indexer_kv_heads === null || c.indexer_head_dim === null || c.indexer_compress_ratio === null) return null;
+    return Math.floor((c.indexer_kv_heads * c.indexer_head_dim * 2) / c.indexer_compress_ratio) * fullLayers;
+  }
+
+  function stateBytesPerRequest(data, model, linearLayers, tp, ssmDtype) {
+    const c = model.config;
+    let groups = c.linear_num_key_heads;
+    if (groups % tp) groups += tp - groups;
+    const convDim = c.linear_num_value_heads * c.linear_value_head_dim + 2 * groups * c.linear_key_head_dim;
+    const conv = Math.floor(convDim / tp) * (c.linear_conv_kernel_dim - 1) * DTYPE_BYTES[data.engine_defaults.mamba_conv_dtype];
+    const temporal = Math.floor(c.linear_num_value_heads / tp) * c.linear_value_head_dim * c.linear_key_head_dim;
+    return (conv + temporal * DTYPE_BYTES[ssmDtype]) * linearLayers;
+  }
+
+  function stateSlots(restGib, perRequest, ratio) {
+    const budget = (restGib * ratio) / (1 + ratio);
+    const budgetBytes = budget * GIB;
+    return Math.trunc(floorDiv(budgetBytes - perRequest, perRequest));
+  }
+
+  function maxRunningRequests(tokens, context, given, slots) {
+    let estimated = Math.trunc((tokens / context) * 512);
+    estimated = Math.max(Math.min(estimated, 4096), 2048);
+    let requests = Math.min(given !== null ? Math.max(1, given) : estimated, Math.floor(tokens / 2));
+    if (slots !== null) requests = Math.min(requests, Math.floor(slots / (MAMBA_REQUEST_RATIO + MAMBA_TRACKING_SLOTS)));
+    return requests;
+  }
+
+  // ------------------------------------------------------------------------------------------ parameters
+  // handbook/calc/params.py: the parameter count from the architecture fields, where no total is published.
+  const DENSE_FIELDS = ["vocab_size", "hidden_size", "intermediate_size", "num_hidden_layers", "num_attention_heads", "num_key_value_heads", "head_dim", "tie_word_embeddings"];
+  const MLA_MOE_FIELDS = [
+    "vocab_size",
+    "hidden_size",
+    "intermediate_size",
+    "moe_intermediate_size",
+    "num_hidden_layers",
+    "first_k_dense_replace",
+    "num_attention_heads",
+    "q_lora_rank",
+    "kv_lora_rank",
+    "qk_nope_head_dim",
+    "qk_rope_head_dim",
+    "v_head_dim",
+    "tie_word_embeddings",
+  ];
+
+  function formulaFamily(model) {
+    const c = model.config;
+    const counts = c.layer_types_count;
+    if ("linear_attention" in counts || "sliding_attention" in counts || c.full_attention_interval || c.index_topk !== null) return null;
+    if (model.kv_formula === "gqa" && model.experts === null) return ["dense-gqa", DENSE_FIELDS];
+    if (model.kv_formula === "mla" && model.experts !== null) return ["mla-moe", MLA_MOE_FIELDS];
+    return null;
+  }
+
+  function paramCount(model) {
+    const family = formulaFamily(model);
+    if (family === null) return null;
+    const c = model.config;
+    if (family[1].some((name) => c[name] === null)) return null;
+    if (family[0] === "mla-moe" && (model.experts.routed === null || model.experts.shared === null)) return null;
+    const [v, h, n] = [c.vocab_size, c.hidden_size, c.num_hidden_layers];
+    const heads = c.tie_word_embeddings ? 1 : 2;
+    if (family[0] === "dense-gqa") {
+      const [q, kv, d, inter] = [c.num_attention_heads, c.num_key_value_heads, c.head_dim, c.intermediate_size];
+      const layer = h * q * d + 2 * h * kv * d + q * d * h + 3 * h * inter + 2 * h;
+      const total = heads * v * h + n * layer + h;
+      const text = `${heads} × ${v} × ${h} + ${n} × (${h} × ${q} × ${d} + 2 × ${h} × ${kv} × ${d} + ${q} × ${d} × ${h} + 3 × ${h} × ${inter} + 2 × ${h}) + ${h}`;
+      return { family: "dense-gqa", total, formula: text };
+    }
+    const [qLora, kvLora] = [c.q_lora_rank, c.kv_lora_rank];
+    const [nope, rope, vdim, nh] = [c.qk_nope_head_dim, c.qk_rope_head_dim, c.v_head_dim, c.num_attention_heads];
+    const [routed, shared] = [model.experts.routed, model.experts.shared];
+    const [dense, inter, moe] = [c.first_k_dense_replace, c.intermediate_size, c.moe_intermediate_size];
+    const attention = h * qLora + qLora + qLora * nh * (nope + rope) + h * (kvLora + rope) + kvLora + kvLora * nh * (nope + vdim) + nh * vdim * h;
+    const experts = (routed + shared) * 3 * h * moe + routed * h + routed;
+    let total = heads * v * h + h + dense * (attention + 3 * h * inter + 2 * h);
+    total += (n - dense) * (attention + experts + 2 * h);
+    const text =
+      `${heads} × ${v} × ${h} + ${h} + ${dense} × (A + 3 × ${h} × ${inter} + 2 × ${h})` +
+      ` + ${n - dense} × (A + (${routed} + ${shared}) × 3 × ${h} × ${moe} + ${routed} × ${h} + ${routed}` +
+      ` + 2 × ${h}),` +
+      ` A = ${h} × ${qLora} + ${qLora} + ${qLora} × ${nh} × (${nope} + ${rope}) + ${h} × (${kvLora} + ${rope})` +
+      ` + ${kvLora} + ${kvLora} × ${nh} × (${nope} + ${vdim}) + ${nh} × ${vdim} × ${h}`;
+    return { family: "mla-moe", total, formula: text };
   }
 
   // ------------------------------------------------------------------------------------------ layers
@@ -118,10 +427,14 @@
     };
   }
 
-  // ------------------------------------------------------------------------------------------ weights
-  function weightBytes(model, dtype) {
-    if (model.params_total_b === null) throw new NotPublished(model.id, ["params.total_b"]);
-    return (model.params_total_b * 1e9 * dtype.bits) / 8;
+  // ------------------------------------------------------------------------------------------ weights, memory
+  function weights(model, dtype) {
+    if (model.params_total_b !== null) {
+      return { total_bytes: (model.params_total_b * 1e9 * dtype.bits) / 8, basis: "published", formula: null, params: null };
+    }
+    const count = paramCount(model);
+    if (count === null) throw new NotPublished(model.id, ["params.total_b"]);
+    return { total_bytes: (count.total * dtype.bits) / 8, basis: "formula", formula: count.formula, params: count.total };
   }
 
   function weightShare(totalBytes, tp, ep = 1) {
@@ -130,18 +443,19 @@
     return totalBytes / tp;
   }
 
-  function memoryBytes(hw) {
-    if (hw.memory_gb === null) throw new NotPublished(hw.id, ["memory_gb"]);
-    return hw.memory_gb * GB;
+  function deviceMemory(hw) {
+    if (hw.memory_mib_reported !== null) return { mib: hw.memory_mib_reported, basis: "reported" };
+    if (hw.memory_gb !== null) return { mib: hw.memory_gb * 1024, basis: "nominal-bound" };
+    throw new NotPublished(hw.id, ["memory_gb"]);
   }
 
-  // ------------------------------------------------------------------------------------------ KV pool
   function kvPoolTokens(poolBytes, bytesPerToken, pageSize = 1, maxTotalTokens = null) {
     if (pageSize < 1) throw new Error(`page_size must be at least 1, got ${pageSize}`);
     if (bytesPerToken <= 0) throw new Error(`bytes per token must be positive, got ${bytesPerToken}`);
-    let tokens = poolBytes > 0 ? Math.max(0, Math.floor(poolBytes / bytesPerToken)) : 0;
+    let tokens = poolBytes > 0 ? Math.trunc(floorDiv(poolBytes, bytesPerToken)) : 0;
+    tokens = Math.floor(tokens / pageSize) * pageSize;
     if (maxTotalTokens !== null) tokens = Math.min(tokens, maxTotalTokens);
-    return tokens - (tokens % pageSize);
+    return Math.floor(tokens / pageSize) * pageSize;
   }
 
   // ------------------------------------------------------------------------------------------ layout
@@ -174,47 +488,115 @@
   }
 
   // ------------------------------------------------------------------------------------------ plan
-  // opts: tp, ep, mem_fraction_static, context, page_size, max_total_tokens, swa_full_tokens_ratio
-  function plan(data, model, hw, weights, kv, opts) {
-    const d = data.defaults;
+  // opts: tp, ep, mem_fraction_static, context, page_size, max_total_tokens, swa_full_tokens_ratio, free_gib,
+  // max_running_requests (null: the engine's)
+  function plan(data, model, hw, weightsDtype, kv, opts) {
+    const engine = data.engine_defaults;
     const tp = opts.tp;
     const ep = opts.ep ?? 1;
-    const fraction = opts.mem_fraction_static ?? d.mem_fraction_static;
-    const pageSize = opts.page_size ?? 1;
+    const given = opts.mem_fraction_static ?? null;
+    const pageGiven = opts.page_size ?? null;
     const cap = opts.max_total_tokens ?? null;
-    const ratio = opts.swa_full_tokens_ratio ?? d.swa_full_tokens_ratio;
-    if (!(fraction > 0 && fraction < 1)) throw new Error(`mem_fraction_static must be in (0, 1), got ${fraction}`);
+    const runningGiven = opts.max_running_requests ?? null;
+    const freeGib = opts.free_gib ?? null;
+    const ratio = opts.swa_full_tokens_ratio ?? engine.swa_full_tokens_ratio;
+    if (given !== null && !(given > 0 && given < 1)) throw new Error(`mem_fraction_static must be in (0, 1), got ${given}`);
     if (!(ratio > 0 && ratio <= 1)) throw new Error(`swa_full_tokens_ratio must be in (0, 1], got ${ratio}`);
     if (cap !== null && cap < 1) throw new Error(`max_total_tokens must be at least 1, got ${cap}`);
-    if (pageSize < 1) throw new Error(`page_size must be at least 1, got ${pageSize}`);
-    if (!weights.weights) throw new Error(`${weights.id} is not a weights dtype`);
+    if (runningGiven !== null && runningGiven < 1) throw new Error(`max_running_requests must be at least 1, got ${runningGiven}`);
+    if (pageGiven !== null && pageGiven < 1) throw new Error(`page_size must be at least 1, got ${pageGiven}`);
+    if (freeGib !== null && freeGib <= 0) throw new Error(`free memory must be positive, got ${freeGib}`);
+    if (!weightsDtype.weights) throw new Error(`${weightsDtype.id} is not a weights dtype`);
     const kvSize = elementBytes(kv);
     weightShare(0, tp, ep);
     const nativeContext = model.context_native;
-    const ctx = resolveContext(model, opts.context, d);
+    const ctx = resolveContext(model, opts.context, data.defaults);
+    const c = model.config;
     const missing = {};
     const notes = [];
+    const bounds = [];
 
-    let gpu = null;
-    let fixed = null;
-    let rest = null;
+    const platform = platformOf(hw);
+    const chosen = backend(data, model, platform, tp, kv);
+    bounds.push(...chosen.unknown);
+    const page = pageGiven === null ? chosen.page_size : pageGiven;
+    if (pageGiven === null && page > 1) notes.push("page-size");
+
+    let device = null;
     try {
-      gpu = memoryBytes(hw);
-      fixed = gpu * fraction;
-      rest = gpu * (1 - fraction);
+      device = deviceMemory(hw);
     } catch (err) {
       if (!(err instanceof NotPublished)) throw err;
       missing.memory = err.missing;
     }
+    let fractionBounded = false;
+    let def = null;
+    if (device !== null) {
+      def = defaultMemFraction(device.mib, tp);
+      if (isMultimodal(model)) {
+        const vision = c.vision_config;
+        def = vlmFraction(def, vision ? vision.hidden_size : null, vision ? vision.num_hidden_layers : null);
+        if (given === null) {
+          notes.push("vlm-fraction");
+          if (vision === null) {
+            bounds.push("vision-config");
+            fractionBounded = true;
+          }
+        }
+      }
+      if (device.basis === "nominal-bound" && (freeGib === null || given === null)) {
+        notes.push("memory-bound");
+        bounds.push("reported-memory");
+        fractionBounded = fractionBounded || given === null;
+      }
+    }
+    let fraction = given !== null ? given : def;
+    if (given === null && def !== null) notes.push("default-fraction");
+    let aiter = chosen.attention === "aiter" && ctx > AITER_CONTEXT_THRESHOLD;
+    if (aiter && fraction !== null) {
+      if (chosen.unknown.includes("architecture")) {
+        // a per-model override could choose another backend: the unscaled fraction is the bound
+        aiter = false;
+        fractionBounded = true;
+      } else if (!(given !== null && engine.aiter_honors_explicit_fraction)) {
+        fraction = fraction * AITER_FRACTION_SCALE;
+        notes.push("aiter");
+      } else aiter = false;
+    }
+    if (chosen.unknown.includes("kv-heads") && ctx > AITER_CONTEXT_THRESHOLD) fractionBounded = true;
+
+    let free = null;
+    if (freeGib !== null) free = freeGib * GIB;
+    else if (device !== null) {
+      free = device.mib * MIB;
+      notes.push("free-assumed");
+    }
+    let fixed = null;
+    let rest = null;
+    if (free !== null && fraction !== null) {
+      fixed = free * fraction;
+      rest = free * (1 - fraction);
+    }
+    const multimodal = isMultimodal(model);
+    const mmReserve = multimodal ? engine.vlm_cache_mib * MIB : 0.0;
+    if (multimodal) notes.push("multimodal-reserve");
+
     let total = null;
     let perGpu = null;
+    let weightsBasis = null;
+    let weightsFormula = null;
+    let weightsParams = null;
     try {
-      total = weightBytes(model, weights);
+      const w = weights(model, weightsDtype);
+      [total, weightsBasis, weightsFormula, weightsParams] = [w.total_bytes, w.basis, w.formula, w.params];
       perGpu = weightShare(total, tp, ep);
+      if (w.basis === "formula") notes.push("weights-formula");
     } catch (err) {
       if (!(err instanceof NotPublished)) throw err;
       missing.weights = err.missing;
     }
+    if (QWEN4_EXP.includes(architecture(model)) && hw.vendor === "nvidia") notes.push("ple-offload");
+
     let cell = null;
     try {
       cell = kvCell(model, kv, tp);
@@ -222,93 +604,204 @@
       if (!(err instanceof NotPublished)) throw err;
       missing.kv = err.missing;
     }
-
-    const c = model.config;
+    let rows = null;
+    let indexer = null;
+    let swa = null;
+    let perToken = null;
     if (cell !== null) {
+      [rows, indexer, swa] = [cell.per_rank_bytes, 0, cell.swa_per_rank_bytes];
       if (cell.formula === "mla" && tp > 1) notes.push("mla-replicated");
       if (cell.formula === "gqa" && tp > c.num_key_value_heads) notes.push("kv-heads-replicated");
-      if (cell.swa_per_rank_bytes) notes.push("swa-pool");
+      if (swa) notes.push("swa-pool");
+      if (isDsa(model)) {
+        rows = dsaRow(model, chosen.dsa_raw_layout, kvSize) * cell.layers_counted;
+        if (!chosen.dsa_raw_layout) notes.push("dsa-fp8-layout");
+        const dsa = dsaIndexerBytes(model);
+        if (dsa === null) bounds.push("indexer");
+        else {
+          indexer = dsa;
+          notes.push("sparse-indexer");
+        }
+      } else if (isQsa(model)) {
+        const qsa = qsaIndexerBytes(model, cell.layers_counted);
+        if (qsa === null) bounds.push("indexer");
+        else {
+          indexer = qsa;
+          notes.push("qsa-indexer");
+        }
+      }
+      perToken = swa ? rows + indexer + ratio * swa : rows + indexer;
     }
-    if (hasLinearAttention(model)) notes.push("linear-state");
-    if (c.index_topk !== null) {
-      notes.push("sparse-indexer");
-      if (model.kv_formula === "mla" && kvSize === 1) notes.push("dsa-fp8-layout");
-    }
-    notes.push(...layoutProblems(model, tp));
-    if (nativeContext !== null && ctx > nativeContext) notes.push("context-over-native");
 
+    const linear = hasLinearAttention(model);
+    const stateShapeKnown = linear && LINEAR_FIELDS.every((name) => c[name] !== null);
+    let perRequest = null;
+    let smallestState = null;
+    if (linear) {
+      notes.push("linear-state");
+      if (!stateShapeKnown) bounds.push("state-shape");
+      else {
+        const linearLayers = layerSplit(model).linear;
+        const ssm = c.mamba_ssm_dtype;
+        if (ssm === null) {
+          bounds.push("state-dtype");
+          perRequest = stateBytesPerRequest(data, model, linearLayers, tp, "float32");
+          smallestState = stateBytesPerRequest(data, model, linearLayers, tp, "bfloat16");
+        } else perRequest = stateBytesPerRequest(data, model, linearLayers, tp, ssm);
+      }
+    }
+
+    let budget = null;
+    let slots = null;
+    let statePool = null;
     let pool = null;
-    let perToken = null;
     let tokens = null;
     let swaTokens = null;
     let requests = null;
-    if (fixed !== null && perGpu !== null) pool = fixed - perGpu;
-    if (cell !== null) {
-      perToken = cell.swa_per_rank_bytes ? cell.per_rank_bytes + ratio * cell.swa_per_rank_bytes : cell.per_rank_bytes;
-    }
-    if (pool !== null && perToken !== null) {
-      const uncapped = kvPoolTokens(pool, perToken, pageSize);
-      tokens = kvPoolTokens(pool, perToken, pageSize, cap);
-      if (tokens < uncapped) notes.push("capped");
-      if (cell.swa_per_rank_bytes) {
-        swaTokens = Math.floor(tokens * ratio);
-        swaTokens -= swaTokens % pageSize;
+    let running = null;
+    let refused = false;
+    if (free !== null && fraction !== null && perGpu !== null) {
+      const pre = free / GIB;
+      const after = pre - perGpu / GIB;
+      let restGib = after - pre * (1 - fraction) - mmReserve / GIB;
+      budget = restGib * GIB;
+      if (linear && restGib > 0) {
+        const r = engine.mamba_full_memory_ratio;
+        const share = (restGib * r) / (1 + r);
+        if (perRequest === null) restGib = restGib - share / 2;
+        else if (smallestState !== null) {
+          slots = stateSlots(restGib, smallestState, r);
+          statePool = share * GIB;
+          restGib = restGib - share + perRequest / GIB;
+        } else {
+          slots = stateSlots(restGib, perRequest, r);
+          statePool = (slots + 1) * perRequest;
+          restGib = restGib - statePool / GIB;
+        }
       }
-      requests = Math.floor(tokens / ctx);
+      refused = restGib <= 0 || (slots !== null && slots <= 0);
+      pool = !refused ? Math.max(0.0, restGib * GIB) : 0.0;
+      if (perToken !== null) {
+        if (refused) tokens = 0;
+        else {
+          const available = Math.trunc(restGib * GIB);
+          tokens = kvPoolTokens(available, perToken, page, cap);
+          const uncapped = kvPoolTokens(available, perToken, page);
+          if (tokens < uncapped) notes.push("capped");
+        }
+        if (swa) {
+          swaTokens = Math.floor(tokens * ratio);
+          swaTokens -= swaTokens % page;
+        }
+        requests = Math.floor(tokens / ctx);
+        running = tokens ? maxRunningRequests(tokens, ctx, runningGiven, slots) : 0;
+        if (running < maxRunningRequests(tokens, ctx, runningGiven, null)) notes.push("state-capped");
+      }
     }
+
+    notes.push(...layoutProblems(model, tp));
+    if (nativeContext !== null && ctx > nativeContext) notes.push("context-over-native");
+    if (hw.gpus_per_node === null) {
+      if (tp > 1) notes.push("multi-node-unknown");
+    } else if (tp > hw.gpus_per_node) notes.push("multi-node");
+
+    if (bounds.length) notes.push("bounds");
+    const bounded = [];
+    if (bounds.includes("reported-memory")) {
+      bounded.push("gpu");
+      if (freeGib === null) bounded.push("free");
+    }
+    if (fractionBounded && fraction !== null) bounded.push("fraction");
+    if (bounded.includes("free") || bounded.includes("fraction")) bounded.push("static", "rest", "budget", "state", "kv-pool");
+    if (bounds.includes("state-dtype") || bounds.includes("state-shape")) bounded.push("state", "kv-pool");
+    if (bounds.length) bounded.push("max-tokens", "swa-tokens", "requests", "running");
+    if (bounds.includes("platform") || bounds.includes("architecture")) bounded.push("page");
     return {
       model: model.id,
       hardware: hw.id,
-      weights_dtype: weights.id,
+      weights_dtype: weightsDtype.id,
       kv_dtype: kv.id,
       tp,
       ep,
-      mem_fraction_static: fraction,
-      page_size: pageSize,
-      max_total_tokens: cap,
-      swa_full_tokens_ratio: ratio,
       context: ctx,
       context_native: nativeContext,
-      gpu_bytes: gpu,
+      platform,
+      attention_backend: chosen.attention,
+      page_size: page,
+      page_size_given: pageGiven !== null,
+      mem_fraction_given: given,
+      mem_fraction_default: def,
+      aiter_scaled: aiter && fraction !== null,
+      mem_fraction_static: fraction,
+      max_total_tokens: cap,
+      max_running_requests_given: runningGiven,
+      swa_full_tokens_ratio: ratio,
+      nominal_gb: hw.memory_gb,
+      device_mib: device ? device.mib : null,
+      free_given: freeGib !== null,
+      free_bytes: free,
       static_bytes: fixed,
       rest_bytes: rest,
+      mm_reserve_bytes: mmReserve,
       weights_bytes: total,
+      weights_basis: weightsBasis,
+      weights_formula: weightsFormula,
+      weights_params: weightsParams,
       weights_per_gpu: perGpu,
+      kv_budget_bytes: budget,
+      state_bytes_per_request: smallestState !== null ? smallestState : perRequest,
+      state_slots: slots,
+      state_pool_bytes: statePool,
       kv_pool_bytes: pool,
       kv_bytes_per_token: cell ? cell.bytes_per_token : null,
-      kv_cell_per_gpu: cell ? cell.per_rank_bytes : null,
-      swa_cell_per_gpu: cell ? cell.swa_per_rank_bytes : null,
+      kv_cell_per_gpu: rows,
+      indexer_bytes_per_token: indexer,
+      swa_cell_per_gpu: swa,
       pool_bytes_per_token: perToken,
       max_tokens: tokens,
       swa_tokens: swaTokens,
       max_requests: requests,
+      max_running_requests: running,
+      refused,
+      bounds: BOUND_CODES.filter((code) => bounds.includes(code)),
+      bounded: [...new Set(bounded)],
       missing,
       notes: NOTE_CODES.filter((code) => notes.includes(code)),
     };
   }
 
-  function smallestTp(data, model, hw, weights, fraction, kv = null, minKvTokens = 0, ratio = null) {
-    const swaRatio = ratio ?? data.defaults.swa_full_tokens_ratio;
-    const total = weightBytes(model, weights);
-    const budget = memoryBytes(hw) * fraction;
-    if (minKvTokens && kv === null) throw new Error("a KV headroom in tokens needs the KV dtype");
+  function weightsFit(p) {
+    return p.kv_budget_bytes === null ? null : p.kv_budget_bytes > 0;
+  }
+
+  // opts: mem_fraction_static, min_kv_tokens, context, swa_full_tokens_ratio, free_gib
+  function smallestTp(data, model, hw, weightsDtype, kv, opts = {}) {
+    weights(model, weightsDtype);
+    if ((opts.free_gib ?? null) === null) deviceMemory(hw);
+    const minKvTokens = opts.min_kv_tokens ?? 0;
     for (const tp of data.tp_choices) {
       if (layoutProblems(model, tp).length) continue;
-      const pool = budget - total / tp;
-      if (pool <= 0) continue;
+      const p = plan(data, model, hw, weightsDtype, kv, {
+        tp,
+        mem_fraction_static: opts.mem_fraction_static ?? null,
+        context: opts.context ?? null,
+        swa_full_tokens_ratio: opts.swa_full_tokens_ratio ?? null,
+        free_gib: opts.free_gib ?? null,
+      });
+      if (!weightsFit(p)) continue;
       if (!minKvTokens) return tp;
-      const cell = kvCell(model, kv, tp);
-      const perToken = cell.swa_per_rank_bytes ? cell.per_rank_bytes + swaRatio * cell.swa_per_rank_bytes : cell.per_rank_bytes;
-      if (kvPoolTokens(pool, perToken) >= minKvTokens) return tp;
+      if (p.max_tokens === null) throw new NotPublished(model.id, p.missing.kv || []);
+      if (p.max_tokens >= minKvTokens) return tp;
     }
     return null;
   }
 
-  function autoTp(data, model, hw, weights, kv, fraction, context = null, ratio = null) {
-    const ctx = resolveContext(model, context, data.defaults);
+  // opts: mem_fraction_static, context, swa_full_tokens_ratio, free_gib
+  function autoTp(data, model, hw, weightsDtype, kv, opts = {}) {
+    const ctx = resolveContext(model, opts.context ?? null, data.defaults);
     try {
-      weightBytes(model, weights);
-      memoryBytes(hw);
+      weights(model, weightsDtype);
+      if ((opts.free_gib ?? null) === null) deviceMemory(hw);
     } catch (err) {
       if (!(err instanceof NotPublished)) throw err;
       return { tp: 1, basis: "unknown" };
@@ -322,7 +815,7 @@
     } catch (err) {
       if (!(err instanceof NotPublished)) throw err;
     }
-    const tp = smallestTp(data, model, hw, weights, fraction, kv, headroom, ratio);
+    const tp = smallestTp(data, model, hw, weightsDtype, kv, { ...opts, min_kv_tokens: headroom, context: ctx });
     if (tp === null) {
       const valid = data.tp_choices.filter((t) => !layoutProblems(model, t).length);
       return { tp: Math.max(...valid), basis: "none-fits" };
@@ -335,6 +828,13 @@
     return String(x); // JavaScript prints 1.0 as "1" and 0.85 as "0.85", as launch.number does
   }
 
+  function ruleMaxRunningRequests(model, tp) {
+    for (const rule of model.rule_flags) {
+      if (rule.flag === "--max-running-requests" && (rule.when === "always" || tp === 1)) return Number(rule.value);
+    }
+    return null;
+  }
+
   function launchFlags(data, p, model, kv, path) {
     if (model.id !== p.model) throw new Error(`${model.id}: expected the plan's model (${p.model})`);
     if (kv.id !== p.kv_dtype || kv.engine_kv_value === null) {
@@ -345,20 +845,21 @@
       ["--tp-size", String(p.tp)],
     ];
     if (p.ep > 1) flags.push(["--ep-size", String(p.ep)]);
-    flags.push(["--mem-fraction-static", number(p.mem_fraction_static)]);
+    if (p.mem_fraction_given !== null) flags.push(["--mem-fraction-static", number(p.mem_fraction_given)]);
     flags.push(["--kv-cache-dtype", kv.engine_kv_value]);
     if (p.context_native === null || p.context !== p.context_native) flags.push(["--context-length", String(p.context)]);
-    if (p.page_size > 1) flags.push(["--page-size", String(p.page_size)]);
+    if (p.page_size_given) flags.push(["--page-size", String(p.page_size)]);
     if (p.max_total_tokens !== null) flags.push(["--max-total-tokens", String(p.max_total_tokens)]);
-    if (hasSlidingWindow(model) && p.swa_full_tokens_ratio !== data.defaults.swa_full_tokens_ratio) {
+    if (p.max_running_requests_given !== null) flags.push(["--max-running-requests", String(p.max_running_requests_given)]);
+    if (hasSlidingWindow(model) && p.swa_full_tokens_ratio !== data.engine_defaults.swa_full_tokens_ratio) {
       flags.push(["--swa-full-tokens-ratio", number(p.swa_full_tokens_ratio)]);
     }
     // what kb/rules.yaml requires of this model's commands (launch.rule_flags)
+    const present = new Set(flags.map(([flag]) => flag));
     for (const rule of model.rule_flags) {
+      if (present.has(rule.flag)) continue;
       if (rule.when === "multi-gpu") {
-        if (p.tp > 1 && !flags.some(([flag]) => flag === rule.flag)) {
-          flags.push([rule.flag, rule.value.replace("{tp}", String(p.tp))]);
-        }
+        if (p.tp > 1) flags.push([rule.flag, rule.value.replace("{tp}", String(p.tp))]);
       } else if (rule.when === "always" || p.tp === 1) flags.push([rule.flag, rule.value]);
     }
     return flags;
@@ -455,17 +956,49 @@
     return text.replace(/\{(\w+)\}/g, (whole, name) => (name in values ? String(values[name]) : whole));
   }
 
-  function noteValues(p, model) {
+  function fractionText(x) {
+    return sig(x, 4);
+  }
+
+  function size(n) {
+    return n < 0 ? "-" + binarySize(-n) : binarySize(n);
+  }
+
+  function boundReasons(p, messages) {
+    return p.bounds.map((code) => messages[`planner-bound-${code}`]).join(messages["planner-sep-reasons"]);
+  }
+
+  function noteValues(data, p, model, hw, messages) {
     const c = model.config;
+    const engine = data.engine_defaults;
+    const indexerLayers = dsaIndexerLayers(model);
     return {
       tp: p.tp,
       heads: c.num_attention_heads,
       kv_heads: c.num_key_value_heads,
       sliding: c.layer_types_count.sliding_attention || 0,
+      linear: c.layer_types_count.linear_attention || 0,
       ratio: number(p.swa_full_tokens_ratio),
       topk: c.index_topk,
       context: thousands(p.context),
       native: p.context_native !== null ? thousands(p.context_native) : "",
+      default: p.mem_fraction_default !== null ? fractionText(p.mem_fraction_default) : "",
+      fraction: p.mem_fraction_static !== null ? fractionText(p.mem_fraction_static) : "",
+      nominal: hw.memory_gb !== null ? sig(hw.memory_gb) : "",
+      params: p.weights_params !== null ? thousands(p.weights_params) : "",
+      formula: p.weights_formula || "",
+      mamba_ratio: number(engine.mamba_full_memory_ratio),
+      slots: p.state_slots !== null ? thousands(p.state_slots) : "",
+      mm: thousands(engine.vlm_cache_mib),
+      indexer: p.indexer_bytes_per_token ? thousands(p.indexer_bytes_per_token) : "",
+      indexer_layers: indexerLayers !== null ? indexerLayers : "",
+      row: p.notes.includes("dsa-fp8-layout") ? dsaRow(model, false, 1) : "",
+      compress: c.indexer_compress_ratio || "",
+      page: p.page_size,
+      backend: p.attention_backend || "",
+      gpu: hw.name,
+      per_node: hw.gpus_per_node || "",
+      reasons: boundReasons(p, messages),
     };
   }
 
@@ -479,34 +1012,84 @@
       for (const part of parts) for (const f of p.missing[part] || []) if (!fields.includes(f)) fields.push(f);
       return template(messages["planner-not-published-fields"], { fields: fields.join(", ") });
     };
-    const sized = (value, ...parts) => (value !== null ? gb(value) : unpublished(...parts));
-    const out = {
-      gpu: sized(p.gpu_bytes, "memory"),
-      static: sized(p.static_bytes, "memory"),
-      rest: sized(p.rest_bytes, "memory"),
-      weights: sized(p.weights_bytes, "weights"),
-      "weights-gpu": sized(p.weights_per_gpu, "weights"),
-      "kv-pool": sized(p.kv_pool_bytes, "memory", "weights"),
+    const reasons = boundReasons(p, messages);
+    const shown = (key, text) => {
+      if (!p.bounded.includes(key)) return text;
+      if (key === "max-tokens") return template(messages["planner-bound"], { value: text, reasons });
+      return (key === "rest" ? "≈ " : "≤ ") + text;
     };
+    const sized = (key, value, ...parts) => (value !== null ? shown(key, size(value)) : unpublished(...parts));
+    const everything = ["memory", "weights", "kv"];
+    const out = {};
+    if (p.device_mib === null) out.gpu = unpublished("memory");
+    else {
+      const device = size(p.device_mib * MIB);
+      const nominal = p.nominal_gb !== null ? sig(p.nominal_gb) : "—";
+      const text = p.bounds.includes("reported-memory")
+        ? template(messages["planner-gpu-bound"], { size: device, gb: nominal })
+        : template(messages["planner-gpu-reported"], { size: device, mib: thousands(p.device_mib), gb: nominal });
+      out.gpu = shown("gpu", text);
+    }
+    out.free = sized("free", p.free_bytes, "memory");
+    if (p.mem_fraction_static === null) out.fraction = unpublished("memory");
+    else {
+      const value = fractionText(p.mem_fraction_static);
+      const base = p.mem_fraction_given !== null ? p.mem_fraction_given : p.mem_fraction_default;
+      let text;
+      if (p.aiter_scaled) text = template(messages["planner-fraction-aiter"], { value, base: fractionText(base) });
+      else if (p.mem_fraction_given !== null) text = template(messages["planner-fraction-given"], { value });
+      else text = template(messages["planner-fraction-default"], { value, tp: p.tp });
+      out.fraction = shown("fraction", text);
+    }
+    out.static = sized("static", p.static_bytes, "memory");
+    out.rest = sized("rest", p.rest_bytes, "memory");
+    if (p.weights_bytes === null) {
+      out.weights = out["weights-gpu"] = unpublished("weights");
+    } else {
+      let whole = size(p.weights_bytes);
+      if (p.weights_params !== null) whole = template(messages["planner-weights-formula"], { size: whole, params: thousands(p.weights_params) });
+      out.weights = whole;
+      out["weights-gpu"] = size(p.weights_per_gpu);
+    }
+    out.budget = sized("budget", p.kv_budget_bytes, "memory", "weights");
+    const linearMissing = LINEAR_FIELDS.filter((name) => model.config[name] === null);
+    if (!p.notes.includes("linear-state")) out.state = messages["planner-not-applicable"];
+    else if (p.kv_budget_bytes === null) out.state = unpublished("memory", "weights");
+    else if (linearMissing.length) out.state = template(messages["planner-not-published-fields"], { fields: linearMissing.join(", ") });
+    else if (p.state_pool_bytes === null) out.state = "0";
+    else {
+      const text = template(messages["planner-state-text"], {
+        size: size(p.state_pool_bytes),
+        slots: thousands(p.state_slots),
+        per_request: binarySize(p.state_bytes_per_request),
+      });
+      out.state = shown("state", text);
+    }
+    out["kv-pool"] = sized("kv-pool", p.kv_pool_bytes, "memory", "weights");
     if (p.kv_bytes_per_token === null) {
       out["kv-token"] = out["kv-token-gpu"] = unpublished("kv");
     } else {
       out["kv-token"] = kvText(p.kv_bytes_per_token);
-      out["kv-token-gpu"] = kvText(p.kv_cell_per_gpu);
-      if (p.swa_cell_per_gpu) out["kv-token-gpu"] += ` + ${number(p.swa_full_tokens_ratio)} × SWA ${kvText(p.swa_cell_per_gpu)}`;
+      let text = kvText(p.kv_cell_per_gpu);
+      if (p.indexer_bytes_per_token) text += ` + ${messages["planner-indexer"]} ${kvText(p.indexer_bytes_per_token)}`;
+      if (p.swa_cell_per_gpu) text += ` + ${number(p.swa_full_tokens_ratio)} × SWA ${kvText(p.swa_cell_per_gpu)}`;
+      out["kv-token-gpu"] = text;
     }
-    const everything = ["memory", "weights", "kv"];
-    out["max-tokens"] = p.max_tokens !== null ? thousands(p.max_tokens) : unpublished(...everything);
-    if (!hasSlidingWindow(model)) out["swa-tokens"] = messages["planner-not-applicable"];
-    else if (p.swa_tokens === null) out["swa-tokens"] = unpublished(...everything);
-    else out["swa-tokens"] = thousands(p.swa_tokens);
-    out.requests = p.max_requests !== null ? thousands(p.max_requests) : unpublished(...everything);
-    return out;
+    if (p.page_size_given) out.page = template(messages["planner-page-given"], { page: p.page_size });
+    else if (p.attention_backend === null) out.page = shown("page", String(p.page_size));
+    else out.page = template(messages["planner-page-engine"], { page: p.page_size, backend: p.attention_backend });
+    const counted = (key, value) => (value !== null ? shown(key, thousands(value)) : unpublished(...everything));
+    out["max-tokens"] = counted("max-tokens", p.max_tokens);
+    out["swa-tokens"] = hasSlidingWindow(model) ? counted("swa-tokens", p.swa_tokens) : messages["planner-not-applicable"];
+    out.requests = counted("requests", p.max_requests);
+    out.running = counted("running", p.max_running_requests);
+    return Object.fromEntries(FIGURE_KEYS.map((key) => [key, out[key]]));
   }
 
   // ------------------------------------------------------------------------------------------ the page
   const byId = (list, id) => list.find((item) => item.id === id);
   const DECIMAL = /^(0?\.\d{1,3}|1(\.0{1,3})?|0)$/;
+  const GIB_VALUE = /^\d{1,4}(\.\d{1,3})?$/;
   const INTEGER = /^[1-9]\d{0,9}$/;
 
   function defaultsFor(data, model) {
@@ -517,11 +1100,13 @@
       ep: 1,
       weights: model.weights_dtypes[0],
       kv: data.defaults.kv_dtype,
-      mem: data.defaults.mem_fraction_static,
+      mem: null,
       context: resolveContext(model, null, data.defaults),
-      page: 1,
+      free: null,
+      page: null,
       maxTokens: null,
-      swaRatio: data.defaults.swa_full_tokens_ratio,
+      running: null,
+      swaRatio: data.engine_defaults.swa_full_tokens_ratio,
     };
   }
 
@@ -542,6 +1127,7 @@
       else problems.push([name, raw, base[key] === null ? "—" : String(base[key])]);
     };
     const decimal = (raw) => (DECIMAL.test(raw) ? Number(raw) : undefined);
+    const gib = (raw) => (GIB_VALUE.test(raw) ? Number(raw) : undefined);
     const integer = (raw) => (INTEGER.test(raw) ? Number(raw) : undefined);
     take("gpu", "gpu", (raw) => raw, (v) => Boolean(byId(data.hardware, v)));
     take("tp", "tp", (raw) => (raw === "auto" ? "auto" : integer(raw)), (v) => v === "auto" || data.tp_choices.includes(v));
@@ -550,8 +1136,10 @@
     take("kv-dtype", "kv", (raw) => raw, (v) => Boolean(byId(data.dtypes, v)) && byId(data.dtypes, v).kv);
     take("mem-fraction-static", "mem", decimal, (v) => v > 0 && v < 1);
     take("context", "context", integer, (v) => v >= 1);
+    take("free-gib", "free", gib, (v) => v > 0);
     take("page-size", "page", integer, (v) => v >= 1);
     take("max-total-tokens", "maxTokens", integer, (v) => v >= 1);
+    take("max-running-requests", "running", integer, (v) => v >= 1);
     take("swa-full-tokens-ratio", "swaRatio", decimal, (v) => v > 0 && v <= 1);
     return { state, problems };
   }
@@ -564,11 +1152,13 @@
     if (state.ep !== 1) params.set("ep", String(state.ep));
     params.set("weights-dtype", state.weights);
     params.set("kv-dtype", state.kv);
-    params.set("mem-fraction-static", String(state.mem));
+    if (state.mem !== null) params.set("mem-fraction-static", String(state.mem));
     params.set("context", String(state.context));
-    if (state.page !== 1) params.set("page-size", String(state.page));
+    if (state.free !== null) params.set("free-gib", String(state.free));
+    if (state.page !== null) params.set("page-size", String(state.page));
     if (state.maxTokens !== null) params.set("max-total-tokens", String(state.maxTokens));
-    if (state.swaRatio !== data.defaults.swa_full_tokens_ratio) params.set("swa-full-tokens-ratio", String(state.swaRatio));
+    if (state.running !== null) params.set("max-running-requests", String(state.running));
+    if (state.swaRatio !== data.engine_defaults.swa_full_tokens_ratio) params.set("swa-full-tokens-ratio", String(state.swaRatio));
     return params;
   }
 
@@ -615,13 +1205,20 @@
       const s = this.state;
       const value = target.value.trim();
       this.inputNotes = [];
+      const shownValue = (v) => (v === null ? "—" : v);
       const invalid = (label, fallback) => {
-        this.inputNotes.push(template(this.messages["planner-invalid-input"], { name: label, value, fallback }));
+        this.inputNotes.push(template(this.messages["planner-invalid-input"], { name: label, value, fallback: shownValue(fallback) }));
+      };
+      // an optional number: empty restores the engine's choice
+      const optional = (key, pattern, valid, label) => {
+        if (value === "") s[key] = null;
+        else if (pattern.test(value) && valid(Number(value))) s[key] = Number(value);
+        else invalid(label, s[key]);
       };
       switch (target.name) {
         case "model": {
           const model = byId(this.data.models, value);
-          const keep = { gpu: s.gpu, tp: s.tp, kv: s.kv, mem: s.mem, page: s.page, maxTokens: s.maxTokens, swaRatio: s.swaRatio };
+          const keep = { gpu: s.gpu, tp: s.tp, kv: s.kv, mem: s.mem, free: s.free, page: s.page, maxTokens: s.maxTokens, running: s.running, swaRatio: s.swaRatio };
           this.state = { ...defaultsFor(this.data, model), ...keep };
           if (!model.moe) this.state.ep = 1;
           else this.state.ep = s.tp !== "auto" && s.tp % s.ep === 0 ? s.ep : 1;
@@ -644,21 +1241,23 @@
           s.kv = value;
           break;
         case "mem-fraction-static":
-          if (DECIMAL.test(value) && Number(value) > 0 && Number(value) < 1) s.mem = Number(value);
-          else invalid("--mem-fraction-static", s.mem);
+          optional("mem", DECIMAL, (v) => v > 0 && v < 1, "--mem-fraction-static");
           break;
         case "context":
           if (INTEGER.test(value)) s.context = Number(value);
           else invalid(this.messages["planner-context"], s.context);
           break;
+        case "free-gib":
+          optional("free", GIB_VALUE, (v) => v > 0, this.messages["planner-free-gib"]);
+          break;
         case "page-size":
-          if (INTEGER.test(value)) s.page = Number(value);
-          else invalid("--page-size", s.page);
+          optional("page", INTEGER, () => true, "--page-size");
           break;
         case "max-total-tokens":
-          if (value === "") s.maxTokens = null;
-          else if (INTEGER.test(value)) s.maxTokens = Number(value);
-          else invalid("--max-total-tokens", s.maxTokens === null ? "—" : s.maxTokens);
+          optional("maxTokens", INTEGER, () => true, "--max-total-tokens");
+          break;
+        case "max-running-requests":
+          optional("running", INTEGER, () => true, "--max-running-requests");
           break;
         case "swa-full-tokens-ratio":
           if (DECIMAL.test(value) && Number(value) > 0 && Number(value) <= 1) s.swaRatio = Number(value);
@@ -677,22 +1276,16 @@
       const hw = byId(d.hardware, s.gpu);
       const weights = byId(d.dtypes, s.weights);
       const kv = byId(d.dtypes, s.kv);
+      const options = { mem_fraction_static: s.mem, swa_full_tokens_ratio: s.swaRatio, free_gib: s.free };
       let auto = null;
       let tp = s.tp;
       if (tp === "auto") {
-        auto = autoTp(d, model, hw, weights, kv, s.mem, s.context, s.swaRatio);
+        auto = autoTp(d, model, hw, weights, kv, { ...options, context: s.context });
         tp = auto.tp;
       }
       const ep = tp % s.ep === 0 ? s.ep : 1;
-      const opts = {
-        tp,
-        ep,
-        mem_fraction_static: s.mem,
-        context: s.context,
-        page_size: s.page,
-        max_total_tokens: s.maxTokens,
-        swa_full_tokens_ratio: s.swaRatio,
-      };
+      const running = s.running !== null ? s.running : ruleMaxRunningRequests(model, tp);
+      const opts = { ...options, tp, ep, context: s.context, page_size: s.page, max_total_tokens: s.maxTokens, max_running_requests: running };
       const p = plan(d, model, hw, weights, kv, opts);
       return { model, hw, weights, kv, auto, plan: p };
     }
@@ -702,6 +1295,7 @@
       const s = this.state;
       const m = this.messages;
       const dtype = (id) => byId(d.dtypes, id);
+      const optional = (v) => (v === null ? "" : String(v));
       fillSelect(this.field("model"), d.models.map((x) => [x.id, x.name]), s.model);
       fillSelect(this.field("gpu"), d.hardware.map((x) => [x.id, x.memory_gb !== null ? `${x.name} (${sig(x.memory_gb)} GB)` : x.name]), s.gpu);
       const autoLabel = result.auto ? `${m["planner-tp-auto"]} (${result.auto.tp})` : m["planner-tp-auto"];
@@ -712,10 +1306,18 @@
       this.field("ep").disabled = eps.length < 2;
       fillSelect(this.field("weights-dtype"), result.model.weights_dtypes.map((id) => [id, dtype(id).name]), s.weights);
       fillSelect(this.field("kv-dtype"), d.dtypes.filter((x) => x.kv).map((x) => [x.id, x.name]), s.kv);
-      this.field("mem-fraction-static").value = String(s.mem);
+      const fraction = this.field("mem-fraction-static");
+      fraction.value = optional(s.mem);
+      fraction.placeholder = result.plan.mem_fraction_default !== null ? fractionText(result.plan.mem_fraction_default) : "";
       this.field("context").value = String(s.context);
-      this.field("page-size").value = String(s.page);
-      this.field("max-total-tokens").value = s.maxTokens === null ? "" : String(s.maxTokens);
+      const free = this.field("free-gib");
+      free.value = optional(s.free);
+      free.placeholder = result.plan.device_mib !== null ? sig((result.plan.device_mib * MIB) / GIB, 5) : "";
+      const page = this.field("page-size");
+      page.value = optional(s.page);
+      page.placeholder = result.plan.page_size_given ? "" : String(result.plan.page_size);
+      this.field("max-total-tokens").value = optional(s.maxTokens);
+      this.field("max-running-requests").value = optional(s.running);
       this.field("swa-full-tokens-ratio").value = String(s.swaRatio);
       this.field("swa-full-tokens-ratio").disabled = !hasSlidingWindow(result.model);
     }
@@ -735,39 +1337,49 @@
     render(result) {
       const m = this.messages;
       const p = result.plan;
-      const values = noteValues(p, result.model);
+      const values = noteValues(this.data, p, result.model, result.hw, m);
       // status: what was not valid, how TP was chosen, and whether it fits
       const status = [...this.urlNotes, ...this.inputNotes];
       if (result.auto) status.push(template(m[`planner-auto-${result.auto.basis}`], { ...values, tp: result.auto.tp }));
-      if (p.kv_pool_bytes !== null && p.kv_pool_bytes <= 0) {
+      const noFit = p.kv_budget_bytes !== null && p.kv_budget_bytes <= 0;
+      if (noFit) {
         status.push(
           template(m["planner-weights-do-not-fit"], {
-            weights: gb(p.weights_per_gpu),
-            fraction: number(p.mem_fraction_static),
-            budget: gb(p.static_bytes),
-            short: gb(-p.kv_pool_bytes),
+            weights: size(p.weights_per_gpu),
+            fraction: fractionText(p.mem_fraction_static),
+            budget: size(p.static_bytes),
+            short: size(-p.kv_budget_bytes),
           }),
         );
+      } else if (p.refused && p.state_slots !== null && p.state_slots <= 0) {
+        status.push(m["planner-state-no-room"]);
       } else if (p.max_tokens === 0) {
         status.push(template(m["planner-no-room"], { page: p.page_size }));
       }
       const statusBox = this.root.querySelector(".planner-status");
       statusBox.replaceChildren(...status.map((text) => element("p", {}, text)));
-      statusBox.classList.toggle("planner-warn", p.fits === false || this.urlNotes.length > 0 || this.inputNotes.length > 0 || (p.kv_pool_bytes !== null && p.kv_pool_bytes <= 0));
+      const fits = p.max_tokens === null ? null : p.max_tokens > 0;
+      statusBox.classList.toggle("planner-warn", fits === false || this.urlNotes.length > 0 || this.inputNotes.length > 0 || noFit);
 
       const texts = figureTexts(p, result.model, m);
       const raw = {
-        gpu: p.gpu_bytes,
+        gpu: p.device_mib === null ? null : p.device_mib * MIB,
+        free: p.free_bytes,
+        fraction: p.mem_fraction_static,
         static: p.static_bytes,
         rest: p.rest_bytes,
         weights: p.weights_bytes,
         "weights-gpu": p.weights_per_gpu,
+        budget: p.kv_budget_bytes,
+        state: p.state_pool_bytes,
         "kv-pool": p.kv_pool_bytes,
         "kv-token": p.kv_bytes_per_token,
-        "kv-token-gpu": p.kv_cell_per_gpu,
+        "kv-token-gpu": p.pool_bytes_per_token,
+        page: p.page_size,
         "max-tokens": p.max_tokens,
         "swa-tokens": p.swa_tokens,
         requests: p.max_requests,
+        running: p.max_running_requests,
       };
       for (const cell of this.root.querySelectorAll("[data-figure]")) {
         const key = cell.dataset.figure;
@@ -780,7 +1392,6 @@
       this.renderBar(p);
 
       const notes = p.notes.map((code) => [code, template(m[`planner-note-${code}`], values)]);
-      if (p.tp > 8) notes.push(["multi-node", m["planner-multi-node"]]);
       const list = this.root.querySelector(".planner-notes");
       list.replaceChildren(...notes.map(([code, text]) => element("li", { "data-note": code }, text)));
 
@@ -789,6 +1400,7 @@
       const dtypeName = result.weights.name;
       const pathNote = found.basis === "checkpoint" ? "" : template(m[`planner-path-${found.basis || "none"}`], { dtype: dtypeName, path: found.path || "" });
       this.root.querySelector(".planner-command-note").textContent = pathNote;
+      this.root.querySelector(".planner-command-aiter").textContent = p.aiter_scaled ? m["planner-command-aiter"] : "";
       this.root.querySelector(".planner-basis").textContent = template(m["planner-basis"], { version: this.data.engine.version });
     }
 
@@ -796,19 +1408,24 @@
       const m = this.messages;
       const bar = this.root.querySelector(".planner-bar");
       const legend = this.root.querySelector(".planner-legend");
-      if (p.gpu_bytes === null) {
-        bar.replaceChildren(element("p", {}, template(m["planner-not-published-fields"], { fields: p.missing.memory.join(", ") })));
+      if (p.free_bytes === null || p.static_bytes === null) {
+        bar.replaceChildren(element("p", {}, template(m["planner-not-published-fields"], { fields: (p.missing.memory || []).join(", ") })));
         legend.replaceChildren();
         return;
       }
-      const gpu = p.gpu_bytes;
+      // one GPU's free memory before loading: weights | state pool and reserve | KV pool | the rest
+      const free = p.free_bytes;
       const weights = p.weights_per_gpu;
       const over = weights !== null ? Math.max(0, weights - p.static_bytes) : 0;
+      const reserved = weights !== null && over === 0 ? Math.max(0, p.kv_budget_bytes - p.kv_pool_bytes) + p.mm_reserve_bytes : 0;
       const parts = [];
       if (weights !== null) {
         parts.push(["weights", Math.min(weights, p.static_bytes)]);
         if (over > 0) parts.push(["over", Math.min(over, p.rest_bytes)]);
-        else parts.push(["kv", p.kv_pool_bytes]);
+        else {
+          if (reserved > 0) parts.push(["state", Math.min(reserved, p.static_bytes - weights)]);
+          parts.push(["kv", Math.max(0, p.static_bytes - weights - reserved)]);
+        }
       }
       parts.push(["rest", over > 0 ? Math.max(0, p.rest_bytes - over) : p.rest_bytes]);
       const width = 1000;
@@ -818,30 +1435,30 @@
       svg.append(title);
       let x = 0;
       for (const [kind, bytes] of parts) {
-        const w = (bytes / gpu) * width;
+        const w = (bytes / free) * width;
         svg.append(svgElement("rect", { x, y: 0, width: Math.max(0, w), height: 48, class: `planner-part-${kind}`, "data-part": kind, "data-bytes": bytes }));
         x += w;
       }
       if (weights === null) {
         // weights unknown: the static budget is drawn as one hatched block
-        svg.append(svgElement("rect", { x: 0, y: 0, width: (p.static_bytes / gpu) * width, height: 48, class: "planner-part-unknown", "data-part": "unknown" }));
+        svg.append(svgElement("rect", { x: 0, y: 0, width: (p.static_bytes / free) * width, height: 48, class: "planner-part-unknown", "data-part": "unknown" }));
       }
-      const edge = (p.static_bytes / gpu) * width;
+      const edge = (p.static_bytes / free) * width;
       svg.append(svgElement("line", { x1: edge, x2: edge, y1: 0, y2: 48, class: "planner-edge" }));
       bar.replaceChildren(svg);
-      const labels = { weights: "planner-legend-weights", kv: "planner-legend-kv", rest: "planner-legend-rest", over: "planner-legend-over" };
+      const labels = { weights: "planner-legend-weights", state: "planner-legend-state", kv: "planner-legend-kv", rest: "planner-legend-rest", over: "planner-legend-over" };
       // the legend gives whole amounts; the bar clips what does not fit on the GPU
-      const amounts = { weights: weights, kv: p.kv_pool_bytes, over, rest: p.rest_bytes };
+      const amounts = { weights, state: reserved, kv: p.kv_pool_bytes, over, rest: p.rest_bytes };
       const items = parts.map(([kind]) => {
         const item = element("li", { "data-part": kind });
-        item.append(element("span", { class: `planner-swatch planner-part-${kind}` }), document.createTextNode(`${m[labels[kind]]}: ${gb(amounts[kind])}`));
+        item.append(element("span", { class: `planner-swatch planner-part-${kind}` }), document.createTextNode(`${m[labels[kind]]}: ${size(amounts[kind])}`));
         return item;
       });
       if (weights === null) {
         const fields = p.missing.weights.join(", ");
         const split = template(m["planner-not-published-fields"], { fields });
         const item = element("li", { "data-part": "unknown" });
-        item.append(element("span", { class: "planner-swatch planner-part-unknown" }), document.createTextNode(`${m["planner-legend-weights"]} + ${m["planner-legend-kv"]}: ${gb(p.static_bytes)} · ${split}`));
+        item.append(element("span", { class: "planner-swatch planner-part-unknown" }), document.createTextNode(`${m["planner-legend-weights"]} + ${m["planner-legend-kv"]}: ${size(p.static_bytes)} · ${split}`));
         items.unshift(item);
       }
       legend.replaceChildren(...items);
@@ -868,24 +1485,30 @@
 
   window.HandbookPlanner = {
     NOTE_CODES,
+    BOUND_CODES,
     NotPublished,
+    pyRound,
+    floorDiv,
+    defaultMemFraction,
+    paramCount,
     layerSplit,
     kvCell,
-    weightBytes,
+    weights,
     weightShare,
-    memoryBytes,
+    deviceMemory,
     kvPoolTokens,
     layoutProblems,
     resolveContext,
     plan,
     smallestTp,
     autoTp,
+    ruleMaxRunningRequests,
     launchFlags,
     launchCommand,
     figureTexts,
     noteValues,
     readParams,
-    format: { sig, thousands, binarySize, gb, number },
+    format: { sig, thousands, binarySize, gb, number, size, fractionText },
   };
 
   function boot() {

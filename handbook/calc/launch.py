@@ -12,8 +12,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from handbook.calc.memory import SWA_FULL_TOKENS_RATIO, Plan
+from handbook.calc.memory import Plan, has_sliding_window
 from handbook.calc.recipe_text import MODULES
+from handbook.calc.sizing import engine_defaults
 from handbook.kb.common import flags_in
 from handbook.kb.loader import KB
 from handbook.kb.schema import Dtype, Model
@@ -100,8 +101,12 @@ def number(x: float) -> str:
     return str(int(x)) if float(x).is_integer() else repr(float(x))
 
 
-def has_sliding_window(model: Model) -> bool:
-    return "sliding_attention" in model.config.layer_types_count
+def rule_max_running_requests(rules: Sequence[RuleFlag], tp: int) -> int | None:
+    """The --max-running-requests a rule adds to this TP's command: the plan must size with it too."""
+    for rule in rules:
+        if rule.flag == "--max-running-requests" and (rule.when == "always" or tp == 1):
+            return int(rule.value)
+    return None
 
 
 def launch_flags(
@@ -115,19 +120,27 @@ def launch_flags(
     flags = [("--model-path", path or PLACEHOLDER), ("--tp-size", str(plan.tp))]
     if plan.ep > 1:
         flags.append(("--ep-size", str(plan.ep)))
-    flags.append(("--mem-fraction-static", number(plan.mem_fraction_static)))
+    # the engine's default fraction is left to the engine (it derives it per GPU and TP, and lowers it for
+    # multimodal models only when none is given); a given one is passed on
+    if plan.mem_fraction_given is not None:
+        flags.append(("--mem-fraction-static", number(plan.mem_fraction_given)))
     flags.append(("--kv-cache-dtype", kv.engine_kv_value))
     if plan.context_native is None or plan.context != plan.context_native:
         flags.append(("--context-length", str(plan.context)))
-    if plan.page_size > 1:
+    if plan.page_size_given:
         flags.append(("--page-size", str(plan.page_size)))
     if plan.max_total_tokens is not None:
         flags.append(("--max-total-tokens", str(plan.max_total_tokens)))
-    if has_sliding_window(model) and plan.swa_full_tokens_ratio != SWA_FULL_TOKENS_RATIO:
+    if plan.max_running_requests_given is not None:
+        flags.append(("--max-running-requests", str(plan.max_running_requests_given)))
+    if has_sliding_window(model) and plan.swa_full_tokens_ratio != engine_defaults().swa_full_tokens_ratio:
         flags.append(("--swa-full-tokens-ratio", number(plan.swa_full_tokens_ratio)))
+    present = {flag for flag, _ in flags}
     for rule in rules:
+        if rule.flag in present:
+            continue
         if rule.when == "multi-gpu":
-            if plan.tp > 1 and all(flag != rule.flag for flag, _ in flags):
+            if plan.tp > 1:
                 flags.append((rule.flag, rule.value.replace("{tp}", str(plan.tp))))
         elif rule.when == "always" or plan.tp == 1:
             flags.append((rule.flag, rule.value))

@@ -1,60 +1,49 @@
-"""SGLang's memory arithmetic as code: KV cell size, weights, KV pool, concurrency, the TP that fits.
+"""SGLang's memory arithmetic as code: KV cell size, weights, the KV pool, concurrency, the TP that fits.
 
 Every formula follows SGLang 0.5.23 (the wheel's source, ``sglang/srt/…``; line numbers below are of that
-release) and every input comes from the KB. A figure that needs a field no source gives raises
-``NotPublished`` (strict functions) or is recorded as missing (``plan``), never guessed.
+release) and every input comes from the KB. ``handbook/calc/sizing.py`` holds what the engine decides before
+it sizes the pool (backend, page size, default fraction, indexers, state pool); this module puts it together.
+A figure that needs a field no source gives raises ``NotPublished`` (strict functions) or is recorded as
+missing (``plan``), or, where the rest is known, is computed as an upper bound and says why (``Plan.bounds``).
 
 The KV cell size (bytes per token, per GPU) is ``DefaultPoolConfigurator._compute_cell_size``
 (model_executor/pool_configurator.py:340-535):
   MLA:     (kv_lora_rank + qk_rope_head_dim) × layers × dtype_bytes                         (:379-388)
   MHA/GQA: kv_heads_per_attention_tp_rank × (head_dim + v_head_dim) × layers × dtype_bytes  (:492-498)
 with kv_heads_per_attention_tp_rank = max(1, kv_heads // attn_tp) (configs/model_config.py:1700-1711) and
-v_head_dim = head_dim when the config has none (configs/model_config.py:1352-1355).
-Layers: hybrid linear-attention models count only their full-attention layers (pool_configurator.py:230-236);
-the linear layers' recurrent state lives in a separate per-request pool taken from the same budget first
-(mem_cache/kv_cache_configurator.py:3039-3040, 3229). Sliding-window models get a second pool
+v_head_dim = head_dim when the config has none (configs/model_config.py:1352-1355). DSA models add the
+indexer's cache and, with FP8 on Hopper, store scaled rows (sizing.dsa_row, sizing.dsa_indexer_bytes); Qwen's
+QSA adds its compressed keys (sizing.qsa_indexer_bytes). Layers: hybrid linear-attention models count only
+their full-attention layers (pool_configurator.py:230-236); sliding-window models get a second pool
 (``HybridSWAPoolConfigurator``, pool_configurator.py:656-920): each full-pool token also costs
---swa-full-tokens-ratio (default 0.8, arg_groups/fields/schedule.py:150-161) × the SWA layers' bytes.
+--swa-full-tokens-ratio × the SWA layers' bytes.
 
-The KV pool (mem_cache/kv_cache_configurator.py:2990-3060, pool_configurator.py:637-647):
-  tokens = (free memory before loading × mem_fraction_static − resident weights) / cell size,
-capped by --max-total-tokens (kv_cache_configurator.py:3090-3117) and floored to --page-size.
-Here "free memory before loading" is the accelerator's nominal memory: the real server starts from a little
-less (CUDA context, other processes), so its log's max_total_num_tokens is the final word.
+The budget (mem_cache/kv_cache_configurator.py:_profile_available_bytes:2990-3060), in GiB as the engine
+computes it: rest = (free before loading − weights) − free before loading × (1 − mem_fraction_static)
+− the multimodal reservation; a hybrid linear-attention model's state pool is then taken out of it
+(_handle_max_mamba_cache:3229-3409); tokens = int(rest × 2^30) // cell, floored to the page
+(pool_configurator.py:637-647, 907-916), capped by --max-total-tokens (kv_cache_configurator.py:3090-3117).
+"Free before loading" is what the engine measures before the weights load (distributed/bootstrap.py:
+measure_pre_model_load_memory:193-223); the planner takes the device-reported memory (the hardware's
+memory_mib_reported) unless told the free memory, so the real pool is a little smaller (CUDA context, NCCL).
 
-Where the engine differs from the toolchain note (shared/notes/toolchain.md):
-- the note's ``available_after_weights − total × (1 − mem_fraction_static)``: the engine's "total" is the
-  memory free *before* loading (``pre_model_load_memory``, kv_cache_configurator.py:3007), not the card's
-  total; ``gpu × mem_fraction_static − weights`` is the same budget with the nominal memory for it;
-- the note has one cell size; hybrid sliding-window models pay ratio × their SWA layers per token too
-  (pool_configurator.py:786-803), which ``plan`` includes;
-- DSA models (index_topk in the config) add an indexer cache to the cell (pool_configurator.py:399-409;
-  index_head_dim, which the KB does not hold) and, with FP8 KV on most backends, store per-128 scales and a
-  BF16 rope in each row (mem_cache/kv_cache_configurator.py:3412-3475): ``plan`` notes both, computes neither;
-- hybrid linear-attention models take their state pool, multimodal models a feature reservation, out of the
-  budget before the KV pool (kv_cache_configurator.py:3034-3040): noted, not computed (no KB fields);
-- not modelled: decode context parallelism (KV heads split over tp // dcp, configs/model_config.py:1700-1711),
-  DP attention (attention TP = tp / dp), speculative-decoding draft layers (pool_configurator.py:256-338).
+Not modelled: decode context parallelism, DP attention (attention TP = tp / dp), speculative-decoding draft
+layers (pool_configurator.py:256-338), HiCache, --disable-radix-cache.
 
-Memory sizes are decimal (GB = 10^9 bytes), as accelerator memory is quoted; KiB/MiB/GiB are binary.
+Memory sizes are binary (KiB/MiB/GiB, as SGLang logs them); the vendor's nominal memory is decimal GB.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Literal
 
-from handbook.core.units import GB
+from handbook.calc import params, sizing
+from handbook.calc.sizing import GIB, MIB
 from handbook.kb.schema import Dtype, Hardware, Model
 
 TP_CHOICES = (1, 2, 4, 8, 16, 32, 64)
-
-# The --mem-fraction-static the handbook's own recipes use; tables that size TP assume it, and the planner
-# starts from it (SGLang itself derives a default from the GPU's memory: arg_groups/memory_hook.py:47-68).
-TABLE_MEM_FRACTION = 0.85
-DEFAULT_MEM_FRACTION = TABLE_MEM_FRACTION
-# --swa-full-tokens-ratio when not given (arg_groups/fields/schedule.py:150-161: fallback=0.8).
-SWA_FULL_TOKENS_RATIO = 0.8
 # The planner's context length when the KB publishes no native context for a model (a choice of the
 # planner's, shown as such; chapter 02's examples use 8K).
 DEFAULT_CONTEXT = 8192
@@ -70,7 +59,7 @@ class NotPublished(ValueError):
 
 
 # ------------------------------------------------------------------------------------------- layers
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class LayerSplit:
     """Layers by where their per-token or per-request state lives."""
 
@@ -91,17 +80,17 @@ def layer_split(model: Model) -> LayerSplit:
     counts = dict(c.layer_types_count)
     if "full_attention" in counts:
         return LayerSplit(
-            counts["full_attention"],
-            counts.get("sliding_attention", 0),
-            counts.get("linear_attention", 0),
-            c.num_hidden_layers,
+            full=counts["full_attention"],
+            sliding=counts.get("sliding_attention", 0),
+            linear=counts.get("linear_attention", 0),
+            total=c.num_hidden_layers,
         )
     if c.num_hidden_layers is None:
         raise NotPublished(model, ["num_hidden_layers"])
     if c.full_attention_interval:
         full = c.num_hidden_layers // c.full_attention_interval
-        return LayerSplit(full, 0, c.num_hidden_layers - full, c.num_hidden_layers)
-    return LayerSplit(c.num_hidden_layers, 0, 0, c.num_hidden_layers)
+        return LayerSplit(full=full, sliding=0, linear=c.num_hidden_layers - full, total=c.num_hidden_layers)
+    return LayerSplit(full=c.num_hidden_layers, sliding=0, linear=0, total=c.num_hidden_layers)
 
 
 def _kv_missing(model: Model) -> list[str]:
@@ -126,9 +115,12 @@ def element_bytes(kv_dtype: Dtype) -> int:
 
 
 # ------------------------------------------------------------------------------------------- KV cell
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class KvCell:
-    """Bytes of KV per token: for the whole model, and on one attention-TP rank (what the pool sizes by)."""
+    """Bytes of attention KV per token: for the whole model, and on one attention-TP rank (the pool's row).
+
+    The raw formula, the same on every accelerator; the engine's layout on a given one (DSA's scaled rows,
+    the indexers) is ``plan``'s."""
 
     model: str
     formula: str
@@ -140,7 +132,7 @@ class KvCell:
     replicated: bool = False  # every rank holds the same entry (MLA latent, or fewer KV heads than ranks)
     swa_bytes_per_token: int = 0  # sliding-window layers, all ranks together (their own pool)
     swa_per_rank_bytes: int = 0
-    sparse_indexer: bool = False  # a DSA top-k indexer keeps its own per-token cache, size not published
+    sparse_indexer: bool = False  # a DSA top-k indexer keeps its own per-token cache as well
 
 
 def kv_cell(model: Model, kv_dtype: Dtype, attn_tp: int = 1) -> KvCell:
@@ -161,14 +153,14 @@ def kv_cell(model: Model, kv_dtype: Dtype, attn_tp: int = 1) -> KvCell:
         row = (c.kv_lora_rank + c.qk_rope_head_dim) * size
         # the latent is not split by heads: every attention-TP rank holds the same per-token entry
         return KvCell(
-            model.id,
-            "mla",
-            row * layers.full,
-            layers.full,
-            layers.total or layers.full,
-            elsewhere,
-            row * layers.full,
-            attn_tp > 1,
+            model=model.id,
+            formula="mla",
+            bytes_per_token=row * layers.full,
+            layers_counted=layers.full,
+            layers_total=layers.total or layers.full,
+            elsewhere=elsewhere,
+            per_rank_bytes=row * layers.full,
+            replicated=attn_tp > 1,
             sparse_indexer=c.index_topk is not None,
         )
     heads = c.num_key_value_heads
@@ -177,30 +169,49 @@ def kv_cell(model: Model, kv_dtype: Dtype, attn_tp: int = 1) -> KvCell:
     # SWA layers fall back to the model's heads and head_dim when config.json has no swa_* fields
     # (configs/model_config.py:1357-1365, 1713-1724), as for every SWA model in the KB.
     return KvCell(
-        model.id,
-        "gqa",
-        heads * head_row * layers.full,
-        layers.full,
-        layers.total or layers.full,
-        elsewhere,
-        heads_per_rank * head_row * layers.full,
-        attn_tp > heads,
-        heads * head_row * layers.sliding,
-        heads_per_rank * head_row * layers.sliding,
-        c.index_topk is not None,
+        model=model.id,
+        formula="gqa",
+        bytes_per_token=heads * head_row * layers.full,
+        layers_counted=layers.full,
+        layers_total=layers.total or layers.full,
+        elsewhere=elsewhere,
+        per_rank_bytes=heads_per_rank * head_row * layers.full,
+        replicated=attn_tp > heads,
+        swa_bytes_per_token=heads * head_row * layers.sliding,
+        swa_per_rank_bytes=heads_per_rank * head_row * layers.sliding,
+        sparse_indexer=c.index_topk is not None,
     )
 
 
-def kv_bytes(model: Model, kv_dtype: Dtype, tokens: int) -> int:
-    return kv_cell(model, kv_dtype).bytes_per_token * tokens
-
-
 # ------------------------------------------------------------------------------------------- weights
-def weight_bytes(model: Model, dtype: Dtype) -> float:
-    """Parameters × storage bits (block scales included where the dtype's bits count them)."""
-    if model.params.total_b is None:
+@dataclass(frozen=True, kw_only=True)
+class Weights:
+    total_bytes: float
+    basis: Literal["published", "formula"]
+    formula: str | None  # the parameter count's sum, when it is computed
+    params: int | None  # the parameter count, when it is computed
+
+
+def weights(model: Model, dtype: Dtype) -> Weights:
+    """Parameters × storage bits (block scales included where the dtype's bits count them). The parameter
+    count is the published one, else the architecture formula (handbook.calc.params)."""
+    if model.params.total_b is not None:
+        return Weights(
+            total_bytes=model.params.total_b * 1e9 * dtype.bits / 8,
+            basis="published",
+            formula=None,
+            params=None,
+        )
+    count = params.param_count(model)
+    if count is None:
         raise NotPublished(model, ["params.total_b"])
-    return model.params.total_b * 1e9 * dtype.bits / 8
+    return Weights(
+        total_bytes=count.total * dtype.bits / 8, basis="formula", formula=count.formula, params=count.total
+    )
+
+
+def weight_bytes(model: Model, dtype: Dtype) -> float:
+    return weights(model, dtype).total_bytes
 
 
 def weight_share(total_bytes: float, tp: int, ep: int = 1) -> float:
@@ -219,34 +230,44 @@ def weight_share(total_bytes: float, tp: int, ep: int = 1) -> float:
     return total_bytes / tp
 
 
-def memory_bytes(hw: Hardware) -> float:
-    if hw.memory_gb is None:
-        raise NotPublished(hw, ["memory_gb"])
-    return hw.memory_gb * GB
+# ------------------------------------------------------------------------------------------- memory
+@dataclass(frozen=True, kw_only=True)
+class DeviceMemory:
+    mib: float  # what the engine's capacity query returns (MiB)
+    basis: Literal["reported", "nominal-bound"]  # nominal-bound: the vendor's GB read as GiB, an upper bound
 
 
-# ------------------------------------------------------------------------------------------- KV pool
+def device_memory(hw: Hardware) -> DeviceMemory:
+    """The device-reported memory; where only the vendor's figure is known, that figure read as GiB, which is
+    at least what every card in the KB with both figures reports (tests/test_planner_memory.py checks it)."""
+    if hw.memory_mib_reported is not None:
+        return DeviceMemory(mib=hw.memory_mib_reported, basis="reported")
+    if hw.memory_gb is not None:
+        return DeviceMemory(mib=hw.memory_gb * 1024, basis="nominal-bound")
+    raise NotPublished(hw, ["memory_gb"])
+
+
 def kv_pool_tokens(
     pool_bytes: float,
     bytes_per_token: float,
     page_size: int = 1,
     max_total_tokens: int | None = None,
 ) -> int:
-    """Tokens the KV pool holds: ``floor(pool / cell)``, capped by --max-total-tokens, floored to pages.
+    """Tokens the KV pool holds: ``pool // cell``, floored to pages, capped by --max-total-tokens.
 
     pool_configurator.py:637-647 (DefaultPoolConfigurator.calculate_pool_sizes) and :907-916 (hybrid SWA);
     the cap is ``_apply_token_constraints`` (kv_cache_configurator.py:3090-3117), after which the
-    configurator re-aligns to the page size. A pool with no room left holds 0 tokens (SGLang then refuses
-    to start: "Not enough memory", pool_configurator.py:94-99).
+    configurator re-aligns to the page size. A pool with no room left holds 0 tokens.
     """
     if page_size < 1:
         raise ValueError(f"page_size must be at least 1, got {page_size}")
     if bytes_per_token <= 0:
         raise ValueError(f"bytes per token must be positive, got {bytes_per_token}")
-    tokens = max(0, math.floor(pool_bytes / bytes_per_token)) if pool_bytes > 0 else 0
+    tokens = int(pool_bytes // bytes_per_token) if pool_bytes > 0 else 0
+    tokens = tokens // page_size * page_size
     if max_total_tokens is not None:
         tokens = min(tokens, max_total_tokens)
-    return tokens - tokens % page_size
+    return tokens // page_size * page_size
 
 
 # ------------------------------------------------------------------------------------------- layout
@@ -275,6 +296,10 @@ def has_linear_attention(model: Model) -> bool:
     return "linear_attention" in counts or (model.config.full_attention_interval or 1) > 1
 
 
+def has_sliding_window(model: Model) -> bool:
+    return "sliding_attention" in model.config.layer_types_count
+
+
 def resolve_context(model: Model, context: int | None) -> int:
     """The context a plan uses: the one asked for, else the model's native one, else ``DEFAULT_CONTEXT``."""
     if context is not None:
@@ -287,25 +312,51 @@ def resolve_context(model: Model, context: int | None) -> int:
 # ------------------------------------------------------------------------------------------- plan
 # What a plan can note; handbook/render/planner.py (NOTE_KEYS) and docs/assets/planner.js word each.
 NOTE_CODES = (
+    "bounds",  # some figures are upper bounds (why: Plan.bounds)
+    "default-fraction",  # the engine's default --mem-fraction-static for this GPU and TP
+    "vlm-fraction",  # the default is lowered for a multimodal model's vision encoder
+    "aiter",  # aiter on AMD above 8,192 tokens: the fraction × 0.85, given or not
+    "free-assumed",  # free memory before loading = the device-reported memory
+    "memory-bound",  # the device-reported memory is not published: the vendor's GB read as GiB
+    "weights-formula",  # the parameter count follows from the architecture fields
+    "ple-offload",  # Qwen4-Exp on CUDA keeps its n-gram embedding off the GPU by default
     "kv-heads-replicated",  # attention TP > KV heads: each GPU keeps one KV head
     "mla-replicated",  # the MLA latent is held whole on every attention-TP rank
     "swa-pool",  # sliding-window layers: a second pool, ratio × full tokens
     "linear-state",  # linear-attention layers: a recurrent-state pool taken from the budget first
-    "sparse-indexer",  # DSA indexer cache per token: size not published
-    "dsa-fp8-layout",  # FP8 KV on a DSA model: some backends store scales and a BF16 rope
+    "state-capped",  # max_running_requests capped by the state pool
+    "multimodal-reserve",  # the multimodal reservation taken from the budget
+    "sparse-indexer",  # DSA indexer cache per token, counted
+    "dsa-fp8-layout",  # FP8 KV on a DSA model on Hopper: scales and a BF16 rope per row, counted
+    "qsa-indexer",  # Qwen's compressed QSA keys, counted
+    "page-size",  # the engine sets the page size for this backend
     "heads-indivisible",  # TP does not divide the attention heads: SGLang asserts it does
     "kv-heads-indivisible",  # TP and the KV heads do not divide one another: SGLang asserts one does
     "context-over-native",  # longer than the model's native context
     "capped",  # --max-total-tokens is below what the memory would hold
+    "multi-node",  # the TP group is larger than one server of this accelerator
+    "multi-node-unknown",  # GPUs per server are not published for this accelerator
+)
+# Why a figure is an upper bound; handbook/render/planner.py (BOUND_KEYS) and planner.js word each.
+BOUND_CODES = (
+    "reported-memory",  # the device-reported memory is not published
+    "vision-config",  # the vision encoder's size (the default fraction's multimodal factor) is not published
+    "kv-heads",  # the KV heads (AMD's MLA backend, hence aiter's × 0.85) are not published
+    "architecture",  # the architecture (the engine's per-model overrides) is not published
+    "platform",  # the engine's backend choices on this accelerator are not modelled
+    "indexer",  # the DSA indexer's width or schedule is not published
+    "state-dtype",  # the recurrent state's dtype is not published
+    "state-shape",  # the recurrent state's shape is not published
 )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Plan:
     """One GPU of a TP group: how its memory splits, and what the KV pool holds.
 
     A figure whose inputs are not published is None, and ``missing`` says which fields it needs:
-    ``memory`` (the accelerator), ``weights`` (parameter count), ``kv`` (the model's config).
+    ``memory`` (the accelerator), ``weights`` (parameter count), ``kv`` (the model's config). A figure
+    computed from an upper bound is named in ``bounded`` (``bounds`` says why).
     """
 
     model: str
@@ -314,31 +365,54 @@ class Plan:
     kv_dtype: str
     tp: int
     ep: int
-    mem_fraction_static: float
-    page_size: int
-    max_total_tokens: int | None  # --max-total-tokens, when given
-    swa_full_tokens_ratio: float
     context: int
     context_native: int | None
-    gpu_bytes: float | None
-    static_bytes: float | None  # gpu × mem_fraction_static: weights + KV pool
-    rest_bytes: float | None  # gpu × (1 − mem_fraction_static): activations and CUDA graph buffers
+    platform: str | None
+    attention_backend: str | None
+    page_size: int
+    page_size_given: bool
+    mem_fraction_given: float | None  # --mem-fraction-static as given; None: the engine's default
+    mem_fraction_default: float | None  # the engine's default for this GPU and TP (multimodal factor in)
+    aiter_scaled: bool  # × 0.85 for aiter above 8,192 tokens
+    mem_fraction_static: float | None  # what sizes the pool; None: not computable
+    max_total_tokens: int | None  # --max-total-tokens, when given
+    max_running_requests_given: int | None  # --max-running-requests, when given
+    swa_full_tokens_ratio: float
+    nominal_gb: float | None  # the vendor's figure
+    device_mib: float | None  # the device-reported memory (or its bound)
+    free_given: bool
+    free_bytes: float | None  # free memory before loading
+    static_bytes: float | None  # free × fraction: weights + reservations + pools
+    rest_bytes: float | None  # free × (1 − fraction): activations and CUDA graph buffers
+    mm_reserve_bytes: float  # the multimodal reservation (0 for text models)
     weights_bytes: float | None  # the whole model
+    weights_basis: str | None  # "published" | "formula"
+    weights_formula: str | None
+    weights_params: int | None  # the formula's parameter count, when it is computed
     weights_per_gpu: float | None
-    kv_pool_bytes: float | None  # static − weights per GPU; negative when the weights do not fit
-    kv_bytes_per_token: int | None  # the whole model, full-attention layers
-    kv_cell_per_gpu: int | None  # one GPU, full-attention layers
+    kv_budget_bytes: float | None  # static − weights − reservation; ≤ 0: the weights do not fit
+    state_bytes_per_request: int | None  # one request's state on one GPU (dtype unknown: the smallest)
+    state_slots: int | None  # max_mamba_cache_size
+    state_pool_bytes: float | None
+    kv_pool_bytes: float | None  # what the token pool gets (after the state pool)
+    kv_bytes_per_token: int | None  # the model's attention KV, all ranks (the raw formula)
+    kv_cell_per_gpu: int | None  # one GPU's attention rows per token, in the engine's layout
+    indexer_bytes_per_token: int | None  # one GPU's DSA/QSA indexer cache per token (0 without one)
     swa_cell_per_gpu: int | None  # one GPU, sliding-window layers (0 without any)
-    pool_bytes_per_token: float | None  # what one token of max_tokens costs one GPU, SWA share included
+    pool_bytes_per_token: float | None  # what one token of max_tokens costs one GPU, all of it
     max_tokens: int | None
     swa_tokens: int | None  # tokens of the SWA pool, when the model has one
     max_requests: int | None  # requests of ``context`` tokens the pool holds at once
+    max_running_requests: int | None  # the engine's max_running_requests
+    refused: bool  # SGLang refuses to start (nothing left after the weights or the state pool)
+    bounds: tuple[str, ...]  # BOUND_CODES that apply
+    bounded: tuple[str, ...]  # the figures (planner figure keys) computed from a bound
     missing: dict[str, tuple[str, ...]]
     notes: tuple[str, ...]
 
     @property
     def weights_fit(self) -> bool | None:
-        return None if self.kv_pool_bytes is None else self.kv_pool_bytes > 0
+        return None if self.kv_budget_bytes is None else self.kv_budget_bytes > 0
 
     @property
     def fits(self) -> bool | None:
@@ -347,172 +421,366 @@ class Plan:
 
     @property
     def shortfall_bytes(self) -> float | None:
-        """By how much one GPU's weight share exceeds the static budget (0 when it fits)."""
-        return None if self.kv_pool_bytes is None else max(0.0, -self.kv_pool_bytes)
+        """By how much one GPU's weight share exceeds its static budget (0 when it fits)."""
+        return None if self.kv_budget_bytes is None else max(0.0, -self.kv_budget_bytes)
 
 
 def plan(
     model: Model,
     hw: Hardware,
-    weights: Dtype,
+    weights_dtype: Dtype,
     kv: Dtype,
     tp: int,
-    mem_fraction_static: float = DEFAULT_MEM_FRACTION,
+    *,
+    mem_fraction_static: float | None = None,
     context: int | None = None,
-    page_size: int = 1,
+    page_size: int | None = None,
     max_total_tokens: int | None = None,
     ep: int = 1,
-    swa_full_tokens_ratio: float = SWA_FULL_TOKENS_RATIO,
+    swa_full_tokens_ratio: float | None = None,
+    free_gib: float | None = None,
+    max_running_requests: int | None = None,
 ) -> Plan:
     """SGLang's KV-pool sizing for one GPU of a TP group (see the module's docstring for the sources).
 
-    ``context`` defaults to the model's native context, else ``DEFAULT_CONTEXT``. Raises ``ValueError``
-    for impossible inputs; unpublished inputs leave their figures None and are listed in ``missing``.
+    ``mem_fraction_static`` None: the engine's default for this GPU and TP. ``page_size`` None: the engine's
+    for the backend it resolves. ``free_gib``: free memory before loading as SGLang logs it ("Load weight
+    begin. avail mem=… GB", GiB); None: the device-reported memory. ``context`` defaults to the model's
+    native context, else ``DEFAULT_CONTEXT``. Raises ``ValueError`` for impossible inputs.
     """
-    if not 0 < mem_fraction_static < 1:
+    defaults = sizing.engine_defaults()
+    ratio = defaults.swa_full_tokens_ratio if swa_full_tokens_ratio is None else swa_full_tokens_ratio
+    if mem_fraction_static is not None and not 0 < mem_fraction_static < 1:
         raise ValueError(f"mem_fraction_static must be in (0, 1), got {mem_fraction_static}")
-    if not 0 < swa_full_tokens_ratio <= 1:
-        raise ValueError(f"swa_full_tokens_ratio must be in (0, 1], got {swa_full_tokens_ratio}")
+    if not 0 < ratio <= 1:
+        raise ValueError(f"swa_full_tokens_ratio must be in (0, 1], got {ratio}")
     if max_total_tokens is not None and max_total_tokens < 1:
         raise ValueError(f"max_total_tokens must be at least 1, got {max_total_tokens}")
-    if page_size < 1:
+    if max_running_requests is not None and max_running_requests < 1:
+        raise ValueError(f"max_running_requests must be at least 1, got {max_running_requests}")
+    if page_size is not None and page_size < 1:
         raise ValueError(f"page_size must be at least 1, got {page_size}")
-    if "weights" not in weights.use:
-        raise ValueError(f"{weights.id} is not a weights dtype")
+    if free_gib is not None and free_gib <= 0:
+        raise ValueError(f"free memory must be positive, got {free_gib}")
+    if "weights" not in weights_dtype.use:
+        raise ValueError(f"{weights_dtype.id} is not a weights dtype")
     kv_size = element_bytes(kv)  # validates the KV dtype
     weight_share(0.0, tp, ep)  # validates tp and ep
     native = model.context.native if model.context else None
     ctx = resolve_context(model, context)
+    c = model.config
     missing: dict[str, tuple[str, ...]] = {}
     notes: list[str] = []
+    bounds: list[str] = []
 
-    gpu = static = rest = None
+    # ---- what the engine resolves: platform, backend, page size
+    platform = sizing.platform_of(hw)
+    chosen = sizing.backend(model, platform, tp, kv)
+    bounds += chosen.unknown
+    page = chosen.page_size if page_size is None else page_size
+    if page_size is None and page > 1:
+        notes.append("page-size")
+
+    # ---- the fraction: given, or the engine's default for this GPU and TP
+    device = None
     try:
-        gpu = memory_bytes(hw)
-        static, rest = gpu * mem_fraction_static, gpu * (1 - mem_fraction_static)
+        device = device_memory(hw)
     except NotPublished as exc:
         missing["memory"] = tuple(exc.missing)
+    fraction_bounded = False
+    default = None
+    if device is not None:
+        default = sizing.default_mem_fraction(device.mib, tp)
+        if sizing.is_multimodal(model):
+            vision = c.vision_config
+            default = sizing.vlm_fraction(
+                default, vision.hidden_size if vision else None, vision.num_hidden_layers if vision else None
+            )
+            if mem_fraction_static is None:
+                notes.append("vlm-fraction")
+                if vision is None:
+                    bounds.append("vision-config")
+                    fraction_bounded = True
+        if device.basis == "nominal-bound" and (free_gib is None or mem_fraction_static is None):
+            notes.append("memory-bound")
+            bounds.append("reported-memory")
+            fraction_bounded = fraction_bounded or mem_fraction_static is None
+    fraction = mem_fraction_static if mem_fraction_static is not None else default
+    if mem_fraction_static is None and default is not None:
+        notes.append("default-fraction")
+    aiter = chosen.attention == "aiter" and ctx > sizing.AITER_CONTEXT_THRESHOLD
+    if aiter and fraction is not None:
+        # attention_hook.py:handle_attention_backend_compatibility:244-268 (a given fraction too, unless
+        # SGLANG_AITER_HONOR_EXPLICIT_MEM_FRACTION is set, off by default)
+        if "architecture" in chosen.unknown:
+            # a per-model override could choose another backend: the unscaled fraction is the bound
+            aiter, fraction_bounded = False, True
+        elif not (mem_fraction_static is not None and defaults.aiter_honors_explicit_fraction):
+            fraction = fraction * sizing.AITER_FRACTION_SCALE
+            notes.append("aiter")
+        else:
+            aiter = False
+    if "kv-heads" in chosen.unknown and ctx > sizing.AITER_CONTEXT_THRESHOLD:
+        fraction_bounded = True  # aiter or triton: the larger fraction (no × 0.85) is the bound
+
+    # ---- free memory before loading, and the budget it gives
+    free = None
+    if free_gib is not None:
+        free = free_gib * GIB
+    elif device is not None:
+        free = device.mib * MIB
+        notes.append("free-assumed")
+    static = rest = None
+    if free is not None and fraction is not None:
+        static, rest = free * fraction, free * (1 - fraction)
+    multimodal = sizing.is_multimodal(model)
+    mm_reserve = defaults.vlm_cache_mib * MIB if multimodal else 0.0
+    if multimodal:
+        notes.append("multimodal-reserve")
+
     total = per_gpu = None
+    weights_basis = weights_formula = weights_params = None
     try:
-        total = weight_bytes(model, weights)
+        w = weights(model, weights_dtype)
+        total, weights_basis, weights_formula, weights_params = w.total_bytes, w.basis, w.formula, w.params
         per_gpu = weight_share(total, tp, ep)
+        if w.basis == "formula":
+            notes.append("weights-formula")
     except NotPublished as exc:
         missing["weights"] = tuple(exc.missing)
+    if sizing.architecture(model) in sizing.QWEN4_EXP and hw.vendor == "nvidia":
+        notes.append("ple-offload")  # arg_groups/model_overrides/qwen4_exp.py:42-48
+
+    # ---- the cell: attention rows in the engine's layout, the indexers, the SWA share
     cell = None
     try:
         cell = kv_cell(model, kv, attn_tp=tp)
     except NotPublished as exc:
         missing["kv"] = tuple(exc.missing)
-
-    c = model.config
+    rows = indexer = swa = per_token = None
     if cell is not None:
+        rows, indexer, swa = cell.per_rank_bytes, 0, cell.swa_per_rank_bytes
         if cell.formula == "mla" and tp > 1:
             notes.append("mla-replicated")
         if cell.formula == "gqa" and tp > c.num_key_value_heads:
             notes.append("kv-heads-replicated")
-        if cell.swa_per_rank_bytes:
+        if swa:
             notes.append("swa-pool")
-    if has_linear_attention(model):
+        if sizing.is_dsa(model):
+            rows = sizing.dsa_row(model, chosen.dsa_raw_layout, kv_size) * cell.layers_counted
+            if not chosen.dsa_raw_layout:
+                notes.append("dsa-fp8-layout")
+            dsa = sizing.dsa_indexer_bytes(model)
+            if dsa is None:
+                bounds.append("indexer")
+            else:
+                indexer = dsa
+                notes.append("sparse-indexer")
+        elif sizing.is_qsa(model):
+            qsa = sizing.qsa_indexer_bytes(model, cell.layers_counted)
+            if qsa is None:
+                bounds.append("indexer")
+            else:
+                indexer = qsa
+                notes.append("qsa-indexer")
+        # hybrid SWA: each full-pool token also pays ratio × the SWA layers (pool_configurator.py:786-803)
+        per_token = rows + indexer + ratio * swa if swa else rows + indexer
+
+    # ---- the state pool of linear-attention layers
+    linear = has_linear_attention(model)
+    state_shape_known = linear and all(getattr(c, n) is not None for n in sizing.LINEAR_FIELDS)
+    per_request = smallest_state = None
+    if linear:
         notes.append("linear-state")
-    if c.index_topk is not None:
-        notes.append("sparse-indexer")
-        if model.attention.kv_formula == "mla" and kv_size == 1:
-            notes.append("dsa-fp8-layout")
+        if not state_shape_known:
+            bounds.append("state-shape")
+        else:
+            linear_layers = layer_split(model).linear
+            ssm = c.mamba_ssm_dtype
+            if ssm is None:
+                # unknown: the float32 state (the engine's default, configs/mamba_utils.py:47-107) is the
+                # largest, a 2-byte one the smallest; each bounds one side
+                bounds.append("state-dtype")
+                per_request = sizing.state_bytes_per_request(model, linear_layers, tp, "float32")
+                smallest_state = sizing.state_bytes_per_request(model, linear_layers, tp, "bfloat16")
+            else:
+                per_request = sizing.state_bytes_per_request(model, linear_layers, tp, ssm)
+
+    # ---- the budget (GiB, in the engine's order of operations) and the pools
+    budget = slots = state_pool = pool = None
+    tokens = swa_tokens = requests = running = None
+    refused = False
+    if free is not None and fraction is not None and per_gpu is not None:
+        pre = free / GIB
+        after = pre - per_gpu / GIB
+        rest_gib = after - pre * (1 - fraction) - mm_reserve / GIB
+        budget = rest_gib * GIB
+        if linear and rest_gib > 0:
+            r = defaults.mamba_full_memory_ratio
+            share = rest_gib * r / (1 + r)
+            if per_request is None:
+                # K ≥ 1 needs two slots within the share: the token pool keeps less than half of it more
+                rest_gib = rest_gib - share / 2
+            elif smallest_state is not None:
+                # slots (K + 1) × state lie within one state of the share: the token pool keeps less than
+                # the largest state more; the smallest state gives the most slots
+                slots = sizing.state_slots(rest_gib, smallest_state, r)
+                state_pool = share * GIB
+                rest_gib = rest_gib - share + per_request / GIB
+            else:
+                slots = sizing.state_slots(rest_gib, per_request, r)
+                state_pool = (slots + 1) * per_request
+                rest_gib = rest_gib - state_pool / GIB
+        refused = rest_gib <= 0 or (slots is not None and slots <= 0)
+        pool = max(0.0, rest_gib * GIB) if not refused else 0.0
+        if per_token is not None:
+            if refused:
+                tokens = 0
+            else:
+                available = int(rest_gib * GIB)
+                tokens = kv_pool_tokens(available, per_token, page, max_total_tokens)
+                uncapped = kv_pool_tokens(available, per_token, page)
+                if tokens < uncapped:
+                    notes.append("capped")
+            if swa:
+                # swa_tokens = align_page_size(int(full_tokens × ratio)) (pool_configurator.py:879-881)
+                swa_tokens = math.floor(tokens * ratio)
+                swa_tokens -= swa_tokens % page
+            requests = tokens // ctx
+            running = sizing.max_running_requests(tokens, ctx, max_running_requests, slots) if tokens else 0
+            if running < sizing.max_running_requests(tokens, ctx, max_running_requests, None):
+                notes.append("state-capped")
+
     notes += layout_problems(model, tp)
     if native is not None and ctx > native:
         notes.append("context-over-native")
+    if hw.gpus_per_node is None:
+        if tp > 1:
+            notes.append("multi-node-unknown")
+    elif tp > hw.gpus_per_node:
+        notes.append("multi-node")
 
-    pool = per_token = tokens = swa_tokens = requests = None
-    if static is not None and per_gpu is not None:
-        pool = static - per_gpu
-    if cell is not None:
-        # hybrid SWA: each full-pool token also pays ratio × the SWA layers (pool_configurator.py:786-803)
-        per_token = (
-            cell.per_rank_bytes + swa_full_tokens_ratio * cell.swa_per_rank_bytes
-            if cell.swa_per_rank_bytes
-            else cell.per_rank_bytes
-        )
-    if pool is not None and per_token is not None:
-        uncapped = kv_pool_tokens(pool, per_token, page_size)
-        tokens = kv_pool_tokens(pool, per_token, page_size, max_total_tokens)
-        if tokens < uncapped:
-            notes.append("capped")
-        if cell.swa_per_rank_bytes:
-            # swa_tokens = align_page_size(int(full_tokens × ratio)) (pool_configurator.py:879-881)
-            swa_tokens = math.floor(tokens * swa_full_tokens_ratio)
-            swa_tokens -= swa_tokens % page_size
-        requests = tokens // ctx
+    # ---- which figures a bound reaches
+    if bounds:
+        notes.append("bounds")
+    bounded: list[str] = []
+    memory_bounded = "reported-memory" in bounds
+    if memory_bounded:
+        bounded.append("gpu")
+        if free_gib is None:
+            bounded.append("free")
+    if fraction_bounded and fraction is not None:
+        bounded.append("fraction")
+    if "free" in bounded or "fraction" in bounded:
+        bounded += ["static", "rest", "budget", "state", "kv-pool"]
+    if {"state-dtype", "state-shape"} & set(bounds):
+        bounded += ["state", "kv-pool"]
+    if bounds:
+        bounded += ["max-tokens", "swa-tokens", "requests", "running"]
+    if "platform" in bounds or "architecture" in bounds:
+        bounded.append("page")
     return Plan(
-        model.id,
-        hw.id,
-        weights.id,
-        kv.id,
-        tp,
-        ep,
-        mem_fraction_static,
-        page_size,
-        max_total_tokens,
-        swa_full_tokens_ratio,
-        ctx,
-        native,
-        gpu,
-        static,
-        rest,
-        total,
-        per_gpu,
-        pool,
-        cell.bytes_per_token if cell else None,
-        cell.per_rank_bytes if cell else None,
-        cell.swa_per_rank_bytes if cell else None,
-        per_token,
-        tokens,
-        swa_tokens,
-        requests,
-        missing,
-        tuple(code for code in NOTE_CODES if code in notes),
+        model=model.id,
+        hardware=hw.id,
+        weights_dtype=weights_dtype.id,
+        kv_dtype=kv.id,
+        tp=tp,
+        ep=ep,
+        context=ctx,
+        context_native=native,
+        platform=platform,
+        attention_backend=chosen.attention,
+        page_size=page,
+        page_size_given=page_size is not None,
+        mem_fraction_given=mem_fraction_static,
+        mem_fraction_default=default,
+        aiter_scaled=aiter and fraction is not None,
+        mem_fraction_static=fraction,
+        max_total_tokens=max_total_tokens,
+        max_running_requests_given=max_running_requests,
+        swa_full_tokens_ratio=ratio,
+        nominal_gb=hw.memory_gb,
+        device_mib=device.mib if device else None,
+        free_given=free_gib is not None,
+        free_bytes=free,
+        static_bytes=static,
+        rest_bytes=rest,
+        mm_reserve_bytes=mm_reserve,
+        weights_bytes=total,
+        weights_basis=weights_basis,
+        weights_formula=weights_formula,
+        weights_params=weights_params,
+        weights_per_gpu=per_gpu,
+        kv_budget_bytes=budget,
+        state_bytes_per_request=smallest_state if smallest_state is not None else per_request,
+        state_slots=slots,
+        state_pool_bytes=state_pool,
+        kv_pool_bytes=pool,
+        kv_bytes_per_token=cell.bytes_per_token if cell else None,
+        kv_cell_per_gpu=rows,
+        indexer_bytes_per_token=indexer,
+        swa_cell_per_gpu=swa,
+        pool_bytes_per_token=per_token,
+        max_tokens=tokens,
+        swa_tokens=swa_tokens,
+        max_requests=requests,
+        max_running_requests=running,
+        refused=refused,
+        bounds=tuple(code for code in BOUND_CODES if code in bounds),
+        bounded=tuple(dict.fromkeys(bounded)),
+        missing=missing,
+        notes=tuple(code for code in NOTE_CODES if code in notes),
     )
 
 
 def smallest_tp(
     model: Model,
     hw: Hardware,
-    weights: Dtype,
-    mem_fraction_static: float = DEFAULT_MEM_FRACTION,
-    kv: Dtype | None = None,
+    weights_dtype: Dtype,
+    kv: Dtype,
+    *,
+    mem_fraction_static: float | None = None,
     min_kv_tokens: int = 0,
-    swa_full_tokens_ratio: float = SWA_FULL_TOKENS_RATIO,
+    context: int | None = None,
+    swa_full_tokens_ratio: float | None = None,
+    free_gib: float | None = None,
 ) -> int | None:
-    """The smallest power-of-two TP whose weight share fits inside mem_fraction_static, with KV headroom.
+    """The smallest power-of-two TP whose plan starts, with KV headroom.
 
-    ``min_kv_tokens`` is the stated headroom: the KV pool of each GPU must also hold that many tokens (with
-    ``kv``, sized as ``plan`` sizes it). 0 asks only that the weights fit. TPs that SGLang refuses for the
-    model's heads (``layout_problems``) are skipped. None: no TP up to 64 does. Raises ``NotPublished``
-    when an input it needs is unknown.
+    ``min_kv_tokens`` is the stated headroom: each GPU's KV pool must also hold that many tokens. 0 asks only
+    that the weights fit the static budget. TPs that SGLang refuses for the model's heads
+    (``layout_problems``) are skipped. None: no TP up to 64 does. Raises ``NotPublished`` when the weights
+    or the memory are unknown (or, with headroom, the KV).
     """
-    total = weight_bytes(model, weights)
-    budget = memory_bytes(hw) * mem_fraction_static
-    if min_kv_tokens and kv is None:
-        raise ValueError("a KV headroom in tokens needs the KV dtype")
+    weights(model, weights_dtype)
+    if free_gib is None:
+        device_memory(hw)
     for tp in TP_CHOICES:
         if layout_problems(model, tp):
             continue
-        pool = budget - total / tp
-        if pool <= 0:
+        p = plan(
+            model,
+            hw,
+            weights_dtype,
+            kv,
+            tp,
+            mem_fraction_static=mem_fraction_static,
+            context=context,
+            swa_full_tokens_ratio=swa_full_tokens_ratio,
+            free_gib=free_gib,
+        )
+        if not p.weights_fit:
             continue
         if not min_kv_tokens:
             return tp
-        cell = kv_cell(model, kv, attn_tp=tp)
-        per_token = (
-            cell.per_rank_bytes + swa_full_tokens_ratio * cell.swa_per_rank_bytes
-            if cell.swa_per_rank_bytes
-            else cell.per_rank_bytes
-        )
-        if kv_pool_tokens(pool, per_token) >= min_kv_tokens:
+        if p.max_tokens is None:
+            raise NotPublished(model, list(p.missing.get("kv", ())))
+        if p.max_tokens >= min_kv_tokens:
             return tp
     return None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class AutoTp:
     tp: int
     # headroom: the smallest TP whose KV pool holds one request of the context;
@@ -525,51 +793,67 @@ class AutoTp:
 def auto_tp(
     model: Model,
     hw: Hardware,
-    weights: Dtype,
+    weights_dtype: Dtype,
     kv: Dtype,
-    mem_fraction_static: float = DEFAULT_MEM_FRACTION,
+    *,
+    mem_fraction_static: float | None = None,
     context: int | None = None,
-    swa_full_tokens_ratio: float = SWA_FULL_TOKENS_RATIO,
+    swa_full_tokens_ratio: float | None = None,
+    free_gib: float | None = None,
 ) -> AutoTp:
     """The TP the planner suggests when none is chosen: room for the weights and one full-length request."""
     ctx = resolve_context(model, context)
     try:
-        weight_bytes(model, weights)
-        memory_bytes(hw)
+        weights(model, weights_dtype)
+        if free_gib is None:
+            device_memory(hw)
     except NotPublished:
-        return AutoTp(1, "unknown")
+        return AutoTp(tp=1, basis="unknown")
     try:
         kv_cell(model, kv)
         headroom, basis = ctx, "headroom"
     except NotPublished:
         headroom, basis = 0, "weights-only"
-    tp = smallest_tp(model, hw, weights, mem_fraction_static, kv, headroom, swa_full_tokens_ratio)
+    tp = smallest_tp(
+        model,
+        hw,
+        weights_dtype,
+        kv,
+        mem_fraction_static=mem_fraction_static,
+        min_kv_tokens=headroom,
+        context=ctx,
+        swa_full_tokens_ratio=swa_full_tokens_ratio,
+        free_gib=free_gib,
+    )
     if tp is None:
-        return AutoTp(max(t for t in TP_CHOICES if not layout_problems(model, t)), "none-fits")
-    return AutoTp(tp, basis)
+        return AutoTp(tp=max(t for t in TP_CHOICES if not layout_problems(model, t)), basis="none-fits")
+    return AutoTp(tp=tp, basis=basis)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class TpCell:
     dtype: str
     hardware: str
-    tp: int | None  # smallest power-of-two TP that fits; None: no TP up to 64 does, or memory unknown
+    tp: int | None  # smallest power-of-two TP whose weights fit; None: no TP up to 64 does, or memory unknown
     stated_tp: int | None
     weights_per_gpu: float | None
-    kv_budget_per_gpu: float | None  # what mem_fraction_static leaves for the KV pool on each GPU
+    kv_budget_per_gpu: float | None  # what the engine's budget leaves after the weights on each GPU
+    at_least: bool  # the budget is an upper bound (memory or fraction unknown), so the TP is a lower bound
 
     @property
     def agrees(self) -> bool:
-        return self.stated_tp is None or self.stated_tp == self.tp
+        if self.stated_tp is None:
+            return True
+        return self.stated_tp >= self.tp if self.at_least and self.tp else self.stated_tp == self.tp
 
 
 def tp_table(
-    model: Model,
-    dtypes: dict[str, Dtype],
-    hardware: dict[str, Hardware],
-    mem_fraction_static: float = TABLE_MEM_FRACTION,
+    model: Model, dtypes: dict[str, Dtype], hardware: dict[str, Hardware], kv: Dtype | None = None
 ) -> list[TpCell]:
-    """Precision × accelerator → smallest TP, for every precision with a stated hardware table."""
+    """Precision × accelerator → smallest TP whose weights fit the engine's own budget (its default
+    --mem-fraction-static for that GPU and TP, the device-reported memory), for every precision with a
+    stated hardware table. ``kv`` (default: the first KV dtype) only matters to DSA models' page size."""
+    kv = kv or next(d for d in dtypes.values() if "kv" in d.use)
     cells = []
     for precision in model.precisions:
         if not precision.stated_tp:
@@ -577,8 +861,20 @@ def tp_table(
         dtype = dtypes[precision.dtype]
         for hw_id, stated in precision.stated_tp.items():
             hw = hardware[hw_id]
-            tp = smallest_tp(model, hw, dtype, mem_fraction_static) if hw.memory_gb else None
-            share = weight_bytes(model, dtype) / tp if tp else None
-            budget = memory_bytes(hw) * mem_fraction_static - share if share is not None else None
-            cells.append(TpCell(precision.dtype, hw_id, tp, stated, share, budget))
+            try:
+                tp = smallest_tp(model, hw, dtype, kv)
+            except NotPublished:
+                tp = None
+            p = plan(model, hw, dtype, kv, tp) if tp else None
+            cells.append(
+                TpCell(
+                    dtype=precision.dtype,
+                    hardware=hw_id,
+                    tp=tp,
+                    stated_tp=stated,
+                    weights_per_gpu=p.weights_per_gpu if p else None,
+                    kv_budget_per_gpu=p.kv_budget_bytes if p else None,
+                    at_least=bool(p and "budget" in p.bounded),
+                )
+            )
     return cells

@@ -7,29 +7,49 @@ KB alone (no dates, no language), so both language builds write the same bytes, 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
 
-from handbook.calc import memory
+from handbook.calc import memory, sizing
 from handbook.calc.launch import model_path, rule_flags
+from handbook.core.formatting import json_safe
 from handbook.kb.loader import KB
 from handbook.kb.schema import Model
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 # Where the build writes it, under the site root: both language builds share assets/, beside planner.js.
 PLANNER_DATA_PATH = "assets/planner-data.json"
 
 CONFIG_FIELDS = (
+    "architectures",
     "num_hidden_layers",
     "num_attention_heads",
     "num_key_value_heads",
     "head_dim",
     "v_head_dim",
+    "hidden_size",
     "kv_lora_rank",
     "qk_rope_head_dim",
+    "qk_nope_head_dim",
     "full_attention_interval",
     "index_topk",
+    "index_head_dim",
+    "index_topk_freq",
+    "index_skip_topk_offset",
+    *sizing.LINEAR_FIELDS,
+    "mamba_ssm_dtype",
+    "indexer_n_heads",
+    "indexer_kv_heads",
+    "indexer_head_dim",
+    "indexer_compress_ratio",
+    "vocab_size",
+    "intermediate_size",
+    "moe_intermediate_size",
+    "first_k_dense_replace",
+    "q_lora_rank",
+    "tie_word_embeddings",
 )
 
 
@@ -43,6 +63,8 @@ def weight_dtypes(kb: KB, model: Model) -> list[str]:
 def _model(kb: KB, model: Model) -> dict[str, Any]:
     config: dict[str, Any] = {name: getattr(model.config, name) for name in CONFIG_FIELDS}
     config["layer_types_count"] = dict(sorted(model.config.layer_types_count.items()))
+    vision = model.config.vision_config
+    config["vision_config"] = vision.model_dump() if vision else None
     paths = {}
     for dtype_id in weight_dtypes(kb, model):
         found = model_path(kb, model, dtype_id)
@@ -53,6 +75,11 @@ def _model(kb: KB, model: Model) -> dict[str, Any]:
         "kv_formula": model.attention.kv_formula,
         "config": config,
         "params_total_b": model.params.total_b,
+        "experts": (
+            {"routed": model.experts.routed, "shared": model.experts.shared}
+            if model.experts is not None
+            else None
+        ),
         "moe": model.experts is not None,
         "context_native": model.context.native if model.context else None,
         "weights_dtypes": weight_dtypes(kb, model),
@@ -67,18 +94,20 @@ def kv_dtypes(kb: KB) -> list[str]:
 
 def default_choice(kb: KB) -> tuple[str, str]:
     """The plan the page opens with: the first model and accelerator (KB order) whose automatic TP leaves
-    room for one full-length request, so the first view shows every figure."""
+    room for one full-length request with no figure an upper bound, so the first view shows every figure."""
     kv = kb.dtypes[kv_dtypes(kb)[0]]
     for model in kb.models.values():
         weights = kb.dtypes[weight_dtypes(kb, model)[0]]
         for hw in kb.hardware.values():
-            if memory.auto_tp(model, hw, weights, kv).basis == "headroom":
+            auto = memory.auto_tp(model, hw, weights, kv)
+            if auto.basis == "headroom" and not memory.plan(model, hw, weights, kv, auto.tp).bounds:
                 return model.id, hw.id
     return next(iter(kb.models)), next(iter(kb.hardware))
 
 
 def planner_data(kb: KB) -> dict[str, Any]:
     model_id, hw_id = default_choice(kb)
+    engine = sizing.engine_defaults()
     return {
         "schema_version": SCHEMA_VERSION,
         "engine": {"name": kb.handbook.engine, "version": kb.handbook.engine_version},
@@ -86,11 +115,10 @@ def planner_data(kb: KB) -> dict[str, Any]:
             "model": model_id,
             "hardware": hw_id,
             "kv_dtype": kv_dtypes(kb)[0],
-            "mem_fraction_static": memory.DEFAULT_MEM_FRACTION,
-            "swa_full_tokens_ratio": memory.SWA_FULL_TOKENS_RATIO,
             "context_when_unpublished": memory.DEFAULT_CONTEXT,
-            "page_size": 1,
         },
+        # the engine's own defaults, read from its snapshot (handbook.calc.sizing.engine_defaults)
+        "engine_defaults": dataclasses.asdict(engine),
         "tp_choices": list(memory.TP_CHOICES),
         "dtypes": [
             {
@@ -103,14 +131,25 @@ def planner_data(kb: KB) -> dict[str, Any]:
             }
             for d in kb.dtypes.values()
         ],
-        "hardware": [{"id": h.id, "name": h.name, "memory_gb": h.memory_gb} for h in kb.hardware.values()],
+        "hardware": [
+            {
+                "id": h.id,
+                "name": h.name,
+                "vendor": h.vendor,
+                "architecture": h.architecture,
+                "memory_gb": h.memory_gb,
+                "memory_mib_reported": h.memory_mib_reported,
+                "gpus_per_node": h.gpus_per_node,
+            }
+            for h in kb.hardware.values()
+        ],
         "models": [_model(kb, m) for m in kb.models.values()],
     }
 
 
 def planner_json(kb: KB) -> str:
     """Canonical text: sorted keys, two-space indent, UTF-8 as is, one final newline."""
-    return json.dumps(planner_data(kb), ensure_ascii=False, indent=2, sort_keys=True) + "\n"
+    return json_safe(json.dumps(planner_data(kb), ensure_ascii=False, indent=2, sort_keys=True)) + "\n"
 
 
 def write_planner_data(kb: KB, site_dir: Path) -> Path:

@@ -11,16 +11,25 @@ import sys
 from pathlib import Path
 
 from handbook.calc import memory
-from handbook.calc.launch import model_path, number, suggested_command
+from handbook.calc.launch import model_path, rule_flags, rule_max_running_requests, suggested_command
 from handbook.calc.planner_data import kv_dtypes, weight_dtypes
 from handbook.cli import report
-from handbook.core.formatting import gb, thousands
+from handbook.core.formatting import thousands
 from handbook.core.messages import msg
 from handbook.core.paths import KB_ROOT
 from handbook.core.suggest import closest
 from handbook.core.text import LANGS
 from handbook.kb.loader import KB, KBInvalid, load_kb
-from handbook.render.planner import AUTO_KEYS, FIGURE_KEYS, NOTE_KEYS, PATH_KEYS, figure_texts, note_values
+from handbook.render.planner import (
+    AUTO_KEYS,
+    FIGURE_KEYS,
+    NOTE_KEYS,
+    PATH_KEYS,
+    figure_texts,
+    fraction_text,
+    note_values,
+    size,
+)
 
 
 class BadInput(Exception):
@@ -39,6 +48,7 @@ RULE_KEYS = {
     "ratio": "planner-cli-rule-ratio",
     "positive": "planner-cli-rule-positive",
     "ep": "planner-cli-rule-ep",
+    "free": "planner-cli-rule-free",
 }
 
 
@@ -65,17 +75,25 @@ def _resolve(lang: str, what: str, value: str, choices: dict[str, str]) -> str:
 
 def _check_ranges(args: argparse.Namespace, lang: str) -> None:
     """The numeric flags' ranges, checked before planning so the message names the flag as typed."""
+    fraction, ratio = args.mem_fraction_static, args.swa_full_tokens_ratio
     checks = [
-        ("--mem-fraction-static", args.mem_fraction_static, 0 < args.mem_fraction_static < 1, "fraction"),
-        ("--swa-full-tokens-ratio", args.swa_full_tokens_ratio, 0 < args.swa_full_tokens_ratio <= 1, "ratio"),
+        ("--mem-fraction-static", fraction, fraction is None or 0 < fraction < 1, "fraction"),
+        ("--swa-full-tokens-ratio", ratio, ratio is None or 0 < ratio <= 1, "ratio"),
+        ("--free-gib", args.free_gib, args.free_gib is None or args.free_gib > 0, "free"),
         ("--tp", args.tp, args.tp is None or args.tp >= 1, "positive"),
         ("--ep", args.ep, args.ep >= 1, "positive"),
         ("--context", args.context, args.context is None or args.context >= 1, "positive"),
-        ("--page-size", args.page_size, args.page_size >= 1, "positive"),
+        ("--page-size", args.page_size, args.page_size is None or args.page_size >= 1, "positive"),
         (
             "--max-total-tokens",
             args.max_total_tokens,
             args.max_total_tokens is None or args.max_total_tokens >= 1,
+            "positive",
+        ),
+        (
+            "--max-running-requests",
+            args.max_running_requests,
+            args.max_running_requests is None or args.max_running_requests >= 1,
             "positive",
         ),
     ]
@@ -99,32 +117,40 @@ def run_plan(args: argparse.Namespace, kb: KB) -> int:
     kv = kb.dtypes[_resolve(lang, "kv-dtype", kv_id, {d: kb.dtypes[d].name for d in kv_dtypes(kb)})]
 
     lines, errors = [], []
+    rules = rule_flags(kb, model)
+    options = {
+        "mem_fraction_static": args.mem_fraction_static,
+        "swa_full_tokens_ratio": args.swa_full_tokens_ratio,
+        "free_gib": args.free_gib,
+    }
     try:
         context = memory.resolve_context(model, args.context)
         tp = args.tp
         if tp is None:
-            auto = memory.auto_tp(
-                model, hw, weights, kv, args.mem_fraction_static, context, args.swa_full_tokens_ratio
-            )
+            auto = memory.auto_tp(model, hw, weights, kv, context=context, **options)
             tp = auto.tp
+        running = args.max_running_requests
+        if running is None:  # a rule's flag is in the command: the figures size with it too
+            running = rule_max_running_requests(rules, tp)
         plan = memory.plan(
             model,
             hw,
             weights,
             kv,
             tp,
-            args.mem_fraction_static,
-            context,
-            args.page_size,
-            args.max_total_tokens,
-            args.ep,
-            args.swa_full_tokens_ratio,
+            context=context,
+            page_size=args.page_size,
+            max_total_tokens=args.max_total_tokens,
+            ep=args.ep,
+            max_running_requests=running,
+            **options,
         )
     except ValueError as exc:
         raise BadInput(str(exc)) from None
-    values = note_values(plan, model)
+    values = note_values(plan, model, hw, lang)
 
     ep = f", EP {plan.ep}" if plan.ep > 1 else ""
+    fraction = fraction_text(plan.mem_fraction_static) if plan.mem_fraction_static is not None else "—"
     lines.append(
         msg(
             "planner-cli-plan",
@@ -135,7 +161,7 @@ def run_plan(args: argparse.Namespace, kb: KB) -> int:
             ep=ep,
             weights=weights.name,
             kv=kv.name,
-            fraction=number(plan.mem_fraction_static),
+            fraction=fraction,
             context=thousands(plan.context),
         )
     )
@@ -147,14 +173,14 @@ def run_plan(args: argparse.Namespace, kb: KB) -> int:
     for key, label in FIGURE_KEYS.items():
         lines.append(msg(label, lang, **values) + label_end + texts[key])
     notes = [msg(NOTE_KEYS[code], lang, **values) for code in plan.notes]
-    if plan.tp > 8:
-        notes.append(msg("planner-multi-node", lang))
     if notes:
         lines += ["", msg("planner-notes", lang) + heading_end] + [f"  - {note}" for note in notes]
     found = model_path(kb, model, weights.id)
     lines += ["", msg("planner-command", lang) + heading_end, suggested_command(kb, plan)]
     if found.basis != "checkpoint":
         lines.append(msg(PATH_KEYS[found.basis], lang, dtype=weights.name, path=found.path or ""))
+    if plan.aiter_scaled:
+        lines.append(msg("planner-command-aiter", lang))
     lines += ["", msg("planner-basis", lang, version=kb.handbook.engine_version)]
     print("\n".join(lines))
 
@@ -163,15 +189,17 @@ def run_plan(args: argparse.Namespace, kb: KB) -> int:
             msg(
                 "planner-weights-do-not-fit",
                 lang,
-                weights=gb(plan.weights_per_gpu),
-                fraction=number(plan.mem_fraction_static),
-                budget=gb(plan.static_bytes),
-                short=gb(plan.shortfall_bytes),
+                weights=size(plan.weights_per_gpu),
+                fraction=fraction,
+                budget=size(plan.static_bytes),
+                short=size(plan.shortfall_bytes),
             )
         )
-        fitting = memory.smallest_tp(model, hw, weights, plan.mem_fraction_static)
+        fitting = memory.smallest_tp(model, hw, weights, kv, context=context, **options)
         if fitting is not None:
             errors.append(msg("planner-cli-smallest-tp", lang, tp=fitting))
+    elif plan.refused and plan.state_slots is not None and plan.state_slots <= 0:
+        errors.append(msg("planner-state-no-room", lang))
     elif plan.fits is False:
         errors.append(msg("planner-no-room", lang, page=plan.page_size))
     if errors:
@@ -202,17 +230,26 @@ def configure(plan: argparse.ArgumentParser) -> None:
     plan.add_argument(
         "--mem-fraction-static",
         type=float,
-        default=memory.DEFAULT_MEM_FRACTION,
-        help="SGLang's --mem-fraction-static (default: %(default)s)",
+        help="SGLang's --mem-fraction-static (default: the engine's own for the GPU and TP)",
     )
     plan.add_argument("--context", type=int, help="context length in tokens (default: the model's native)")
-    plan.add_argument("--page-size", type=int, default=1, help="SGLang's --page-size (default: %(default)s)")
+    plan.add_argument(
+        "--free-gib",
+        type=float,
+        help="free GPU memory before loading, GiB, as SGLang logs it (Load weight begin. avail mem=…); "
+        "default: all the memory the device reports",
+    )
+    plan.add_argument("--page-size", type=int, help="SGLang's --page-size (default: the engine's choice)")
     plan.add_argument("--max-total-tokens", type=int, help="SGLang's --max-total-tokens (default: no cap)")
+    plan.add_argument(
+        "--max-running-requests",
+        type=int,
+        help="SGLang's --max-running-requests (default: the engine's estimate)",
+    )
     plan.add_argument(
         "--swa-full-tokens-ratio",
         type=float,
-        default=memory.SWA_FULL_TOKENS_RATIO,
-        help="SGLang's --swa-full-tokens-ratio, for sliding-window models (default: %(default)s)",
+        help="SGLang's --swa-full-tokens-ratio, for sliding-window models (default: the engine's)",
     )
     plan.add_argument(
         "--lang", choices=LANGS, default=LANGS[0], help="output language (default: %(default)s)"

@@ -1,8 +1,9 @@
 """Chapter 02's memory-budget bar, drawn to scale from the planner's plan for one of the handbook's commands.
 
 The command (``RECIPE``) fixes the model, the accelerator, the weights' precision, --tp-size, --ep-size and
---mem-fraction-static; ``handbook.calc.memory.plan`` turns them into one GPU's split: the weights' share,
-the KV pool (the rest of the static budget) and what lies outside it (CUDA graph buffers, activations).
+--mem-fraction-static; ``handbook.calc.memory.plan`` turns them into one GPU's split of its free memory (the
+device-reported memory): the weights' share, the KV pool (the rest of the static budget, the state pool and
+reservations in it) and what lies outside it (CUDA graph buffers, activations).
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from handbook.calc import memory
-from handbook.core.formatting import gb, sig
+from handbook.core.formatting import binary_size, sig
 from handbook.core.messages import msg
 from handbook.core.text import LANGS
 from handbook.diagrams.dot import COLOURS, DiagramError, bold, h, new_graph, width_em
@@ -34,8 +35,8 @@ class Inputs:
     recipe: Recipe
     tp: int
     ep: int
-    fraction: float
-    fraction_stated: bool  # the command gives --mem-fraction-static (else the planner's default)
+    fraction: float | None  # None: the command leaves it to the engine's default
+    fraction_stated: bool  # the command gives --mem-fraction-static
 
 
 def inputs(kb: KB, recipe_id: str = RECIPE) -> Inputs:
@@ -61,7 +62,8 @@ def inputs(kb: KB, recipe_id: str = RECIPE) -> Inputs:
 
     try:
         tp, ep = int(number("--tp-size", "1")), int(number("--ep-size", "1"))
-        fraction = float(number("--mem-fraction-static", str(memory.TABLE_MEM_FRACTION)))
+        stated = number("--mem-fraction-static", "")
+        fraction = float(stated) if stated else None
     except ValueError as exc:
         problems.append(origin.at(("flags",), f"a size flag is not a number ({exc})"))
     if problems:
@@ -78,13 +80,13 @@ def budget_plan(kb: KB, ins: Inputs) -> memory.Plan:
         kb.dtypes[recipe.precision],
         kb.dtypes[KV_DTYPE],
         ins.tp,
-        ins.fraction,
+        mem_fraction_static=ins.fraction,
         ep=ins.ep,
     )
     where = kb.origin(recipe)
-    if plan.weights_per_gpu is None or plan.gpu_bytes is None:
+    if plan.weights_per_gpu is None or plan.free_bytes is None or plan.static_bytes is None:
         raise DiagramError([str(where.at((), f"the plan lacks published inputs: {dict(plan.missing)}"))])
-    if plan.kv_pool_bytes is None or plan.kv_pool_bytes <= 0:
+    if plan.static_bytes <= plan.weights_per_gpu:
         raise DiagramError([str(where.at((), "in its plan the weights do not fit the static budget"))])
     return plan
 
@@ -108,10 +110,11 @@ def draw(kb: KB, lang: str) -> Drawing:
     model = kb.models[plan.model]
     hw = kb.hardware[plan.hardware]
     dtype = kb.dtypes[plan.weights_dtype]
-    gpu = plan.gpu_bytes
+    gpu = plan.free_bytes
+    kv = plan.static_bytes - plan.weights_per_gpu  # the KV pool with the state pool and reservations in it
     segments = [
         (msg("fig-budget-weights", lang), plan.weights_per_gpu, COLOURS["weights"]),
-        (msg("fig-budget-kv", lang), plan.kv_pool_bytes, COLOURS["kv-pool"]),
+        (msg("fig-budget-kv", lang), kv, COLOURS["kv-pool"]),
         (msg("fig-budget-rest-lines", lang), plan.rest_bytes, COLOURS["rest"]),
     ]
     widths = [round(BAR_PT * part / gpu) for _, part, _ in segments]
@@ -120,13 +123,13 @@ def draw(kb: KB, lang: str) -> Drawing:
     if "linear-state" in plan.notes:
         kv_lines.append(msg("fig-budget-kv-linear", lang))
     labels = [
-        [segments[0][0], gb(plan.weights_per_gpu)],
-        [*kv_lines, gb(plan.kv_pool_bytes)],
-        [*segments[2][0].split("\n"), gb(plan.rest_bytes)],
+        [segments[0][0], binary_size(plan.weights_per_gpu)],
+        [*kv_lines, binary_size(kv)],
+        [*segments[2][0].split("\n"), binary_size(plan.rest_bytes)],
     ]
     fraction = sig(plan.mem_fraction_static)
-    static = msg("fig-budget-static", lang, fraction=fraction, size=gb(gpu * plan.mem_fraction_static))
-    rest = msg("fig-budget-remaining", lang, size=gb(plan.rest_bytes))
+    static = msg("fig-budget-static", lang, fraction=fraction, size=binary_size(plan.static_bytes))
+    rest = msg("fig-budget-remaining", lang, size=binary_size(plan.rest_bytes))
     bar = "".join(
         _cell(lines, width, colour, BAR_HEIGHT_PT)
         for lines, width, (_, _, colour) in zip(labels, widths, segments, strict=True)
@@ -138,7 +141,7 @@ def draw(kb: KB, lang: str) -> Drawing:
         f'<TABLE BORDER="0" CELLBORDER="1" CELLSPACING="0" CELLPADDING="{PADDING_PT}" COLOR="#475569">'
         f"<TR>{bar}</TR><TR>{brackets}</TR></TABLE>"
     )
-    title = msg("fig-budget-title", lang, hardware=hw.name, memory=gb(gpu))
+    title = msg("fig-budget-title", lang, hardware=hw.name, memory=binary_size(gpu))
     subtitle = (
         f"{model.name} · {dtype.name} · --tp-size {plan.tp}"
         + (f" · --ep-size {plan.ep}" if plan.ep > 1 else "")
@@ -151,15 +154,15 @@ def draw(kb: KB, lang: str) -> Drawing:
         "recipe": recipe.title[lang],
         "model": model.name,
         "hardware": hw.name,
-        "memory": gb(gpu),
+        "memory": binary_size(gpu),
         "params": sig(model.params.total_b),
         "dtype": dtype.name,
         "bits": sig(dtype.bits),
         "tp": plan.tp,
         "fraction": fraction,
-        "weights": gb(plan.weights_per_gpu),
-        "kv": gb(plan.kv_pool_bytes),
-        "rest": gb(plan.rest_bytes),
+        "weights": binary_size(plan.weights_per_gpu),
+        "kv": binary_size(kv),
+        "rest": binary_size(plan.rest_bytes),
         "default": "" if ins.fraction_stated else msg("fig-budget-default", lang),
     }
     caption = msg("fig-budget-caption", lang, **values)

@@ -55,6 +55,25 @@ class FlagLine(Closed):
     note: Text | None = None
 
 
+def _command_words(value: str) -> str:
+    for part in value.split("…"):  # "…" separates the changed parts of one command
+        try:
+            shlex.split(part)
+        except ValueError as exc:
+            raise ValueError(f"words of a command the shell can read ({exc})") from None
+    return value
+
+
+# Words of a command as typed (a correction's stated and published parts, "…" between parts): the replay
+# and the drift page split them as the shell does, so they must be shell-readable.
+CommandWords = Annotated[
+    str,
+    StringConstraints(strip_whitespace=True, min_length=1),
+    AfterValidator(_command_words),
+    BeforeValidator(filled_in),
+]
+
+
 def flag_line_text(item: str | FlagLine) -> str:
     return item.line if isinstance(item, FlagLine) else item
 

@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, PositiveFloat, PositiveInt, StringConstraints, model_validator
 
 from handbook.core.text import Closed, Label, Neutral, NonEmpty, Text
-from handbook.kb.common import Day, FlagLine, FlagLineText, Id, flags_in, rule_error
+from handbook.kb.common import CommandWords, Day, FlagLine, FlagLineText, Id, flags_in, rule_error
 from handbook.kb.kinds import FlagUse, Ref
 from handbook.kb.texts import Quoted, ValueOf
 
@@ -55,7 +55,10 @@ class Source(Closed):
     """Where facts come from. File: ``kb/sources/<id>.yaml``."""
 
     id: Id
-    kind: Literal["handbook", "docs", "cookbook", "model-config", "wheel", "spec", "vendor", "registry"]
+    # report: a public issue, startup log or benchmark submission (what a device or an engine printed)
+    kind: Literal[
+        "handbook", "docs", "cookbook", "model-config", "wheel", "spec", "vendor", "registry", "report"
+    ]
     title: Text
     url: Annotated[str, StringConstraints(pattern=r"^https://\S+$")] | None = None
     backs: Text
@@ -88,6 +91,11 @@ class Hardware(Closed):
     memory_gb: PositiveFloat | None
     # How many GPUs one device holds (1 for a GPU); null with a reason under `unknown` where no source says.
     gpus_per_device: PositiveInt | None = 1
+    # Memory as the device reports it, in MiB: nvidia-smi's memory.total, or rocminfo's "Pool 1" size in KB
+    # divided by 1024 (what SGLang's capacity query reads, utils/common.py:get_device_memory_capacity).
+    memory_mib_reported: PositiveInt | None = None
+    # GPUs in one server of this accelerator, as a published system description states it.
+    gpus_per_node: PositiveInt | None = None
     unknown: dict[str, Text] = {}
     notes: Text | None = None
     source: SourceId
@@ -95,7 +103,11 @@ class Hardware(Closed):
 
     @model_validator(mode="after")
     def _unknown_explained(self) -> Hardware:
-        _check_unknowns(self, ("architecture", "memory_gb", "gpus_per_device"))
+        _check_unknowns(
+            self,
+            ("architecture", "memory_gb", "gpus_per_device"),
+            optional=("memory_mib_reported", "gpus_per_node"),
+        )
         _check_field_sources(self)
         return self
 
@@ -109,17 +121,19 @@ def _check_field_sources(model: Closed) -> None:
             raise rule_error(f"field_sources.{name}", f"got a source for '{name}', which has no value")
 
 
-def _check_unknowns(model: Closed, fields: tuple[str, ...]) -> None:
-    """A null field must carry a reason in ``unknown``; a reason must belong to a null field."""
+def _check_unknowns(model: Closed, fields: tuple[str, ...], optional: tuple[str, ...] = ()) -> None:
+    """A null field must carry a reason in ``unknown`` (``optional`` ones may); a reason must belong to a
+    null field."""
     unknown = model.unknown
     for name in fields:
         value = getattr(model, name)
         if value is None and name not in unknown:
             raise rule_error(name, f"got null, expected a value or a reason under unknown.{name}")
     for name in unknown:
-        if name not in fields:
+        if name not in fields + optional:
             raise rule_error(
-                f"unknown.{name}", f"got a reason for '{name}', expected one of: {', '.join(fields)}"
+                f"unknown.{name}",
+                f"got a reason for '{name}', expected one of: {', '.join(fields + optional)}",
             )
         if getattr(model, name) is not None:
             raise rule_error(
@@ -128,12 +142,21 @@ def _check_unknowns(model: Closed, fields: tuple[str, ...]) -> None:
 
 
 # ---------------------------------------------------------------------------------------------- models
+class VisionConfig(Closed):
+    """A multimodal checkpoint's ``vision_config``: SGLang's default --mem-fraction-static shrinks with the
+    vision encoder's size (arg_groups/memory_hook.py:adjust_mem_fraction_for_vlm:417-462)."""
+
+    hidden_size: PositiveInt
+    num_hidden_layers: PositiveInt | None = None  # absent from Qwen-VL vision configs (they name it depth)
+
+
 class ModelConfig(Closed):
-    """Architecture fields, named as in the checkpoint's config.json."""
+    """Architecture fields, named as in the checkpoint's config.json (a multimodal checkpoint's language
+    fields are its ``text_config``'s)."""
 
     source: SourceId
     # The checkpoint's model class and config type, as its config.json names them: the engine picks its
-    # model code by them (the recipe replay builds a config.json with them).
+    # model code by them (the recipe replay and the sizing oracle build a config.json with them).
     architectures: list[NonEmpty] | None = None
     model_type: NonEmpty | None = None
     num_hidden_layers: PositiveInt | None = None
@@ -148,6 +171,35 @@ class ModelConfig(Closed):
     sliding_window: PositiveInt | None = None
     full_attention_interval: PositiveInt | None = None
     index_topk: PositiveInt | None = None
+    # DSA indexer: its key width, and which layers compute their own top-k (configs/model_config.py:
+    # dsa_layer_skips_topk:488-522)
+    index_head_dim: PositiveInt | None = None
+    index_n_heads: PositiveInt | None = None
+    index_topk_freq: PositiveInt | None = None
+    index_skip_topk_offset: PositiveInt | None = None
+    # Linear attention (Gated DeltaNet): the recurrent state's shape (configs/qwen3_next.py:287-313)
+    linear_num_key_heads: PositiveInt | None = None
+    linear_num_value_heads: PositiveInt | None = None
+    linear_key_head_dim: PositiveInt | None = None
+    linear_value_head_dim: PositiveInt | None = None
+    linear_conv_kernel_dim: PositiveInt | None = None
+    mamba_ssm_dtype: Literal["float32", "bfloat16", "float16"] | None = None
+    # QSA compressed indexer (layers/attention/qsa/config.py:_COMPRESSED_FIELDS)
+    indexer_n_heads: PositiveInt | None = None
+    indexer_kv_heads: PositiveInt | None = None
+    indexer_head_dim: PositiveInt | None = None
+    indexer_budget: PositiveInt | None = None
+    indexer_compress_ratio: PositiveInt | None = None
+    # What the parameter count follows from where no total is published (handbook.calc.params)
+    vocab_size: PositiveInt | None = None
+    intermediate_size: PositiveInt | None = None
+    moe_intermediate_size: PositiveInt | None = None
+    first_k_dense_replace: int | None = Field(default=None, ge=0)
+    q_lora_rank: PositiveInt | None = None
+    tie_word_embeddings: bool | None = None
+    # the share of head_dim that carries RoPE (Qwen4-Exp checks it against the QSA indexer's head)
+    partial_rotary_factor: float | None = Field(default=None, gt=0, le=1)
+    vision_config: VisionConfig | None = None
     # How many layers of each kind, keyed like the values of config.json's ``layer_types``.
     layer_types_count: dict[
         Literal["full_attention", "sliding_attention", "linear_attention"], PositiveInt
@@ -300,7 +352,7 @@ class Model(Closed):
         for name in self.unknown:
             if name not in ModelConfig.model_fields:
                 raise rule_error(f"unknown.{name}", f"got '{name}', expected a config field name")
-            if getattr(self.config, name) not in (None, {}):
+            if getattr(self.config, name) not in (None, {}, []):
                 raise rule_error(f"unknown.{name}", f"got a reason for config.{name}, which has a value")
         seen: set[str] = set()
         for i, precision in enumerate(self.precisions):
@@ -414,8 +466,8 @@ Role = Literal["standalone", "prefill", "decode", "router", "client", "install",
 class Correction(Closed):
     """Where the published command differs from the source's: what it said, what we publish, and why."""
 
-    stated: Annotated[NonEmpty, Quoted()]  # the source's words, wrong on purpose
-    published: NonEmpty
+    stated: Annotated[CommandWords, Quoted()]  # the source's words, wrong on purpose
+    published: CommandWords
     why: Text
     source: SourceId
 

@@ -357,7 +357,8 @@ def hardware_table(ctx: RenderContext, model: str) -> str:
             if cell is None or cell.tp is None:
                 row.append("—")
                 continue
-            text = f"tp{cell.tp}<br><small>KV {gb(cell.kv_budget_per_gpu, 2)}/GPU</small>"
+            tp = f"≥ tp{cell.tp}" if cell.at_least else f"tp{cell.tp}"
+            text = f"{tp}<br><small>KV {gb(cell.kv_budget_per_gpu, 2)}/GPU</small>"
             if not cell.agrees:
                 text += f"<br><small>{ctx.msg('hardware-source-tp')}: tp{cell.stated_tp}</small>"
             row.append(text)
@@ -367,10 +368,9 @@ def hardware_table(ctx: RenderContext, model: str) -> str:
     ]
     out = table(headers, rows, numeric=(1,))
     notes = [ctx.text_html(p.stated_tp_note) for p in m.precisions if p.stated_tp_note]
-    fraction = memory.TABLE_MEM_FRACTION
     stated = [c for c in cells if c.stated_tp is not None]
     agreeing = sum(c.agrees for c in stated)
-    out += "\n\n" + ctx.text_html(ctx.msg("tp-table-note", fraction=fraction))
+    out += "\n\n" + ctx.text_html(ctx.msg("tp-table-note"))
     out += " " + ctx.msg("tp-table-agreement", stated=len(stated), agreeing=agreeing)
     if notes:
         out += " " + " ".join(notes)

@@ -9,44 +9,76 @@ from __future__ import annotations
 
 import json
 
-from handbook.calc.launch import has_sliding_window, number
-from handbook.calc.memory import Plan
-from handbook.core.formatting import binary_size, gb, thousands
+from handbook.calc import sizing
+from handbook.calc.launch import number
+from handbook.calc.memory import Plan, has_sliding_window
+from handbook.core.formatting import binary_size, json_safe, sig, thousands
 from handbook.core.messages import msg
 from handbook.core.messages.planner import MESSAGES as PLANNER_MESSAGES
 from handbook.core.text import LANGS
-from handbook.kb.schema import Model
+from handbook.core.units import MIB
+from handbook.kb.schema import Hardware, Model
 from handbook.render.context import RenderContext, attr, esc
 from handbook.render.markers import renderer
 
 # Result rows, in order: data-figure key → label key.
 FIGURE_KEYS = {
     "gpu": "planner-fig-gpu",
+    "free": "planner-fig-free",
+    "fraction": "planner-fig-fraction",
     "static": "planner-fig-static",
     "rest": "planner-fig-rest",
     "weights": "planner-fig-weights",
     "weights-gpu": "planner-fig-weights-gpu",
+    "budget": "planner-fig-budget",
+    "state": "planner-fig-state",
     "kv-pool": "planner-fig-kv-pool",
     "kv-token": "planner-fig-kv-token",
     "kv-token-gpu": "planner-fig-kv-token-gpu",
+    "page": "planner-fig-page",
     "max-tokens": "planner-fig-max-tokens",
     "swa-tokens": "planner-fig-swa-tokens",
     "requests": "planner-fig-requests",
+    "running": "planner-fig-running",
 }
-# What a plan notes (memory.NOTE_CODES), why the TP was chosen (memory.AutoTp.basis) and where the
-# command's checkpoint comes from (launch.ModelPath.basis; None: nowhere), each → its wording.
-# docs/assets/planner.js builds the same keys from the same codes.
+# What a plan notes (memory.NOTE_CODES), why a figure is an upper bound (memory.BOUND_CODES), why the TP was
+# chosen (memory.AutoTp.basis) and where the command's checkpoint comes from (launch.ModelPath.basis; None:
+# nowhere), each → its wording. docs/assets/planner.js builds the same keys from the same codes.
 NOTE_KEYS = {
+    "bounds": "planner-note-bounds",
+    "default-fraction": "planner-note-default-fraction",
+    "vlm-fraction": "planner-note-vlm-fraction",
+    "aiter": "planner-note-aiter",
+    "free-assumed": "planner-note-free-assumed",
+    "memory-bound": "planner-note-memory-bound",
+    "weights-formula": "planner-note-weights-formula",
+    "ple-offload": "planner-note-ple-offload",
     "kv-heads-replicated": "planner-note-kv-heads-replicated",
     "mla-replicated": "planner-note-mla-replicated",
     "swa-pool": "planner-note-swa-pool",
     "linear-state": "planner-note-linear-state",
+    "state-capped": "planner-note-state-capped",
+    "multimodal-reserve": "planner-note-multimodal-reserve",
     "sparse-indexer": "planner-note-sparse-indexer",
     "dsa-fp8-layout": "planner-note-dsa-fp8-layout",
+    "qsa-indexer": "planner-note-qsa-indexer",
+    "page-size": "planner-note-page-size",
     "heads-indivisible": "planner-note-heads-indivisible",
     "kv-heads-indivisible": "planner-note-kv-heads-indivisible",
     "context-over-native": "planner-note-context-over-native",
     "capped": "planner-note-capped",
+    "multi-node": "planner-note-multi-node",
+    "multi-node-unknown": "planner-note-multi-node-unknown",
+}
+BOUND_KEYS = {
+    "reported-memory": "planner-bound-reported-memory",
+    "vision-config": "planner-bound-vision-config",
+    "kv-heads": "planner-bound-kv-heads",
+    "architecture": "planner-bound-architecture",
+    "platform": "planner-bound-platform",
+    "indexer": "planner-bound-indexer",
+    "state-dtype": "planner-bound-state-dtype",
+    "state-shape": "planner-bound-state-shape",
 }
 AUTO_KEYS = {
     "headroom": "planner-auto-headroom",
@@ -61,22 +93,56 @@ PATH_KEYS = {
 }
 
 
-def note_values(plan: Plan, model: Model) -> dict[str, object]:
+def fraction_text(x: float) -> str:
+    """A fraction as the planner shows it: four significant digits (0.835, 0.7327)."""
+    return sig(x, 4)
+
+
+def size(n_bytes: float) -> str:
+    """A memory figure in binary units, negative ones with their sign."""
+    return "-" + binary_size(-n_bytes) if n_bytes < 0 else binary_size(n_bytes)
+
+
+def bound_reasons(plan: Plan, lang: str) -> str:
+    return msg("planner-sep-reasons", lang).join(msg(BOUND_KEYS[code], lang) for code in plan.bounds)
+
+
+def note_values(plan: Plan, model: Model, hw: Hardware, lang: str) -> dict[str, object]:
     """What the notes' wording can name (planner.js passes the same values)."""
     c = model.config
+    defaults = sizing.engine_defaults()
+    indexer_layers = sizing.dsa_indexer_layers(model)
     return {
         "tp": plan.tp,
         "heads": c.num_attention_heads,
         "kv_heads": c.num_key_value_heads,
         "sliding": c.layer_types_count.get("sliding_attention", 0),
+        "linear": c.layer_types_count.get("linear_attention", 0),
         "ratio": number(plan.swa_full_tokens_ratio),
         "topk": c.index_topk,
         "context": thousands(plan.context),
         "native": thousands(plan.context_native) if plan.context_native else "",
+        "default": fraction_text(plan.mem_fraction_default) if plan.mem_fraction_default is not None else "",
+        "fraction": fraction_text(plan.mem_fraction_static) if plan.mem_fraction_static is not None else "",
+        "nominal": sig(hw.memory_gb) if hw.memory_gb is not None else "",
+        "params": thousands(plan.weights_params) if plan.weights_params is not None else "",
+        "formula": plan.weights_formula or "",
+        "mamba_ratio": number(defaults.mamba_full_memory_ratio),
+        "slots": thousands(plan.state_slots) if plan.state_slots is not None else "",
+        "mm": thousands(defaults.vlm_cache_mib),
+        "indexer": thousands(plan.indexer_bytes_per_token) if plan.indexer_bytes_per_token else "",
+        "indexer_layers": indexer_layers if indexer_layers is not None else "",
+        "row": sizing.dsa_row(model, False, 1) if "dsa-fp8-layout" in plan.notes else "",
+        "compress": c.indexer_compress_ratio or "",
+        "page": plan.page_size,
+        "backend": plan.attention_backend or "",
+        "gpu": hw.name,
+        "per_node": hw.gpus_per_node or "",
+        "reasons": bound_reasons(plan, lang),
     }
 
 
-def _kv_text(per_token: int) -> str:
+def _kv_text(per_token: float) -> str:
     return f"{thousands(per_token)} B ({binary_size(per_token)})"
 
 
@@ -87,39 +153,103 @@ def figure_texts(plan: Plan, model: Model, lang: str) -> dict[str, str]:
         fields = [f for part in parts for f in plan.missing.get(part, ())]
         return msg("planner-not-published-fields", lang, fields=", ".join(dict.fromkeys(fields)))
 
-    def sized(value: float | None, *parts: str) -> str:
-        return gb(value) if value is not None else unpublished(*parts)
+    reasons = bound_reasons(plan, lang)
 
-    out = {
-        "gpu": sized(plan.gpu_bytes, "memory"),
-        "static": sized(plan.static_bytes, "memory"),
-        "rest": sized(plan.rest_bytes, "memory"),
-        "weights": sized(plan.weights_bytes, "weights"),
-        "weights-gpu": sized(plan.weights_per_gpu, "weights"),
-        "kv-pool": sized(plan.kv_pool_bytes, "memory", "weights"),
-    }
+    def shown(key: str, text: str) -> str:
+        """A figure computed from a bound: ≤ (≈ for what lies outside the budget); the headline figure says
+        why, the others point to the note that does."""
+        if key not in plan.bounded:
+            return text
+        if key == "max-tokens":
+            return msg("planner-bound", lang, value=text, reasons=reasons)
+        return ("≈ " if key == "rest" else "≤ ") + text
+
+    def sized(key: str, value: float | None, *parts: str) -> str:
+        return shown(key, size(value)) if value is not None else unpublished(*parts)
+
+    everything = ("memory", "weights", "kv")
+    out: dict[str, str] = {}
+    if plan.device_mib is None:
+        out["gpu"] = unpublished("memory")
+    else:
+        device = size(plan.device_mib * MIB)
+        nominal = sig(plan.nominal_gb) if plan.nominal_gb is not None else "—"
+        if "reported-memory" in plan.bounds:
+            text = msg("planner-gpu-bound", lang, size=device, gb=nominal)
+        else:
+            text = msg("planner-gpu-reported", lang, size=device, mib=thousands(plan.device_mib), gb=nominal)
+        out["gpu"] = shown("gpu", text)
+    out["free"] = sized("free", plan.free_bytes, "memory")
+    if plan.mem_fraction_static is None:
+        out["fraction"] = unpublished("memory")
+    else:
+        value = fraction_text(plan.mem_fraction_static)
+        base = plan.mem_fraction_given if plan.mem_fraction_given is not None else plan.mem_fraction_default
+        if plan.aiter_scaled:
+            text = msg("planner-fraction-aiter", lang, value=value, base=fraction_text(base))
+        elif plan.mem_fraction_given is not None:
+            text = msg("planner-fraction-given", lang, value=value)
+        else:
+            text = msg("planner-fraction-default", lang, value=value, tp=plan.tp)
+        out["fraction"] = shown("fraction", text)
+    out["static"] = sized("static", plan.static_bytes, "memory")
+    out["rest"] = sized("rest", plan.rest_bytes, "memory")
+    if plan.weights_bytes is None:
+        out["weights"] = out["weights-gpu"] = unpublished("weights")
+    else:
+        whole = size(plan.weights_bytes)
+        if plan.weights_params is not None:
+            whole = msg("planner-weights-formula", lang, size=whole, params=thousands(plan.weights_params))
+        out["weights"] = whole
+        out["weights-gpu"] = size(plan.weights_per_gpu)
+    out["budget"] = sized("budget", plan.kv_budget_bytes, "memory", "weights")
+    linear_missing = [name for name in sizing.LINEAR_FIELDS if getattr(model.config, name) is None]
+    if "linear-state" not in plan.notes:
+        out["state"] = msg("planner-not-applicable", lang)
+    elif plan.kv_budget_bytes is None:
+        out["state"] = unpublished("memory", "weights")
+    elif linear_missing:
+        out["state"] = msg("planner-not-published-fields", lang, fields=", ".join(linear_missing))
+    elif plan.state_pool_bytes is None:
+        out["state"] = "0"
+    else:
+        text = msg(
+            "planner-state-text",
+            lang,
+            size=size(plan.state_pool_bytes),
+            slots=thousands(plan.state_slots),
+            per_request=binary_size(plan.state_bytes_per_request),
+        )
+        out["state"] = shown("state", text)
+    out["kv-pool"] = sized("kv-pool", plan.kv_pool_bytes, "memory", "weights")
     if plan.kv_bytes_per_token is None:
         out["kv-token"] = out["kv-token-gpu"] = unpublished("kv")
     else:
         out["kv-token"] = _kv_text(plan.kv_bytes_per_token)
-        out["kv-token-gpu"] = _kv_text(plan.kv_cell_per_gpu)
+        text = _kv_text(plan.kv_cell_per_gpu)
+        if plan.indexer_bytes_per_token:
+            text += f" + {msg('planner-indexer', lang)} {_kv_text(plan.indexer_bytes_per_token)}"
         if plan.swa_cell_per_gpu:
-            ratio = number(plan.swa_full_tokens_ratio)
-            out["kv-token-gpu"] += f" + {ratio} × SWA {_kv_text(plan.swa_cell_per_gpu)}"
-    everything = ("memory", "weights", "kv")
-    out["max-tokens"] = (
-        thousands(plan.max_tokens) if plan.max_tokens is not None else unpublished(*everything)
-    )
+            text += f" + {number(plan.swa_full_tokens_ratio)} × SWA {_kv_text(plan.swa_cell_per_gpu)}"
+        out["kv-token-gpu"] = text
+    if plan.page_size_given:
+        out["page"] = msg("planner-page-given", lang, page=plan.page_size)
+    elif plan.attention_backend is None:
+        out["page"] = shown("page", str(plan.page_size))
+    else:
+        out["page"] = msg("planner-page-engine", lang, page=plan.page_size, backend=plan.attention_backend)
+
+    def counted(key: str, value: int | None) -> str:
+        return shown(key, thousands(value)) if value is not None else unpublished(*everything)
+
+    out["max-tokens"] = counted("max-tokens", plan.max_tokens)
     if not has_sliding_window(model):
         out["swa-tokens"] = msg("planner-not-applicable", lang)
-    elif plan.swa_tokens is None:
-        out["swa-tokens"] = unpublished(*everything)
     else:
-        out["swa-tokens"] = thousands(plan.swa_tokens)
-    out["requests"] = (
-        thousands(plan.max_requests) if plan.max_requests is not None else unpublished(*everything)
-    )
-    return out
+        out["swa-tokens"] = counted("swa-tokens", plan.swa_tokens)
+    out["requests"] = counted("requests", plan.max_requests)
+    out["running"] = counted("running", plan.max_running_requests)
+    return {key: out[key] for key in FIGURE_KEYS}
 
 
 def messages(lang: str) -> str:
@@ -129,7 +259,7 @@ def messages(lang: str) -> str:
         key: pair[index] for key, pair in PLANNER_MESSAGES.items() if not key.startswith("planner-cli-")
     }
     text = json.dumps(picked, ensure_ascii=False, sort_keys=True)
-    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    return json_safe(text)
 
 
 def _field(ctx: RenderContext, name: str, label_key: str, control: str) -> str:
@@ -167,12 +297,19 @@ def planner(ctx: RenderContext) -> str:
         _field(ctx, "context", "planner-context", _number("context", min="1", step="1")),
     ]
     advanced = [
+        _field(ctx, "free-gib", "planner-free-gib", _number("free-gib", min="0.01", step="0.01")),
         _field(ctx, "page-size", "planner-page-size", _number("page-size", min="1", step="1")),
         _field(
             ctx,
             "max-total-tokens",
             "planner-max-total-tokens",
             _number("max-total-tokens", min="1", step="1"),
+        ),
+        _field(
+            ctx,
+            "max-running-requests",
+            "planner-max-running-requests",
+            _number("max-running-requests", min="1", step="1"),
         ),
         _field(
             ctx,
@@ -206,6 +343,7 @@ def planner(ctx: RenderContext) -> str:
         f'<p class="planner-heading">{esc(ctx.msg("planner-command"))}</p>',
         '<pre class="planner-command"><code></code></pre>',
         '<p class="planner-command-note"></p>',
+        '<p class="planner-command-aiter"></p>',
         f'<p class="planner-share-line">{esc(ctx.msg("planner-share"))}{ctx.msg("sep-label")}'
         '<a class="planner-share" href="./"></a></p>',
         '<p class="planner-basis"></p>',

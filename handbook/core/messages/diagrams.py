@@ -69,7 +69,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "mem_fraction_static {fraction} = {size}",
     ),
     "fig-budget-remaining": ("其余\n{size}", "Rest\n{size}"),
-    "fig-budget-default": ("（规划器默认值）", " (the planner's default)"),
+    "fig-budget-default": ("（引擎的默认值）", " (the engine's default)"),
     "fig-budget-caption": (
         "一张 {hardware}（{memory}）的显存预算，按本站命令“{recipe}”（{model}，--tp-size {tp}，--mem-fraction-static {fraction}{default}）由规划器算出：权重 = {params}B 参数 × {dtype}（每参数 {bits} 位）÷ {tp} = {weights}；KV Cache 池 = {memory} × {fraction} − 权重 = {kv}；其余 {rest} 留给 CUDA Graph 与激活。",
         "The memory budget of one {hardware} ({memory}) under this site's command “{recipe}” ({model}, --tp-size {tp}, --mem-fraction-static {fraction}{default}), as the planner computes it: weights = {params}B parameters × {dtype} ({bits} bits each) ÷ {tp} = {weights}; KV cache pool = {memory} × {fraction} − weights = {kv}; the remaining {rest} is left for CUDA graphs and activations.",

@@ -1,0 +1,359 @@
+"""What SGLang 0.5.23 decides before it sizes the KV pool, as plain arithmetic: the platform's attention
+backend and page size, the default --mem-fraction-static, aiter's ×0.85, the multimodal reservation, the DSA
+and QSA indexers, the linear-attention state pool and max_running_requests.
+
+Every rule cites the 0.5.23 wheel (``sglang/srt/…``, file:function:lines). ``handbook/oracles/sizing.py``
+runs the wheel's own code for every KB model × accelerator × TP × KV dtype and writes
+tests/golden/sizing-0.5.23.json; tests/test_planner_oracle.py holds ``handbook.calc.memory.plan`` to it.
+The engine defaults these rules use (ratios, environment defaults) are read from the engine snapshot
+(kb/engine/sglang-0.5.23.json), never typed here; docs/assets/planner.js receives them in the planner's
+data and repeats every function below.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from decimal import ROUND_HALF_EVEN, Decimal
+from typing import Literal
+
+from handbook.engine.snapshot import EngineSnapshot, load_snapshot
+from handbook.kb.schema import Dtype, Hardware, Model
+
+GIB = 1 << 30
+MIB = 1 << 20
+
+# --------------------------------------------------------------------------------------- engine defaults
+
+
+@dataclass(frozen=True, kw_only=True)
+class EngineDefaults:
+    """The engine defaults the sizing uses, each read from the snapshot (option fallback or env default)."""
+
+    swa_full_tokens_ratio: float  # --swa-full-tokens-ratio fallback (arg_groups/fields/schedule.py:150-161)
+    mamba_full_memory_ratio: (
+        float  # --mamba-full-memory-ratio fallback (arg_groups/fields/schedule.py:220-227)
+    )
+    vlm_cache_mib: int  # SGLANG_VLM_CACHE_SIZE_MB (environ.py:1598): the multimodal reservation
+    mamba_conv_dtype: str  # SGLANG_MAMBA_CONV_DTYPE (environ.py:1628): the conv state's dtype
+    use_aiter: bool  # SGLANG_USE_AITER (environ.py:949): DSA page size on ROCm
+    aiter_honors_explicit_fraction: bool  # SGLANG_AITER_HONOR_EXPLICIT_MEM_FRACTION (environ.py:1071)
+
+
+# Where each default comes from in the snapshot: (kind, name). Tests tie every field to its entry.
+DEFAULT_SOURCES: dict[str, tuple[Literal["option", "env"], str]] = {
+    "swa_full_tokens_ratio": ("option", "--swa-full-tokens-ratio"),
+    "mamba_full_memory_ratio": ("option", "--mamba-full-memory-ratio"),
+    "vlm_cache_mib": ("env", "SGLANG_VLM_CACHE_SIZE_MB"),
+    "mamba_conv_dtype": ("env", "SGLANG_MAMBA_CONV_DTYPE"),
+    "use_aiter": ("env", "SGLANG_USE_AITER"),
+    "aiter_honors_explicit_fraction": ("env", "SGLANG_AITER_HONOR_EXPLICIT_MEM_FRACTION"),
+}
+
+
+def defaults_from(snapshot: EngineSnapshot) -> EngineDefaults:
+    values = {}
+    for name, (kind, key) in DEFAULT_SOURCES.items():
+        if kind == "option":
+            field = snapshot.option("launch_server", key).engine_field
+            if field is None or field.fallback is None:
+                raise ValueError(f"{key}: the snapshot has no fallback for it")
+            values[name] = field.fallback
+        else:
+            values[name] = snapshot.env_var(key).default
+    return EngineDefaults(**values)
+
+
+@functools.cache
+def engine_defaults() -> EngineDefaults:
+    """The pinned engine's defaults (kb/engine/sglang-<engine_version>.json)."""
+    return defaults_from(load_snapshot())
+
+
+# Constants of the wheel's code, not options: each with its file and line.
+AITER_CONTEXT_THRESHOLD = 8192  # attention_hook.py:handle_attention_backend_compatibility:244-245
+AITER_FRACTION_SCALE = 0.85  # attention_hook.py:265-268
+MAMBA_REQUEST_RATIO = 3  # kv_cache_configurator.py:MAMBA_CACHE_SIZE_MAX_RUNNING_REQUESTS_RATIO:227
+MAMBA_TRACKING_SLOTS = (
+    2  # mem_cache/allocation_sizing.py:get_mamba_tracking_slots:11-19 (extra buffer, overlap)
+)
+DSA_QUANT_BLOCK = 128  # mem_cache/memory_pool.py:DSATokenToKVPool.quant_block_size:5279-5282
+DTYPE_BYTES = {"float32": 4, "bfloat16": 2, "float16": 2}
+
+# ---------------------------------------------------------------------------------------------- platform
+Platform = Literal["hopper", "blackwell", "cdna"]
+
+# The accelerators whose engine path the planner models, by vendor and architecture (kb/hardware): Hopper is
+# SM90, Blackwell and Blackwell Ultra are SM100/SM103 (is_sm100), CDNA 3/4 run ROCm (is_hip).
+PLATFORMS: dict[tuple[str, str], Platform] = {
+    ("nvidia", "Hopper"): "hopper",
+    ("nvidia", "Blackwell"): "blackwell",
+    ("nvidia", "Blackwell Ultra"): "blackwell",
+    ("amd", "CDNA 3"): "cdna",
+    ("amd", "CDNA 4"): "cdna",
+}
+
+
+def platform_of(hw: Hardware) -> Platform | None:
+    """None: an accelerator whose backend choices the planner does not model (its figures are bounds)."""
+    return PLATFORMS.get((hw.vendor, hw.architecture or ""))
+
+
+# ---------------------------------------------------------------------------------------------- model traits
+# configs/model_config.py:is_deepseek_dsa:191-212 (with index_topk set)
+DSA_ARCHITECTURES = frozenset(
+    {
+        "DeepseekV3ForCausalLM",
+        "DeepseekV32ForCausalLM",
+        "MistralLarge3ForCausalLM",
+        "PixtralForConditionalGeneration",
+        "GlmMoeDsaForCausalLM",
+        "Glm5NextForConditionalGeneration",
+        "LongcatFlashForCausalLM",
+        "Dots3NoteForCausalLM",
+        "HYV4ForCausalLM",
+    }
+)
+# arg_groups/model_overrides/deepseek_v2.py:_deepseek_family_overrides:37-50 (trtllm_mla on SM100 for MLA)
+DEEPSEEK_FAMILY = DSA_ARCHITECTURES | {"KimiK25ForConditionalGeneration"}
+# arg_groups/model_overrides/qwen3_5.py:_qwen3_5_hybrid_overrides:17-49 (triton, page 1 on SM100)
+QWEN3_5_FAMILY = frozenset(
+    {
+        "Qwen3NextForCausalLM",
+        "Qwen3_5MoeForConditionalGeneration",
+        "Qwen3_5ForConditionalGeneration",
+    }
+)
+# arg_groups/model_overrides/qwen4_exp.py:_qwen4_exp_overrides:20-97 (page 64 with the QSA indexer)
+QWEN4_EXP = frozenset({"Qwen4ExpForConditionalGeneration"})
+# arg_groups/model_overrides/gpt_oss.py:_gpt_oss_overrides:24-45 (fa3 on SM90, trtllm_mha on SM100, aiter)
+GPT_OSS = frozenset({"GptOssForCausalLM"})
+# configs/model_config.py:multimodal_model_archs:2391 (the KB's multimodal architectures)
+MULTIMODAL = frozenset(
+    {
+        "Qwen3_5MoeForConditionalGeneration",
+        "Qwen3_5ForConditionalGeneration",
+        "Qwen4ExpForConditionalGeneration",
+    }
+)
+
+
+def architecture(model: Model) -> str | None:
+    return model.config.architectures[0] if model.config.architectures else None
+
+
+def is_dsa(model: Model) -> bool:
+    """A DSA model: an MLA model with a top-k indexer (index_topk), in a DSA architecture where known."""
+    arch = architecture(model)
+    return (
+        model.attention.kv_formula == "mla"
+        and model.config.index_topk is not None
+        and (arch is None or arch in DSA_ARCHITECTURES)
+    )
+
+
+def is_qsa(model: Model) -> bool:
+    """Qwen compressed QSA: indexer_n_heads set (layers/attention/qsa/config.py:parse_qsa_profile:78-88)."""
+    return model.config.indexer_n_heads is not None
+
+
+def is_multimodal(model: Model) -> bool | None:
+    arch = architecture(model)
+    return None if arch is None else arch in MULTIMODAL
+
+
+# ---------------------------------------------------------------------------------------------- backend, page
+@dataclass(frozen=True, kw_only=True)
+class Backend:
+    attention: str | None  # the resolved attention backend; None when not modelled
+    page_size: int  # the engine's page size (1 where not modelled: then tokens are an upper bound)
+    dsa_raw_layout: bool  # DSA only: the MLA rows keep the raw layout (False: scales + BF16 rope)
+    unknown: tuple[str, ...]  # reason codes when a choice depends on something the KB lacks
+
+
+def backend(model: Model, platform: Platform | None, tp: int, kv: Dtype) -> Backend:
+    """The attention backend and page size SGLang resolves (no --attention-backend, --page-size given).
+
+    Defaults: arg_groups/model_override_base.py:get_default_attn_backend:277-352; model overrides as cited on
+    the architecture sets above; page sizes: overrides.py:_mla_backend_page_constraints:1144-1201 (64 for
+    trtllm_mha/trtllm_mla), _fa4_page_constraint:1274-1298 (128), _page_size_default:1341-1364 (1);
+    DSA: deepseek_v2.py:148-172 (64 × index_kpool on CUDA; 1 on ROCm without aiter's preshuffle kernel).
+    """
+    arch = architecture(model)
+    unknown: list[str] = []
+    if platform is None:
+        return Backend(attention=None, page_size=1, dsa_raw_layout=True, unknown=("platform",))
+    if arch is None:
+        unknown.append("architecture")
+    mla = model.attention.kv_formula == "mla"
+    if is_dsa(model):
+        # DSA backends: overrides.py:_dsa_split_backend_resolution:600-743. ROCm: triton/triton (raw rows);
+        # FP8 (e4m3) KV: trtllm on SM100 (raw), flashmla_kv on Hopper (scaled); BF16: trtllm decode on SM100.
+        fp8_e4m3 = kv.engine_kv_value == "fp8_e4m3"
+        raw = platform != "hopper" or not fp8_e4m3
+        # 64 × index_kpool (1: configs/model_config.py:get_dsa_index_kpool:530-531); ROCm: 1 without aiter
+        page = 64 if platform != "cdna" or engine_defaults().use_aiter else 1
+        return Backend(attention="dsa", page_size=page, dsa_raw_layout=raw, unknown=tuple(unknown))
+    if arch in QWEN4_EXP and is_qsa(model):
+        attention = {"hopper": "fa3", "blackwell": "triton", "cdna": "aiter"}[platform]
+        return Backend(attention=attention, page_size=64, dsa_raw_layout=True, unknown=tuple(unknown))
+    if platform == "cdna":
+        if not mla:
+            return Backend(attention="aiter", page_size=1, dsa_raw_layout=True, unknown=tuple(unknown))
+        heads = model.config.num_key_value_heads
+        if heads is None:
+            return Backend(attention=None, page_size=1, dsa_raw_layout=True, unknown=(*unknown, "kv-heads"))
+        # aiter's MLA kernels take 16 or 128 heads per rank (model_override_base.py:339-344)
+        per_rank = max(1, heads // tp)  # configs/model_config.py:get_num_kv_heads:1700-1711
+        attention = "aiter" if per_rank in (16, 128) else "triton"
+        return Backend(attention=attention, page_size=1, dsa_raw_layout=True, unknown=tuple(unknown))
+    if platform == "hopper":
+        return Backend(attention="fa3", page_size=1, dsa_raw_layout=True, unknown=tuple(unknown))
+    # Blackwell (SM100)
+    if mla:
+        if arch in DEEPSEEK_FAMILY:
+            return Backend(attention="trtllm_mla", page_size=64, dsa_raw_layout=True, unknown=tuple(unknown))
+        return Backend(attention="flashinfer", page_size=1, dsa_raw_layout=True, unknown=tuple(unknown))
+    if arch in QWEN3_5_FAMILY:
+        return Backend(attention="triton", page_size=1, dsa_raw_layout=True, unknown=tuple(unknown))
+    c = model.config
+    if arch not in GPT_OSS and c.v_head_dim is not None and c.v_head_dim != c.head_dim:
+        return Backend(attention="fa4", page_size=128, dsa_raw_layout=True, unknown=tuple(unknown))
+    return Backend(attention="trtllm_mha", page_size=64, dsa_raw_layout=True, unknown=tuple(unknown))
+
+
+# ---------------------------------------------------------------------------------------------- fraction
+def py_round(x: float, digits: int) -> float:
+    """Python's round(x, digits): half to even on the float's exact value (what the engine's round does)."""
+    return float(Decimal(x).quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_EVEN))
+
+
+def default_mem_fraction(gpu_mib: float, tp: int) -> float:
+    """--mem-fraction-static when none is given: arg_groups/memory_hook.py:handle_gpu_memory_settings.
+
+    Tiers by the device-reported memory (:89-170): chunked prefill and the decode graph's largest batch;
+    reserve (:281-316) = 512 + max(chunk, 2048) × 1.5 + tp × pp / 8 × 1024 + max_bs × 2
+    (reserve_for_graph_mb:357-399, decode graph only: the prefill graph is off by default), at least 10 GiB
+    above 60 GiB; fraction = round((memory − reserve) / memory, 3) (:324-328). MiB throughout.
+    """
+    if gpu_mib < 20 * 1024:
+        chunk, max_bs = 2048, 8
+    elif gpu_mib < 35 * 1024:
+        chunk, max_bs = 4096, (48 if tp < 4 else 160)
+    elif gpu_mib < 60 * 1024:
+        chunk, max_bs = 4096, (32 if tp < 4 else 160)
+    elif gpu_mib < 160 * 1024:
+        chunk, max_bs = 8192, (256 if tp < 4 else 512)
+    else:
+        chunk, max_bs = 16384, 512
+    reserved = 512
+    reserved += max(chunk, 2048) * 1.5
+    reserved += tp * 1 / 8 * 1024
+    reserved += max_bs * 2
+    if gpu_mib > 60 * 1024:
+        reserved = max(reserved, 10 * 1024)
+    return py_round((gpu_mib - reserved) / gpu_mib, 3)
+
+
+# adjust_mem_fraction_for_vlm (memory_hook.py:417-462): × 0.95 × clamp(1 − 0.1 × (ratio − 1), 0.8, 1.05)
+VLM_BASE = 0.95
+VLM_FACTOR_MAX = 1.05
+
+
+def vlm_fraction(fraction: float, hidden_size: int | None, layers: int | None) -> float:
+    """The multimodal adjustment of the default fraction; ``hidden_size`` None: its largest (a bound)."""
+    if hidden_size is None:
+        return fraction * (VLM_BASE * VLM_FACTOR_MAX)
+    vit_layers = layers if layers is not None else 24  # getattr(vision_config, "num_hidden_layers", 24)
+    ratio = vit_layers * hidden_size**2 / (24 * 1024**2)
+    dynamic = max(0.8, min(1.05, 1.0 - 0.1 * (ratio - 1.0)))
+    return fraction * (VLM_BASE * dynamic)
+
+
+# ---------------------------------------------------------------------------------------------- cells
+def dsa_indexer_layers(model: Model) -> int | None:
+    """Layers that compute their own top-k and keep an indexer cache (configs/model_config.py:
+    dsa_layer_skips_topk:488-522, with index_skip_topk_offset; shared layers get no rows,
+    kv_cache_configurator.py:_should_elide_dsa_index_k:131-148). None: the schedule is not published."""
+    c = model.config
+    if c.num_hidden_layers is None or c.index_topk_freq is None or c.index_skip_topk_offset is None:
+        return None
+    freq, offset = c.index_topk_freq, c.index_skip_topk_offset
+    return sum(1 for i in range(c.num_hidden_layers) if max(i - offset + 1, 0) % freq == 0)
+
+
+def dsa_indexer_bytes(model: Model) -> int | None:
+    """pool_configurator.py:_compute_dsa_indexer_cell_size:560-635: FP8 keys + one fp32 scale per 128, in a
+    uint8 buffer, per indexer layer (index_kpool 1)."""
+    layers = dsa_indexer_layers(model)
+    dim = model.config.index_head_dim
+    if layers is None or dim is None:
+        return None
+    return (dim + dim // DSA_QUANT_BLOCK * 4) * layers
+
+
+def dsa_row(model: Model, raw: bool, kv_bytes: int) -> int:
+    """One layer's MLA row of a DSA model (kv_cache_configurator.py:calculate_mla_kv_cache_dim:3412-3475):
+    raw (kv_lora_rank + qk_rope_head_dim) × element bytes, or with FP8 e4m3 on the scaled layout:
+    kv_lora_rank + kv_lora_rank / 128 × 4 + qk_rope_head_dim × 2 (a BF16 rope) bytes."""
+    c = model.config
+    if raw:
+        return (c.kv_lora_rank + c.qk_rope_head_dim) * kv_bytes
+    return c.kv_lora_rank + c.kv_lora_rank // DSA_QUANT_BLOCK * 4 + c.qk_rope_head_dim * 2
+
+
+def qsa_indexer_bytes(model: Model, full_layers: int) -> int | None:
+    """mem_cache/qsa_kv_pool.py:QSATokenToKVPool.qsa_bytes_per_token:58-73: compressed BF16 keys
+    (--qsa-indexer-dtype auto), kv_heads × head_dim × 2 // compress_ratio per full-attention layer."""
+    c = model.config
+    if c.indexer_kv_heads is None or c.indexer_head_dim is None or c.indexer_compress_ratio is None:
+        return None
+    return c.indexer_kv_heads * c.indexer_head_dim * 2 // c.indexer_compress_ratio * full_layers
+
+
+# ---------------------------------------------------------------------------------------------- state pool
+LINEAR_FIELDS = (
+    "linear_num_key_heads",
+    "linear_num_value_heads",
+    "linear_key_head_dim",
+    "linear_value_head_dim",
+    "linear_conv_kernel_dim",
+)
+
+
+def state_bytes_per_request(model: Model, linear_layers: int, tp: int, ssm_dtype: str) -> int:
+    """One request's recurrent state on one GPU (configs/qwen3_next.py:mamba2_cache_params:287-313,
+    configs/mamba_utils.py:Mamba2StateShape.create:194-243,
+    BaseLinearStateParams.mamba_cache_per_req:115-125): per linear layer, the conv state
+    (conv_dim / tp × (kernel − 1), SGLANG_MAMBA_CONV_DTYPE) and the temporal state (value heads / tp × value
+    dim × key dim, mamba_ssm_dtype); key heads padded up to TP when TP does not divide them
+    (mamba_utils.py:extra_groups_for_head_shards:29-38)."""
+    c = model.config
+    groups = c.linear_num_key_heads
+    if groups % tp:
+        groups += tp - groups
+    conv_dim = c.linear_num_value_heads * c.linear_value_head_dim + 2 * groups * c.linear_key_head_dim
+    conv = conv_dim // tp * (c.linear_conv_kernel_dim - 1) * DTYPE_BYTES[engine_defaults().mamba_conv_dtype]
+    temporal = c.linear_num_value_heads // tp * c.linear_value_head_dim * c.linear_key_head_dim
+    return (conv + temporal * DTYPE_BYTES[ssm_dtype]) * linear_layers
+
+
+def state_slots(rest_gib: float, per_request: int, ratio: float) -> int:
+    """max_mamba_cache_size: kv_cache_configurator.py:_handle_max_mamba_cache:3345-3386 (no spec decoding):
+    the state takes ratio / (1 + ratio) of what remains, one slot per request, one padding slot."""
+    budget = rest_gib * ratio / (1 + ratio)
+    budget_bytes = budget * GIB
+    return int((budget_bytes - per_request) // per_request)
+
+
+# ---------------------------------------------------------------------------------------------- requests
+def max_running_requests(tokens: int, context: int, given: int | None, slots: int | None) -> int:
+    """kv_cache_configurator.py:resolve_max_num_reqs:3119-3172: tokens / context × 512 clamped to
+    [2048, 4096] (or the given value), at most half the tokens; a hybrid model's at most its state slots ÷ 5
+    (_calculate_mamba_ratio:3062-3088: 3 + 2 tracking slots with the extra-buffer strategy and overlap)."""
+    estimated = int(tokens / context * 512)
+    estimated = max(min(estimated, 4096), 2048)
+    requests = min(max(1, given) if given is not None else estimated, tokens // 2)
+    if slots is not None:
+        requests = min(requests, slots // (MAMBA_REQUEST_RATIO + MAMBA_TRACKING_SLOTS))
+    return requests

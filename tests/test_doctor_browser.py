@@ -81,7 +81,11 @@ def test_choosing_a_combination_shows_its_command_and_copies_it(tab, site_url):
     )
     assert tab.text_content(".cfg-command code") == expected["commands"][0]["text"]
     assert tab.text_content(".cfg-headline") == expected["headline"]["en"]
-    assert tab.text_content('[data-figure="tokens"]') == "1,196,289"
+    figures = expected["commands"][0]["plan"]["figures"]
+    shown = tab.eval_on_selector_all(
+        ".cfg-figures [data-figure]", "cells => cells.map(c => [c.dataset.figure, c.textContent])"
+    )
+    assert shown == [[k, v if isinstance(v, str) else v["en"]] for k, v in figures.items() if k != "context"]
     assert tab.eval_on_selector_all(".cfg-lines a", "links => links.map(a => a.getAttribute('href'))")[1] == (
         "../04-parameters/#tp-size"
     )
@@ -92,6 +96,28 @@ def test_choosing_a_combination_shows_its_command_and_copies_it(tab, site_url):
     assert query == {
         "model": ["qwen3.5-397b-a17b"], "gpu": ["h100"], "precision": ["fp8"], "goal": ["low-latency"], "nodes": ["1"],
     }  # fmt: skip
+
+
+def test_the_planner_link_opens_the_same_plan_on_the_planners_page(tab, site_url):
+    open_configurator(
+        tab, site_url, "en", "?model=gpt-oss-120b&gpu=h100&precision=mxfp4&goal=low-latency&nodes=1"
+    )
+    rows = dict(
+        tab.eval_on_selector_all(
+            ".cfg-figures [data-figure]", "cells => cells.map(c => [c.dataset.figure, c.textContent])"
+        )
+    )
+    assert rows["max-tokens"] == "139,455"  # worked by hand in tests/test_configurator.py
+    with tab.expect_navigation():
+        tab.click(".cfg-planner-link")
+    tab.wait_for_selector("[data-planner][data-ready=true]", timeout=15_000)
+    assert parse_qs(urlparse(tab.url).query)["max-running-requests"] == ["8"]
+    planner = dict(
+        tab.eval_on_selector_all(
+            "[data-figure]", "cells => cells.map(c => [c.dataset.figure, c.textContent])"
+        )
+    )
+    assert {key: planner[key] for key in rows} == rows
 
 
 def test_the_link_restores_the_choice_and_a_refusal_says_why(tab, site_url):

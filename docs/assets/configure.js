@@ -11,7 +11,9 @@
 (function (root) {
   "use strict";
 
-  const GB = 1e9;
+  const KIB = 1024;
+  const MIB = KIB * 1024;
+  const GIB = MIB * 1024;
   const ONE_LINE_MAX = 88;
   const INDENT = "  ";
   const MODULES = { launch_server: "sglang.launch_server", launch_router: "sglang_router.launch_router" };
@@ -89,7 +91,13 @@
     return sign + text;
   }
 
-  const gb = (n) => `${sig(n / GB, 3)} GB`;
+  // formatting.binary_size: the largest binary unit that keeps the number ≥ 1
+  function binarySize(n) {
+    for (const [unit, size] of [["GiB", GIB], ["MiB", MIB], ["KiB", KIB]]) {
+      if (n >= size) return `${sig(n / size)} ${unit}`;
+    }
+    return `${thousands(n)} B`;
+  }
 
   // ------------------------------------------------------------------------------------------ wording
   function format(template, values) {
@@ -134,12 +142,14 @@
       return out;
     }
 
-    const settingsKey = (s) => `${s.mem}|${s.kv}|${s.context}|${s.page}`;
+    // configure.Settings: the planner's inputs as a command writes them ("" where it leaves them)
+    const settingsKey = (s) => `${s.mem}|${s.kv}|${s.context}|${s.page}|${s.running}`;
     const settings = (s) => ({
       mem: s["--mem-fraction-static"] ?? "",
       kv: s["--kv-cache-dtype"] ?? "",
       context: s["--context-length"] ?? "",
       page: s["--page-size"] ?? "",
+      running: s["--max-running-requests"] ?? "",
     });
 
     function link(flag, role) {
@@ -361,28 +371,8 @@
       const ep = s["--ep-size"] ?? "";
       const key = `${choice.model}|${choice.gpu}|${choice.precision}|${tp}|${ep}|${settingsKey(set)}`;
       const found = data.plans[key];
-      if (found === undefined) throw new Error(`no planner result for ${key} in the export`);
-      return { key, figures: found === null ? null : figureTexts(found) };
-    }
-
-    function figureTexts(figures) {
-      const [gpu, , rest, weights, pool, tokens, requests, context, missing] = figures;
-      const unpublished = (...parts) => {
-        const fields = [];
-        for (const part of parts) for (const f of missing[part] || []) if (!fields.includes(f)) fields.push(f);
-        return message("cfg-fig-unpublished", { fields: fields.join(", ") });
-      };
-      const sized = (value, ...parts) => (value === null ? unpublished(...parts) : gb(value));
-      const everything = ["memory", "weights", "kv"];
-      return {
-        gpu: sized(gpu, "memory"),
-        "weights-gpu": sized(weights, "weights"),
-        "kv-pool": sized(pool, "memory", "weights"),
-        rest: sized(rest, "memory"),
-        tokens: tokens === null ? unpublished(...everything) : thousands(tokens),
-        requests: requests === null ? unpublished(...everything) : thousands(requests),
-        context: thousands(context),
-      };
+      if (found === undefined || (found !== null && found.figures === undefined)) throw new Error(`no planner figures for ${key} in the export`);
+      return { key, figures: found === null ? null : found.figures };
     }
 
     // the planner's numbers behind a plan key (the memory bar draws them)
@@ -401,14 +391,17 @@
         return refuse("cfg-refused-context", { goal: goal.name, context: set.context, model: model.name, native: thousands(native) });
       }
       const defaults = data.defaults;
-      const fraction = set.mem || String(defaults.mem);
       const auto = data.autos[`${model.id}|${hw.id}|${precision.dtype}|${settingsKey(set)}`];
       if (auto === undefined) throw new Error(`no automatic TP for ${model.id}|${hw.id}|${precision.dtype} in the export`);
       let [tp, basis] = auto;
-      const probeKey = (t) => `${model.id}|${hw.id}|${precision.dtype}|${t}||${settingsKey(set)}`;
+      const record = (t) => {
+        const key = `${model.id}|${hw.id}|${precision.dtype}|${t}||${settingsKey(set)}`;
+        if (data.plans[key] === undefined) throw new Error(`no planner result for ${key} in the export`);
+        return data.plans[key];
+      };
       if (basis === "unknown") {
-        const probe = data.plans[probeKey("1")];
-        const missing = probe ? probe[8] : {};
+        const probe = record("1");
+        const missing = probe ? probe.missing : {};
         if ("memory" in missing) return refuse("cfg-refused-memory", { gpu: hw.name, fields: missing.memory.join(", ") });
         return refuse("cfg-refused-weights", { model: model.name, fields: (missing.weights || []).join(", ") });
       }
@@ -418,7 +411,8 @@
       let tpWhy;
       if (nodes === 1) {
         if (basis === "none-fits") {
-          return refuse("cfg-refused-none-fits", { model: model.name, precision: precision.name, context: contextShown, gpu: hw.name, fraction });
+          const key = set.mem ? "cfg-refused-none-fits" : "cfg-refused-none-fits-default";
+          return refuse(key, { model: model.name, precision: precision.name, context: contextShown, gpu: hw.name, fraction: set.mem });
         }
         if (gpus !== null && tp > gpus) return refuse("cfg-refused-more-nodes", { tp, gpu: hw.name, gpus, nodes: Math.ceil(tp / gpus) });
         tpWhy = message(basis === "weights-only" ? "cfg-why-tp-weights-only" : "cfg-why-tp", { context: contextShown });
@@ -430,11 +424,11 @@
         if (data.layout[`${model.id}|${tp}`]) {
           return refuse("cfg-refused-layout", { nodes, tp, model: model.name, heads: model.heads });
         }
-        const figures = data.plans[probeKey(String(tp))];
-        if (figures !== null && figures !== undefined && figures[4] !== null && figures[4] <= 0) {
-          return refuse("cfg-refused-do-not-fit", { tp, weights: gb(figures[3]), fraction, budget: gb(figures[1]) });
+        const found = record(String(tp));
+        if (found !== null && found.budget !== null && found.budget <= 0) {
+          return refuse("cfg-refused-do-not-fit", { tp, weights: binarySize(found.weights), fraction: sig(found.fraction, 4), budget: binarySize(found.static) });
         }
-        if (figures !== null && figures !== undefined && figures[5] === 0) return refuse("cfg-refused-no-room", { tp });
+        if (found !== null && found.tokens === 0) return refuse("cfg-refused-no-room", { tp });
         if ((basis === "headroom" || basis === "weights-only") && single <= gpus * (nodes - 1)) {
           notes.push(message("cfg-note-fewer-nodes", { nodes: Math.ceil(single / gpus), tp: single }));
         }
@@ -502,24 +496,35 @@
       return [[flag, values]];
     }
 
-    // handbook.calc.launch.launch_flags for the planner's plan of this TP and these settings
+    // launch.rule_max_running_requests: the --max-running-requests a rule adds to this TP's command
+    function ruleMaxRunningRequests(model, tp) {
+      for (const rule of model.rule_lines) {
+        if (rule.flag === "--max-running-requests" && (rule.when === "always" || tp === 1)) return Number(rule.value);
+      }
+      return null;
+    }
+
+    // configure.Planner.launch_lines: handbook.calc.launch.launch_flags for the planner's plan of this TP
+    // and these settings (planner.js's launchFlags), the rules' --max-running-requests sizing the plan too.
+    // The composer gives no EP, --max-total-tokens or --swa-full-tokens-ratio: those flags never appear.
     function plannerLines(model, precision, tp, set) {
-      const defaults = data.defaults;
-      const mem = set.mem ? Number(set.mem) : defaults.mem;
-      const kv = set.kv || defaults.kv;
-      const context = set.context ? Number(set.context) : model.native ?? defaults.context;
-      const page = set.page ? Number(set.page) : 1;
+      const context = set.context ? Number(set.context) : model.native ?? data.defaults.context;
+      const running = set.running ? Number(set.running) : ruleMaxRunningRequests(model, tp);
       const flags = [
         ["--model-path", precision.path],
         ["--tp-size", String(tp)],
       ];
-      flags.push(["--mem-fraction-static", String(mem)]);
-      flags.push(["--kv-cache-dtype", kv]);
+      // the engine's default fraction is left to the engine; a given one is passed on (launch.number)
+      if (set.mem) flags.push(["--mem-fraction-static", String(Number(set.mem))]);
+      flags.push(["--kv-cache-dtype", set.kv || data.defaults.kv]);
       if (model.native === null || context !== model.native) flags.push(["--context-length", String(context)]);
-      if (page > 1) flags.push(["--page-size", String(page)]);
+      if (set.page) flags.push(["--page-size", String(Number(set.page))]);
+      if (running !== null) flags.push(["--max-running-requests", String(running)]);
+      const present = new Set(flags.map(([flag]) => flag));
       for (const rule of model.rule_lines) {
+        if (present.has(rule.flag)) continue;
         if (rule.when === "multi-gpu") {
-          if (tp > 1 && flags.every(([flag]) => flag !== rule.flag)) flags.push([rule.flag, rule.value.replaceAll("{tp}", String(tp))]);
+          if (tp > 1) flags.push([rule.flag, rule.value.replaceAll("{tp}", String(tp))]);
         } else if (rule.when === "always" || tp === 1) flags.push([rule.flag, rule.value]);
       }
       return flags.map(([flag, value]) => [`${flag} ${value}`, [[flag, [value]]]]);
@@ -559,7 +564,7 @@
     return { choices, configure, message, planFigures, models, hardware, goals };
   }
 
-  const api = { create, format: { gb, thousands, sig } };
+  const api = { create, format: { binarySize, thousands, sig } };
   root.HandbookConfigure = api;
   if (typeof module === "object" && module.exports) module.exports = api;
 })(typeof globalThis !== "undefined" ? globalThis : this);

@@ -30,19 +30,24 @@
     decode: "cfg-role-decode",
     router: "cfg-role-router",
   };
+  // the planner's rows (handbook/site/configurator.py PLAN_ROWS), with the planner page's labels
   const FIGURE_KEYS = [
-    ["gpu", "cfg-fig-gpu"],
-    ["weights-gpu", "cfg-fig-weights-gpu"],
-    ["kv-pool", "cfg-fig-kv-pool"],
-    ["rest", "cfg-fig-rest"],
-    ["tokens", "cfg-fig-tokens"],
-    ["requests", "cfg-fig-requests"],
+    ["gpu", "planner-fig-gpu"],
+    ["fraction", "planner-fig-fraction"],
+    ["weights-gpu", "planner-fig-weights-gpu"],
+    ["state", "planner-fig-state"],
+    ["kv-pool", "planner-fig-kv-pool"],
+    ["rest", "planner-fig-rest"],
+    ["max-tokens", "planner-fig-max-tokens"],
+    ["requests", "planner-fig-requests"],
+    ["running", "planner-fig-running"],
   ];
   const LEGEND_KEYS = {
-    weights: "cfg-fig-legend-weights",
-    kv: "cfg-fig-legend-kv",
-    rest: "cfg-fig-legend-rest",
-    over: "cfg-fig-legend-over",
+    weights: "planner-legend-weights",
+    state: "planner-legend-state",
+    kv: "planner-legend-kv",
+    rest: "planner-legend-rest",
+    over: "planner-legend-over",
   };
 
   // ------------------------------------------------------------------------------------------ helpers
@@ -358,25 +363,32 @@
       const wrap = element("figure", { class: "cfg-plan", "data-plan": plan.key });
       wrap.append(element("figcaption", {}, m["cfg-plan"]));
       if (plan.figures === null) return wrap;
-      const raw = this.configure.planFigures(plan.key);
-      const [gpu, budget, rest, weights, pool] = raw;
-      if (gpu !== null) {
-        const over = weights !== null ? Math.max(0, weights - budget) : 0;
+      const p = this.configure.planFigures(plan.key);
+      if (p.free !== null && p.static !== null) {
+        // one GPU's free memory before loading, as the planner's bar draws it (planner.js renderBar):
+        // weights | state pool and reserve | KV pool | the rest, or the weights over the budget
+        const weights = p.weights;
+        const over = weights !== null ? Math.max(0, weights - p.static) : 0;
+        const reserved = weights !== null && over === 0 ? Math.max(0, p.budget - p.pool) + p.mm : 0;
         const parts = [];
         if (weights !== null) {
-          parts.push(["weights", Math.min(weights, budget)]);
-          parts.push(over > 0 ? ["over", Math.min(over, rest)] : ["kv", pool]);
+          parts.push(["weights", Math.min(weights, p.static)]);
+          if (over > 0) parts.push(["over", Math.min(over, p.rest)]);
+          else {
+            if (reserved > 0) parts.push(["state", Math.min(reserved, p.static - weights)]);
+            parts.push(["kv", Math.max(0, p.static - weights - reserved)]);
+          }
         }
-        parts.push(["rest", over > 0 ? Math.max(0, rest - over) : rest]);
+        parts.push(["rest", over > 0 ? Math.max(0, p.rest - over) : p.rest]);
         const bar = element("div", { class: "cfg-bar", role: "img", "aria-label": m["cfg-plan"] });
         const legend = element("ul", { class: "cfg-legend" });
         for (const [kind, bytes] of parts) {
-          bar.append(element("span", { class: `cfg-part cfg-part-${kind}`, style: `width:${((bytes / gpu) * 100).toFixed(3)}%`, "data-part": kind }));
+          bar.append(element("span", { class: `cfg-part cfg-part-${kind}`, style: `width:${((bytes / p.free) * 100).toFixed(3)}%`, "data-part": kind }));
           legend.append(element("li", { "data-part": kind }, element("span", { class: `cfg-swatch cfg-part-${kind}` }), m[LEGEND_KEYS[kind]]));
         }
         wrap.append(bar, legend);
       }
-      const rows = FIGURE_KEYS.map(([key, label]) => {
+      const rows = FIGURE_KEYS.filter(([key]) => key in plan.figures).map(([key, label]) => {
         const value = plan.figures[key];
         return element(
           "tr",
@@ -386,14 +398,17 @@
         );
       });
       wrap.append(element("table", { class: "cfg-figures" }, element("tbody", {}, ...rows)));
-      const [model, gpuId, precision, tp, ep, mem, kv, context, page] = plan.key.split("|");
+      const [model, gpuId, precision, tp, ep, mem, kv, context, page, running] = plan.key.split("|");
+      // the planner's own URL parameters (planner.js readParams); what the command leaves out, the planner
+      // leaves to the engine as well
       const params = new URLSearchParams({ model, gpu: gpuId, tp: tp || "1", "weights-dtype": precision });
       if (ep) params.set("ep", ep);
       params.set("kv-dtype", this.data.kv_ids[kv || this.data.defaults.kv]);
-      params.set("mem-fraction-static", mem || String(this.data.defaults.mem));
+      if (mem) params.set("mem-fraction-static", mem);
       if (context) params.set("context", context);
       if (page) params.set("page-size", page);
-      const note = template(m["cfg-note-plan-defaults"], { kv: this.data.defaults.kv_name, fraction: this.data.defaults.mem });
+      if (running) params.set("max-running-requests", running);
+      const note = template(m["cfg-note-plan-defaults"], { kv: this.data.defaults.kv_name });
       wrap.append(element("p", { class: "cfg-plan-note" }, note, " ", element("a", { class: "cfg-planner-link", href: `../planner/?${params}` }, `${m["cfg-plan-open"]} →`)));
       return wrap;
     }

@@ -16,23 +16,25 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from handbook.calc import memory
-from handbook.calc.launch import launch_flags, model_path, rule_flags
+from handbook.calc.launch import launch_flags, model_path, rule_flags, rule_max_running_requests
+from handbook.calc.memory import Plan
 from handbook.calc.planner_data import kv_dtypes
 from handbook.calc.recipe_text import INDENT, MODULES, ONE_LINE_MAX, command_text, module_of
 from handbook.core.anchors import PARAMETERS_PAGE, option_anchor, parameter_anchor
-from handbook.core.formatting import gb, thousands
+from handbook.core.formatting import binary_size, sig, thousands
 from handbook.core.messages import message
 from handbook.core.paths import DOCS_DIR
 from handbook.core.text import LANGS, Text
 from handbook.engine.snapshot import EngineSnapshot
 from handbook.kb.common import flag_line_text, flags_in
 from handbook.kb.loader import KB
-from handbook.kb.schema import Hardware, Model, Recipe
+from handbook.kb.schema import Dtype, Hardware, Model, Recipe
 from handbook.pages.headings import source_headings
 
 SCHEMA_VERSION = 1
@@ -67,6 +69,8 @@ GOAL = {goal.id: goal for goal in GOALS}
 NEUTRAL = (None, "baseline", "multi-gpu", "tool-calling", "reference")
 
 # The flags the planner sizes memory with: a goal that sets one changes the plan, not just the command.
+# (The planner's other inputs, --max-total-tokens and --swa-full-tokens-ratio, are set by no command or
+# scenario of the KB; tests/test_configurator.py keeps it so.)
 PLAN_FLAGS = (
     "--tp-size",
     "--ep-size",
@@ -74,7 +78,9 @@ PLAN_FLAGS = (
     "--kv-cache-dtype",
     "--context-length",
     "--page-size",
+    "--max-running-requests",
 )
+SETTINGS_FLAGS = PLAN_FLAGS[2:]  # Settings' fields, in order
 
 # What multi-node and PD commands add, as chapter 05's examples write it (kb/recipes/deepseek-v3-pd-*.yaml:
 # --dist-init-addr …:5000, --nnodes, --node-rank; pd-router-local.yaml and llama-3.1-8b-pd-*.yaml: the
@@ -105,11 +111,6 @@ def T(value: Text) -> dict[str, str]:
     return {"zh": value.zh, "en": value.en}
 
 
-def gpus_per_node(hw: Hardware) -> int | None:
-    """How many GPUs one node of ``hw`` holds, when the KB says (kb/hardware ``gpus_per_node``)."""
-    return getattr(hw, "gpus_per_node", None)
-
-
 # ------------------------------------------------------------------------------------------ the planner
 def _number(text: str, kind: type) -> Any:
     try:
@@ -121,31 +122,66 @@ def _number(text: str, kind: type) -> Any:
 
 @dataclass(frozen=True)
 class Settings:
-    """The planner's inputs as a command writes them ("" where the command leaves the planner's default)."""
+    """The planner's inputs as a command writes them ("" where the command leaves them to the engine or to
+    the planner: the engine's own --mem-fraction-static and page size, the model's native context)."""
 
     mem: str = ""
     kv: str = ""
     context: str = ""
     page: str = ""
+    running: str = ""
+
+    @classmethod
+    def of(cls, flags: dict[str, str]) -> Settings:
+        """From a command's plan flags (``Composer.settings``)."""
+        return cls(*(flags.get(flag, "") for flag in SETTINGS_FLAGS))
 
     def key(self) -> str:
-        return f"{self.mem}|{self.kv}|{self.context}|{self.page}"
+        return f"{self.mem}|{self.kv}|{self.context}|{self.page}|{self.running}"
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """``Settings`` read as the planner takes them (None: the engine's or the planner's own value)."""
+
+    mem: float | None
+    kv: Dtype
+    context: int | None
+    page: int | None
+    running: int | None
+
+
+def plan_record(p: Plan) -> dict[str, Any]:
+    """What the composer and the page read of a plan: the bar's byte figures (planner.js's renderBar),
+    the fraction that sized the pool, the tokens, and the fields no source gives (memory / weights / kv)."""
+    return {
+        "free": p.free_bytes,
+        "static": p.static_bytes,
+        "rest": p.rest_bytes,
+        "weights": p.weights_per_gpu,
+        "budget": p.kv_budget_bytes,
+        "pool": p.kv_pool_bytes,
+        "mm": p.mm_reserve_bytes,
+        "fraction": p.mem_fraction_static,
+        "tokens": p.max_tokens,
+        "missing": {part: list(fields) for part, fields in sorted(p.missing.items())},
+    }
 
 
 class Planner:
-    """The configurator's one door to the planner; every result it gives is kept for the export."""
+    """The configurator's one door to the planner (handbook.calc.memory and launch); every plan it makes is
+    kept, by key, for the export."""
 
     def __init__(self, kb: KB):
         self.kb = kb
         self.kv_default = kb.dtypes[kv_dtypes(kb)[0]]
-        self.autos: dict[str, list[Any]] = {}
-        self.plans: dict[str, list[Any] | None] = {}
+        self.autos: dict[str, list[Any] | None] = {}
+        self.plans: dict[str, Plan | None] = {}
         self._kv_by_value = {d.engine_kv_value: d for d in kb.dtypes.values() if d.engine_kv_value}
 
     def defaults(self) -> dict[str, Any]:
         return {
             "context": memory.DEFAULT_CONTEXT,
-            "mem": memory.DEFAULT_MEM_FRACTION,
             "kv": self.kv_default.engine_kv_value,
             "kv_name": self.kv_default.name,
         }
@@ -154,66 +190,90 @@ class Planner:
         """--kv-cache-dtype spellings → the planner's KV dtype ids (its page's kv-dtype parameter)."""
         return {value: d.id for value, d in self._kv_by_value.items()}
 
-    def _inputs(self, model: Model, s: Settings) -> tuple[Any, ...] | None:
-        mem = memory.DEFAULT_MEM_FRACTION if not s.mem else _number(s.mem, float)
+    def _inputs(self, s: Settings) -> Inputs | None:
+        """None where a value is one the planner does not take (the page then shows no plan)."""
+        mem = None if not s.mem else _number(s.mem, float)
         kv = self.kv_default if not s.kv else self._kv_by_value.get(s.kv)
-        context = memory.resolve_context(model, None) if not s.context else _number(s.context, int)
-        page = 1 if not s.page else _number(s.page, int)
-        if mem is None or kv is None or context is None or page is None:
+        context = None if not s.context else _number(s.context, int)
+        page = None if not s.page else _number(s.page, int)
+        running = None if not s.running else _number(s.running, int)
+        if kv is None or (s.mem and (mem is None or not 0 < mem < 1)):
             return None
-        if not 0 < mem < 1 or context < 1 or page < 1:
+        if any(given and (value is None or value < 1) for given, value in
+               ((s.context, context), (s.page, page), (s.running, running))):  # fmt: skip
             return None
-        return mem, kv, context, page
+        return Inputs(mem, kv, context, page, running)
 
     def auto(self, model: Model, hw: Hardware, dtype: str, s: Settings) -> list[Any] | None:
         """[tp, basis] of the planner's automatic TP (memory.auto_tp), or None for unusable settings."""
         key = f"{model.id}|{hw.id}|{dtype}|{s.key()}"
         if key not in self.autos:
-            inputs = self._inputs(model, s)
+            inputs = self._inputs(s)
             if inputs is None:
+                self.autos[key] = None
                 return None
-            mem, kv, context, _ = inputs
-            found = memory.auto_tp(model, hw, self.kb.dtypes[dtype], kv, mem, context)
+            found = memory.auto_tp(
+                model,
+                hw,
+                self.kb.dtypes[dtype],
+                inputs.kv,
+                mem_fraction_static=inputs.mem,
+                context=inputs.context,
+            )
             self.autos[key] = [found.tp, found.basis]
         return self.autos[key]
 
-    def plan(self, model: Model, hw: Hardware, dtype: str, tp: str, ep: str, s: Settings) -> list[Any] | None:
-        """The figures the page shows, for a command's settings: [gpu, static, rest, weights per GPU,
-        KV pool, max tokens, full-length requests, context, missing fields]; None where the planner cannot
-        read the settings. ``missing`` maps memory / weights / kv to the fields no source gives."""
+    def plan(self, model: Model, hw: Hardware, dtype: str, tp: str, ep: str, s: Settings) -> Plan | None:
+        """The planner's plan for a command's settings; None where the planner cannot read them."""
         key = f"{model.id}|{hw.id}|{dtype}|{tp}|{ep}|{s.key()}"
         if key not in self.plans:
-            inputs = self._inputs(model, s)
+            inputs = self._inputs(s)
             tp_n = _number(tp or "1", int)
             ep_n = _number(ep or "1", int)
-            figures = None
+            found = None
             if inputs is not None and tp_n and ep_n and tp_n >= 1 and 1 <= ep_n <= tp_n and tp_n % ep_n == 0:
-                mem, kv, context, page = inputs
-                p = memory.plan(model, hw, self.kb.dtypes[dtype], kv, tp_n, mem, context, page, ep=ep_n)
-                missing = {part: list(fields) for part, fields in sorted(p.missing.items())}
-                figures = [
-                    p.gpu_bytes,
-                    p.static_bytes,
-                    p.rest_bytes,
-                    p.weights_per_gpu,
-                    p.kv_pool_bytes,
-                    p.max_tokens,
-                    p.max_requests,
-                    p.context,
-                    missing,
-                ]
-            self.plans[key] = figures
+                found = memory.plan(
+                    model,
+                    hw,
+                    self.kb.dtypes[dtype],
+                    inputs.kv,
+                    tp_n,
+                    mem_fraction_static=inputs.mem,
+                    context=inputs.context,
+                    page_size=inputs.page,
+                    ep=ep_n,
+                    max_running_requests=inputs.running,
+                )
+            self.plans[key] = found
         return self.plans[key]
+
+    def record(
+        self, model: Model, hw: Hardware, dtype: str, tp: str, ep: str, s: Settings
+    ) -> dict[str, Any] | None:
+        found = self.plan(model, hw, dtype, tp, ep, s)
+        return None if found is None else plan_record(found)
 
     def launch_lines(
         self, model: Model, hw: Hardware, dtype: str, tp: int, s: Settings, path: str
     ) -> list[str]:
-        """The planner's launch flags (handbook.calc.launch) for this TP and these settings, one per line."""
-        mem, kv, context, page = self._inputs(model, s)  # type: ignore[misc]
-        p = memory.plan(model, hw, self.kb.dtypes[dtype], kv, tp, mem, context, page)
-        return [
-            f"{flag} {value}" for flag, value in launch_flags(p, model, kv, path, rule_flags(self.kb, model))
-        ]
+        """The planner's launch flags for this TP and these settings, one per line, as its page and
+        ``python -m handbook plan`` suggest them: the rules' --max-running-requests sizes the plan too."""
+        inputs = self._inputs(s)
+        assert inputs is not None, s
+        rules = rule_flags(self.kb, model)
+        running = inputs.running if inputs.running is not None else rule_max_running_requests(rules, tp)
+        p = memory.plan(
+            model,
+            hw,
+            self.kb.dtypes[dtype],
+            inputs.kv,
+            tp,
+            mem_fraction_static=inputs.mem,
+            context=inputs.context,
+            page_size=inputs.page,
+            max_running_requests=running,
+        )
+        return [f"{flag} {value}" for flag, value in launch_flags(p, model, inputs.kv, path, rules)]
 
 
 # ------------------------------------------------------------------------------------------ KB facts
@@ -423,7 +483,7 @@ def configurator_data(kb: KB, snapshot: EngineSnapshot, docs_dir: Path = DOCS_DI
         "sections": {link: sections.titles[link] for link in sorted(shown - {None})},
         "models": models,
         "hardware": [
-            {"id": h.id, "name": h.name, "memory_gb": h.memory_gb, "gpus_per_node": gpus_per_node(h)}
+            {"id": h.id, "name": h.name, "memory_gb": h.memory_gb, "gpus_per_node": h.gpus_per_node}
             for h in kb.hardware.values()
         ],
         "goals": goals,
@@ -516,10 +576,21 @@ def render(module: str, lines: list[str], env: list[list[str]], env_style: str) 
 class Composer:
     """``compose(choice)`` over ``data`` (configurator_data): the algorithm configure.js repeats."""
 
-    def __init__(self, kb: KB, data: dict[str, Any], planner: Planner, *, words: bool = True):
+    def __init__(
+        self,
+        kb: KB,
+        data: dict[str, Any],
+        planner: Planner,
+        *,
+        words: bool = True,
+        figures: Callable[[Plan], dict[str, Any]] | None = None,
+    ):
         """``words=False`` skips the wording (every text is blank): the same decisions and planner calls,
-        for the export, which needs only the planner's results."""
+        for the export, which needs only the planner's results. ``figures`` words a plan's rows (the site's
+        handbook.site.configurator.plan_figures, which the planner's page words them with); without it a
+        command's plan has its key only."""
         self.kb = kb
+        self.figures = figures if words else None
         self.message = message if words else _blank
         self.words = words
         self.by_model: dict[str, list[dict[str, Any]]] = {}
@@ -804,19 +875,15 @@ class Composer:
         return command
 
     def plan(self, choice: dict[str, Any], s: dict[str, str]) -> dict[str, Any]:
-        """The planner's figures for a command's settings (its TP, EP, fraction, KV dtype, context, page)."""
-        settings = Settings(
-            s.get("--mem-fraction-static", ""),
-            s.get("--kv-cache-dtype", ""),
-            s.get("--context-length", ""),
-            s.get("--page-size", ""),
-        )
+        """The planner's figures for a command's settings (its TP, EP, fraction, KV dtype, context, page,
+        max running requests): the key of its plan in the export, and the rows the page shows."""
+        settings = Settings.of(s)
         tp, ep = s.get("--tp-size", ""), s.get("--ep-size", "")
         kbm, kbh = self.kb.models[choice["model"]], self.kb.hardware[choice["gpu"]]
         found = self.planner.plan(kbm, kbh, choice["precision"], tp, ep, settings)
         key = f"{choice['model']}|{choice['gpu']}|{choice['precision']}|{tp}|{ep}|{settings.key()}"
-        words = self.message is message and found is not None
-        return {"key": key, "figures": figure_texts(found) if words else None}
+        shown = self.figures is not None and found is not None
+        return {"key": key, "figures": self.figures(found) if shown else None}  # type: ignore[misc]
 
     def _from_planner(
         self,
@@ -838,13 +905,7 @@ class Composer:
 
         if precision["path"] is None:
             return refuse("cfg-refused-no-checkpoint", model=model["name"], precision=precision["name"])
-        goal_settings = self.settings(goal["lines"])
-        settings = Settings(
-            goal_settings.get("--mem-fraction-static", ""),
-            goal_settings.get("--kv-cache-dtype", ""),
-            goal_settings.get("--context-length", ""),
-            goal_settings.get("--page-size", ""),
-        )
+        settings = Settings.of(self.settings(goal["lines"]))
         goal_name = self.text(goal["name"])
         native = model["native"]
         if settings.context and native is not None and int(settings.context) > native:
@@ -853,12 +914,11 @@ class Composer:
                 native=thousands(native),
             )  # fmt: skip
         defaults = self.data["defaults"]
-        fraction = settings.mem or str(defaults["mem"])
         auto = self.planner.auto(kbm, kbh, precision["dtype"], settings)
         tp, basis = auto  # type: ignore[misc]
         if basis == "unknown":
-            probe = self.planner.plan(kbm, kbh, precision["dtype"], "1", "", settings)
-            missing = probe[8] if probe else {}
+            probe = self.planner.record(kbm, kbh, precision["dtype"], "1", "", settings)
+            missing = probe["missing"] if probe else {}
             if "memory" in missing:
                 return refuse("cfg-refused-memory", gpu=hw["name"], fields=", ".join(missing["memory"]))
             return refuse(
@@ -871,13 +931,14 @@ class Composer:
         nodes = choice["nodes"]
         if nodes == 1:
             if basis == "none-fits":
+                key = "cfg-refused-none-fits" if settings.mem else "cfg-refused-none-fits-default"
                 return refuse(
-                    "cfg-refused-none-fits",
+                    key,
                     model=model["name"],
                     precision=precision["name"],
                     context=context_shown,
                     gpu=hw["name"],
-                    fraction=fraction,
+                    fraction=settings.mem,
                 )
             if gpus is not None and tp > gpus:
                 need = -(-tp // gpus)
@@ -892,19 +953,19 @@ class Composer:
                 return refuse("cfg-refused-node-size", gpu=hw["name"])
             single = tp
             tp = nodes * gpus
-            if memory.layout_problems(kbm, tp):
-                heads = kbm.config.num_attention_heads
+            if self.data["layout"].get(f"{model['id']}|{tp}"):
+                heads = model["heads"]
                 return refuse("cfg-refused-layout", nodes=nodes, tp=tp, model=model["name"], heads=heads)
-            figures = self.planner.plan(kbm, kbh, precision["dtype"], str(tp), "", settings)
-            if figures is not None and figures[4] is not None and figures[4] <= 0:
+            record = self.planner.record(kbm, kbh, precision["dtype"], str(tp), "", settings)
+            if record is not None and record["budget"] is not None and record["budget"] <= 0:
                 return refuse(
                     "cfg-refused-do-not-fit",
                     tp=tp,
-                    weights=gb(figures[3]),
-                    fraction=fraction,
-                    budget=gb(figures[1]),
+                    weights=binary_size(record["weights"]),
+                    fraction=sig(record["fraction"], 4),
+                    budget=binary_size(record["static"]),
                 )
-            if figures is not None and figures[5] == 0:
+            if record is not None and record["tokens"] == 0:
                 return refuse("cfg-refused-no-room", tp=tp)
             if basis in ("headroom", "weights-only") and single <= gpus * (nodes - 1):
                 notes.append(self.message("cfg-note-fewer-nodes", nodes=-(-single // gpus), tp=single))
@@ -1010,26 +1071,3 @@ class Composer:
         if flag in model["rules"]:
             return self.message("cfg-why-rule", rule=model["rules"][flag])
         return self.message("cfg-why-planner")
-
-
-def figure_texts(figures: list[Any]) -> dict[str, Any]:
-    """The plan's rows as the page shows them (configure.js formats the same numbers the same way)."""
-    gpu, _static, rest, weights, pool, tokens, requests, context, missing = figures
-
-    def unpublished(*parts: str) -> dict[str, str]:
-        fields = [f for part in parts for f in missing.get(part, ())]
-        return T(message("cfg-fig-unpublished", fields=", ".join(dict.fromkeys(fields))))
-
-    def sized(value: float | None, *parts: str) -> Any:
-        return unpublished(*parts) if value is None else gb(value)
-
-    everything = ("memory", "weights", "kv")
-    return {
-        "gpu": sized(gpu, "memory"),
-        "weights-gpu": sized(weights, "weights"),
-        "kv-pool": sized(pool, "memory", "weights"),
-        "rest": sized(rest, "memory"),
-        "tokens": unpublished(*everything) if tokens is None else thousands(tokens),
-        "requests": unpublished(*everything) if requests is None else thousands(requests),
-        "context": thousands(context),
-    }

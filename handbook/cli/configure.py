@@ -22,7 +22,8 @@ from handbook.core.suggest import closest
 from handbook.core.text import LANGS
 from handbook.engine.snapshot import SnapshotError, load_snapshot
 from handbook.kb.loader import KBInvalid, load_kb
-from handbook.site.configurator import ROLE_KEYS, Configurator
+from handbook.render.planner import FIGURE_KEYS
+from handbook.site.configurator import PLAN_ROWS, ROLE_KEYS, Configurator
 
 WHAT_KEYS = {
     "model": "cfg-cli-what-model",
@@ -30,14 +31,6 @@ WHAT_KEYS = {
     "precision": "cfg-cli-what-precision",
     "goal": "cfg-cli-what-goal",
     "nodes": "cfg-cli-what-nodes",
-}
-FIGURE_KEYS = {
-    "gpu": "cfg-fig-gpu",
-    "weights-gpu": "cfg-fig-weights-gpu",
-    "kv-pool": "cfg-fig-kv-pool",
-    "rest": "cfg-fig-rest",
-    "tokens": "cfg-fig-tokens",
-    "requests": "cfg-fig-requests",
 }
 
 
@@ -138,9 +131,10 @@ def text_lines(result: dict[str, Any], lang: str, version: str, sections: dict[s
         if plan is not None and plan["figures"] is not None:
             figures = plan["figures"]
             shown = []
-            for key, label in FIGURE_KEYS.items():
+            for key in (row for row in PLAN_ROWS if row in figures):  # the planner's rows, as the page
+                label = msg(FIGURE_KEYS[key], lang, context=figures["context"])
                 value = figures[key] if isinstance(figures[key], str) else figures[key][lang]
-                shown.append(f"{msg(label, lang, context=figures['context'])}{msg('sep-label', lang)}{value}")
+                shown.append(f"{label}{msg('sep-label', lang)}{value}")
             out.append(f"{msg('cfg-plan', lang)}{msg('sep-label', lang)}" + " · ".join(shown))
     if result["notes"]:
         out += ["", msg("cfg-notes", lang) + msg("sep-label", lang).rstrip()]

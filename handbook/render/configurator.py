@@ -28,6 +28,23 @@ CHECKER_KEYS = (
     "sep-label",
     "sep-list",
 )
+# The planner's words for the rows and the bar under a command (doctor.js FIGURE_KEYS, LEGEND_KEYS).
+PLANNER_KEYS = (
+    "planner-fig-gpu",
+    "planner-fig-fraction",
+    "planner-fig-weights-gpu",
+    "planner-fig-state",
+    "planner-fig-kv-pool",
+    "planner-fig-rest",
+    "planner-fig-max-tokens",
+    "planner-fig-requests",
+    "planner-fig-running",
+    "planner-legend-weights",
+    "planner-legend-state",
+    "planner-legend-kv",
+    "planner-legend-rest",
+    "planner-legend-over",
+)
 SCRIPTS = ("assets/checker.js", "assets/configure.js", "assets/doctor.js")
 
 
@@ -39,6 +56,8 @@ def messages(lang: str) -> str:
     for key in CHECKER_KEYS:
         domain = "site" if key.startswith("sep-") else "checker"
         picked[key] = DOMAINS[domain][key][index]
+    for key in PLANNER_KEYS:
+        picked[key] = DOMAINS["planner"][key][index]
     text = json.dumps(picked, ensure_ascii=False, sort_keys=True)
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 

@@ -15,15 +15,40 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from handbook.calc.configure import CONFIGURATOR_DATA_PATH, Composer, Planner, T, configurator_data
+from handbook.calc.configure import (
+    CONFIGURATOR_DATA_PATH,
+    Composer,
+    Planner,
+    T,
+    configurator_data,
+    plan_record,
+)
+from handbook.calc.memory import Plan
 from handbook.checker.check import check_command
 from handbook.checker.export import CHECKER_DATA_PATH, checker_data
 from handbook.checker.findings import Finding
+from handbook.core.formatting import thousands
 from handbook.core.messages import DOMAINS, message
 from handbook.core.paths import DOCS_DIR
-from handbook.core.text import Text
+from handbook.core.text import LANGS, Text
 from handbook.engine.snapshot import EngineSnapshot
 from handbook.kb.loader import KB
+from handbook.render.planner import figure_texts
+
+# The planner's rows the configurator shows under a command (render/planner.py words each, as on the planner's
+# page; the state pool's only for a model that has one). doctor.js and ``python -m handbook configure`` label
+# them with the planner's own labels (FIGURE_KEYS there).
+PLAN_ROWS = (
+    "gpu",
+    "fraction",
+    "weights-gpu",
+    "state",
+    "kv-pool",
+    "rest",
+    "max-tokens",
+    "requests",
+    "running",
+)
 
 # Each role's name, as the refusal quotes it (configure.js has the same map).
 ROLE_KEYS = {
@@ -46,6 +71,21 @@ def finding_json(finding: Finding) -> dict[str, Any]:
     }
 
 
+def plan_figures(kb: KB, plan: Plan) -> dict[str, Any]:
+    """A plan's rows as the planner's page words them: one text where both languages write the same (most
+    are numbers), else {zh, en}; and its context (the requests row's label names it)."""
+    model = kb.models[plan.model]
+    texts = {lang: figure_texts(plan, model, lang) for lang in LANGS}
+    out: dict[str, Any] = {}
+    for row in PLAN_ROWS:
+        if row == "state" and "linear-state" not in plan.notes:
+            continue
+        both = {lang: texts[lang][row] for lang in LANGS}
+        out[row] = both[LANGS[0]] if len(set(both.values())) == 1 else both
+    out["context"] = thousands(plan.context)
+    return out
+
+
 class Configurator:
     """Every combination's result, checked; the exports the pages read."""
 
@@ -54,8 +94,11 @@ class Configurator:
         self.snapshot = snapshot
         self.data = configurator_data(kb, snapshot, docs_dir)
         self.planner = Planner(kb)
-        self.composer = Composer(kb, self.data, self.planner)
+        self.composer = Composer(kb, self.data, self.planner, figures=self.figures)
         self._checked: dict[tuple[str, str], list[dict[str, Any]]] = {}
+
+    def figures(self, plan: Plan) -> dict[str, Any]:
+        return plan_figures(self.kb, plan)
 
     def check(self, text: str, model: str) -> list[dict[str, Any]]:
         key = (text, model)
@@ -101,7 +144,14 @@ class Configurator:
         data = dict(self.data)
         data["messages"] = {key: list(pair) for key, pair in DOMAINS["configurator"].items()}
         data["autos"] = dict(sorted(self.planner.autos.items()))
-        data["plans"] = dict(sorted(self.planner.plans.items()))
+        # the rows only for the plans a command shows (the others decide a refusal or a TP)
+        shown = {c["plan"]["key"] for r in self.composed for c in r["commands"] if c["plan"] is not None}
+        data["plans"] = {
+            key: None
+            if plan is None
+            else {**plan_record(plan), **({"figures": self.figures(plan)} if key in shown else {})}
+            for key, plan in sorted(self.planner.plans.items())
+        }
         data["default_choice"] = self.default_choice()
         return data
 

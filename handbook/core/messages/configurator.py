@@ -69,6 +69,10 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "单节点放不下：直到 TP 64，{model} 的 {precision} 权重加一条 {context} token 的请求都放不进 {gpu} 的 --mem-fraction-static {fraction}",
         "Nothing fits: up to TP 64, {model}'s {precision} weights plus one {context}-token request do not fit in {gpu} at --mem-fraction-static {fraction}",
     ),
+    "cfg-refused-none-fits-default": (
+        "单节点放不下：直到 TP 64，{model} 的 {precision} 权重加一条 {context} token 的请求都放不进 {gpu}（--mem-fraction-static 取 SGLang 按卡与 TP 给出的默认值）",
+        "Nothing fits: up to TP 64, {model}'s {precision} weights plus one {context}-token request do not fit in {gpu} (at SGLang's default --mem-fraction-static for each GPU and TP)",
+    ),
     "cfg-refused-more-nodes": (
         "需要 TP {tp}（{tp} 张 GPU），而一个 {gpu} 节点只有 {gpus} 张：请选 {nodes} 个节点",
         "It needs TP {tp} ({tp} GPUs), and one {gpu} node holds {gpus}: choose {nodes} nodes",
@@ -200,8 +204,8 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "The KB lacks the fields {model}'s KV needs: the TP fits the weights only, and the KV pool and concurrency cannot be computed",
     ),
     "cfg-note-plan-defaults": (
-        "命令未指定时，规划按规划器的默认值：KV 精度 {kv}、--mem-fraction-static {fraction}",
-        "Where the command does not say, the plan uses the planner's defaults: KV in {kv}, --mem-fraction-static {fraction}",
+        "命令未指定时，规划按 SGLang 的做法：KV 精度 {kv}，--mem-fraction-static 与页大小取引擎按卡和 TP 给出的默认值",
+        "Where the command does not say, the plan does as SGLang does: KV in {kv}, and the engine's own --mem-fraction-static and page size for this GPU and TP",
     ),
     # roles and figures
     "cfg-role-standalone": ("启动命令", "Launch command"),
@@ -218,17 +222,6 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "cfg-checked-clean": ("对照 sglang {version} 检查：无问题", "Checked against sglang {version}: no problems"),
     "cfg-plan": ("单卡显存与容量（规划器）", "One GPU's memory and capacity (the planner)"),
     "cfg-plan-open": ("在规划器中打开", "Open in the planner"),
-    "cfg-fig-gpu": ("单卡显存", "GPU memory"),
-    "cfg-fig-weights-gpu": ("权重：每卡", "Weights per GPU"),
-    "cfg-fig-kv-pool": ("每卡 KV 池", "KV pool per GPU"),
-    "cfg-fig-rest": ("预算之外（CUDA graph 与激活）", "Outside the budget (CUDA graphs and activations)"),
-    "cfg-fig-tokens": ("最大 token 数（KV 池容量）", "Maximum tokens (KV pool capacity)"),
-    "cfg-fig-requests": ("同时容纳的满长请求（{context} token）", "Full-length requests at once ({context} tokens)"),
-    "cfg-fig-unpublished": ("未公开（{fields}）", "not published ({fields})"),
-    "cfg-fig-legend-weights": ("权重", "Weights"),
-    "cfg-fig-legend-kv": ("KV 池", "KV pool"),
-    "cfg-fig-legend-rest": ("CUDA graph 与激活", "CUDA graphs and activations"),
-    "cfg-fig-legend-over": ("超出预算的权重", "Weights over the budget"),
     # the command doctor (kb:doctor)
     "doc-input": ("粘贴一条命令", "Paste a command"),
     "doc-placeholder": (

@@ -393,6 +393,11 @@
       const defaults = data.defaults;
       const auto = data.autos[`${model.id}|${hw.id}|${precision.dtype}|${settingsKey(set)}`];
       if (auto === undefined) throw new Error(`no automatic TP for ${model.id}|${hw.id}|${precision.dtype} in the export`);
+      if (auto === null) {
+        // a value the planner does not take (a KV spelling no dtype of the KB has)
+        const lines = goal.lines.filter(([, pairs]) => data.settings_flags.includes(canonical(pairs[0][0]))).map(([text]) => text);
+        return refuse("cfg-refused-settings", { goal: goal.name, lines: lines.join(", ") });
+      }
       let [tp, basis] = auto;
       const record = (t) => {
         const key = `${model.id}|${hw.id}|${precision.dtype}|${t}||${settingsKey(set)}`;

@@ -255,9 +255,9 @@ class Planner:
 
     def launch_lines(
         self, model: Model, hw: Hardware, dtype: str, tp: int, s: Settings, path: str
-    ) -> list[str]:
-        """The planner's launch flags for this TP and these settings, one per line, as its page and
-        ``python -m handbook plan`` suggest them: the rules' --max-running-requests sizes the plan too."""
+    ) -> list[tuple[str, str]]:
+        """The planner's launch flags for this TP and these settings, (flag, value) in order, as its page
+        and ``python -m handbook plan`` suggest them: the rules' --max-running-requests sizes the plan too."""
         inputs = self._inputs(s)
         assert inputs is not None, s
         rules = rule_flags(self.kb, model)
@@ -273,7 +273,7 @@ class Planner:
             page_size=inputs.page,
             max_running_requests=running,
         )
-        return [f"{flag} {value}" for flag, value in launch_flags(p, model, inputs.kv, path, rules)]
+        return launch_flags(p, model, inputs.kv, path, rules)
 
 
 # ------------------------------------------------------------------------------------------ KB facts
@@ -498,6 +498,7 @@ def configurator_data(kb: KB, snapshot: EngineSnapshot, docs_dir: Path = DOCS_DI
             snapshot, flags | {f for r in recipes for _, fv in r["lines"] for f, _ in fv}
         ),
         "plan_flags": list(PLAN_FLAGS),
+        "settings_flags": list(SETTINGS_FLAGS),
         # the TPs SGLang refuses for a model's heads (memory.layout_problems), for multi-node TPs
         "layout": {
             f"{m['id']}|{tp}": True
@@ -915,7 +916,10 @@ class Composer:
             )  # fmt: skip
         defaults = self.data["defaults"]
         auto = self.planner.auto(kbm, kbh, precision["dtype"], settings)
-        tp, basis = auto  # type: ignore[misc]
+        if auto is None:  # a value the planner does not take (a KV spelling no dtype of the KB has)
+            lines = [text for text, pairs in goal["lines"] if self.canonical(pairs[0][0]) in SETTINGS_FLAGS]
+            return refuse("cfg-refused-settings", goal=goal_name, lines=", ".join(lines))
+        tp, basis = auto
         if basis == "unknown":
             probe = self.planner.record(kbm, kbh, precision["dtype"], "1", "", settings)
             missing = probe["missing"] if probe else {}
@@ -977,8 +981,8 @@ class Composer:
         )
         base: list[list[Any]] = []
         why: list[Text] = []
-        for text in planner_lines:
-            entry = [text, line_pairs(text)]
+        for flag, value in planner_lines:  # as the planner gives them: no shell words to read back
+            entry = [f"{flag} {value}", [[flag, [value]]]]
             base.append(entry)
             why.append(self._planner_reason(entry, model, precision, goal, tp_why))
         for flag, value, key in (

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from handbook.core.formatting import json_safe
 from handbook.core.messages import DOMAINS
 from handbook.core.text import LANGS
 from handbook.render.context import RenderContext, attr, esc
@@ -58,8 +59,7 @@ def messages(lang: str) -> str:
         picked[key] = DOMAINS[domain][key][index]
     for key in PLANNER_KEYS:
         picked[key] = DOMAINS["planner"][key][index]
-    text = json.dumps(picked, ensure_ascii=False, sort_keys=True)
-    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    return json_safe(json.dumps(picked, ensure_ascii=False, sort_keys=True))
 
 
 def _assets(ctx: RenderContext, scripts: tuple[str, ...]) -> list[str]:

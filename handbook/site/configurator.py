@@ -27,7 +27,7 @@ from handbook.calc.memory import Plan
 from handbook.checker.check import check_command
 from handbook.checker.export import CHECKER_DATA_PATH, checker_data
 from handbook.checker.findings import Finding
-from handbook.core.formatting import thousands
+from handbook.core.formatting import json_safe, thousands
 from handbook.core.messages import DOMAINS, message
 from handbook.core.paths import DOCS_DIR
 from handbook.core.text import LANGS, Text
@@ -165,8 +165,9 @@ class Configurator:
 
 
 def canonical_json(data: Any) -> str:
-    """Compact, sorted, UTF-8 as is: both language builds write the same bytes."""
-    return json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n"
+    """Compact, sorted, UTF-8 as is: both language builds write the same bytes; <, > and & as \\u escapes
+    (json_safe), so KB text in it is never markup."""
+    return json_safe(json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":"))) + "\n"
 
 
 def write_doctor_data(

@@ -97,6 +97,10 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "“{goal}”的 --context-length {context} 超过 {model} 原生的 {native} token；知识库没有为这个组合给出扩展上下文的方法（见模型一节）",
         "“{goal}” sets --context-length {context}, beyond {model}'s native {native} tokens, and the KB gives no way to extend the context for this combination (see the model's section)",
     ),
+    "cfg-refused-settings": (
+        "规划器无法按“{goal}”的 {lines} 计算显存（知识库中没有这个取值），所以无从规划",
+        "The planner cannot size memory with “{goal}”'s {lines} (the KB has no such value), so nothing can be planned",
+    ),
     "cfg-refused-checker": (
         "组合出的命令没有通过检查器（{role}）：{message}",
         "The composed command fails the checker ({role}): {message}",

@@ -183,3 +183,56 @@ def test_no_page_raises_a_dialog(poisoned_site, browser):
         finally:
             context.close()
     assert len(pages) > 30 and dialogs == []
+
+
+# The configurator and the command doctor fill their results after the page loads, from data files: a spread
+# of choices (every 17th, and every PD one) and every command of the site, each rendered and searched.
+CONFIGURATOR_JS = """payload => {
+  const root = document.querySelector("[data-configurator]");
+  const all = root.configurator.configure.choices();
+  const picked = all.filter((choice, i) => i % 17 === 0 || choice.pd);
+  let shown = 0;
+  let markup = 0;
+  for (const choice of picked) {
+    root.configurator.state = { ...choice };
+    root.configurator.update();
+    if (root.textContent.includes(payload)) shown += 1;
+    markup += root.querySelectorAll("script:not(.cfg-messages), img, svg, [onload], [onerror]").length;
+  }
+  return [picked.length, shown, markup];
+}"""
+
+
+@pytest.mark.browser
+def test_the_configurator_and_the_doctor_show_kb_text_as_text(poisoned_site, browser):
+    import doctor_cases
+
+    from handbook.site.browser import serve_folder
+
+    site, _, _ = poisoned_site
+    commands = doctor_cases.site_commands(load_kb(site.parent / "kb"))
+    dialogs: list[str] = []
+    with serve_folder(site) as base:
+        context = browser.new_context()
+        try:
+            page = context.new_page()
+            page.on(
+                "dialog", lambda dialog: (dialogs.append(f"{page.url}: {dialog.message}"), dialog.dismiss())
+            )
+            for prefix in ("", "en/"):
+                page.goto(f"{base}{prefix}configurator/")
+                page.wait_for_selector("[data-configurator][data-ready=true]", timeout=30_000)
+                picked, shown, markup = page.evaluate(CONFIGURATOR_JS, PAYLOAD)
+                assert picked > 300 and shown > 0 and markup == 0, (prefix, picked, shown, markup)
+                page.goto(f"{base}{prefix}doctor/")
+                page.wait_for_selector("[data-doctor][data-ready=true]", timeout=30_000)
+                with_payload = 0
+                for command in commands:
+                    page.fill("#doc-input", command)
+                    with_payload += PAYLOAD in page.text_content(".doc-findings")
+                    found = ("script:not(.cfg-messages)", "img", "svg", "[onload]", "[onerror]")
+                    assert page.locator(", ".join(f"[data-doctor] {f}" for f in found)).count() == 0
+                assert with_payload > 0, prefix  # some finding quotes the KB's (poisoned) words
+        finally:
+            context.close()
+    assert dialogs == []

@@ -99,7 +99,8 @@ class Dtype(Closed):
     # Storage per element including block scales (e.g. MXFP4: 4-bit elements + one 8-bit scale per 32).
     bits: Bits
     use: list[Literal["weights", "kv"]] = Field(min_length=1)
-    engine_kv_value: str | None = None  # the --kv-cache-dtype spelling, for KV dtypes
+    # the --kv-cache-dtype spelling, for KV dtypes (a value of the engine, so a plain word)
+    engine_kv_value: Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9_]*$")] | None = None
     note: Text | None = None
     source: SourceId
 

@@ -18,6 +18,16 @@ CI_LOCK = "requirements/ci.lock"  # nox itself, for .ci/run and the workflows
 QUIET_MKDOCS = {"NO_MKDOCS_2_WARNING": "1"}
 
 
+def pinned_engine_version() -> str:
+    """The SGLang release the handbook is pinned to: ``engine_version`` in kb/handbook.yaml (read as text:
+    nox runs before the project's dependencies are installed)."""
+    text = Path("kb/handbook.yaml").read_text(encoding="utf-8")
+    match = re.search(r"^engine_version:\s*[\"']?([0-9.]+)", text, re.M)
+    if match is None:
+        raise SystemExit("kb/handbook.yaml has no engine_version")
+    return match.group(1)
+
+
 def install_project(session: nox.Session) -> None:
     """The locked toolchain (hash-checked), then the handbook package itself without dependencies, built
     with the locked setuptools (no build isolation: nothing unpinned is fetched to build it)."""
@@ -261,7 +271,7 @@ def engine_sizing(session: nox.Session) -> None:
     (ENGINE_IMPORT_PINS, ENGINE_NO_DEPS, TRANSFORMERS_PINS), then runs handbook/oracles/sizing.py with this
     package importable.
     """
-    version = session.posargs[0] if session.posargs else "0.5.23"
+    version = session.posargs[0] if session.posargs else pinned_engine_version()
     wheel_dir = Path(session.create_tmp()) / "engine-wheels"
     for old in wheel_dir.glob("*.whl"):
         old.unlink()

@@ -60,7 +60,7 @@ def on_post_build(config, **kwargs):
     # The files at the site's root are the same for every language: write them once, in the default
     # language's build (the i18n plugin runs it first, into the root).
     if config["plugins"]["i18n"].is_default_language_build:
-        _site.write_assets(Path(config["site_dir"]))  # the planner's KB export
+        _site.write_assets(Path(config["site_dir"]))  # the planner's, checker's and configurator's exports
         write_exports(Path(config["site_dir"]), _site, config["site_url"])  # kb.json, llms.txt
 
 

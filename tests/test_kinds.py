@@ -45,7 +45,7 @@ class Benchmark(Closed):
     id: Id
     recipe: RecipeId
     baseline: BenchmarkId | None = None  # the run this one is compared with
-    output_tokens_per_s: PositiveFloat
+    output_tokens_per_s: size(0.001, 1e9, "tokens per second")
     flags: list[FlagRef] = []  # what was changed from the recipe
     source: SourceId
 '''

@@ -18,8 +18,7 @@ BROKEN = FIXTURES / "kb-broken"
 # Each broken case overlays tests/fixtures/kb-broken/<case>/ onto a copy of kb-mini.
 EXPECTED = {
     "wrong-type": [
-        "kb/hardware/gpu-a.yaml:6: memory_gb: got 'eighty', expected a valid number, "
-        "unable to parse string as a number",
+        "kb/hardware/gpu-a.yaml:6: memory_gb: got 'eighty', expected a valid number",
     ],
     "unknown-key": [
         "kb/models/dense-a.yaml:4: colour: got unknown key 'colour', expected one of: id, name, vendor, role, "
@@ -110,9 +109,9 @@ def test_all_problems_at_once_and_no_cascade(tmp_path):
         "title: {zh: 模型, en: Model}\norder: one\nparameters: []\n"
     )
     assert problems(root) == [
-        "kb/hardware/gpu-a.yaml:6: memory_gb: got 'eighty', expected a valid number, unable to parse string as a number",
+        "kb/hardware/gpu-a.yaml:6: memory_gb: got 'eighty', expected a valid number",
         "kb/models/dense-a.yaml:1: got an empty file, expected a YAML mapping",
-        "kb/parameters/memory.yaml:2: order: got 'one', expected a valid integer, unable to parse string as an integer",
+        "kb/parameters/memory.yaml:2: order: got 'one', expected a valid integer",
         "kb/parameters/memory.yaml:3: parameters: got a list of 0, expected at least 1 item(s)",
     ]
 
@@ -139,3 +138,46 @@ def test_validate_cli_exit_status_and_output(tmp_path):
     assert bad.returncode == 1
     assert "Traceback" not in bad.stderr
     assert bad.stderr.splitlines() == [*EXPECTED["yaml-syntax"], "✖ 1 problem(s) in the knowledge base."]
+
+
+# ------------------------------------------------------------------------------------------------ strict values
+@pytest.mark.parametrize(
+    ("file", "old", "new", "expected"),
+    [
+        ("hardware/gpu-a.yaml", "memory_gb: 80", 'memory_gb: "80"', "kb/hardware/gpu-a.yaml:6: memory_gb: got '80', expected a valid number"),
+        ("hardware/gpu-a.yaml", "memory_gb: 80", "memory_gb: true", "kb/hardware/gpu-a.yaml:6: memory_gb: got True, expected a valid number"),
+        ("hardware/gpu-a.yaml", "memory_gb: 80", "memory_gb: .inf", "kb/hardware/gpu-a.yaml:6: memory_gb: got inf, expected a finite number"),
+        ("hardware/gpu-a.yaml", "memory_gb: 80", "memory_gb: .nan", "kb/hardware/gpu-a.yaml:6: memory_gb: got nan, expected a finite number"),
+        ("hardware/gpu-a.yaml", "memory_gb: 80", "memory_gb: 1e308", "kb/hardware/gpu-a.yaml:6: memory_gb: got '1e308', expected a valid number"),  # YAML 1.1 reads it as text
+        ("hardware/gpu-a.yaml", "memory_gb: 80", "memory_gb: 1.0e+308", "kb/hardware/gpu-a.yaml:6: memory_gb: got 1e+308, expected a memory size in GB between 1 and 4,096"),
+        ("hardware/gpu-a.yaml", "memory_gb: 80", "memory_gb: 0.5", "kb/hardware/gpu-a.yaml:6: memory_gb: got 0.5, expected a memory size in GB between 1 and 4,096"),
+        ("models/dense-a.yaml", "num_hidden_layers: 80", "num_hidden_layers: 100000", "kb/models/dense-a.yaml:9: config.num_hidden_layers: got 100000, expected a number of layers between 1 and 1,024"),
+        ("models/dense-a.yaml", "num_hidden_layers: 80", "num_hidden_layers: 80.0", "kb/models/dense-a.yaml:9: config.num_hidden_layers: got 80.0, expected a valid integer"),
+        ("models/dense-a.yaml", "num_key_value_heads: 8", "num_key_value_heads: 0", "kb/models/dense-a.yaml:9: config.num_key_value_heads: got 0, expected a number of heads between 1 and 4,096"),
+        ("models/dense-a.yaml", "native: 131072", "native: 1000000000", "kb/models/dense-a.yaml:7: context.native: got 1000000000, expected a number of tokens between 1 and 1e+08"),
+        ("hardware/gpu-a.yaml", "name: GPU A", "name: " + "A" * 3000, "kb/hardware/gpu-a.yaml:2: name: got '" + "A" * 76 + "…, expected text of at most 2,500 characters"),
+    ],
+)  # fmt: skip
+def test_values_are_taken_as_written_and_within_plausible_bounds(tmp_path, file, old, new, expected):
+    root = tmp_path / "kb"
+    shutil.copytree(MINI, root)
+    path = root / file
+    text = path.read_text(encoding="utf-8")
+    assert old in text
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+    assert problems(root) == [expected]
+
+
+def test_an_impossible_date_is_located_not_a_traceback(tmp_path):
+    root = tmp_path / "kb"
+    shutil.copytree(MINI, root)
+    source = next((root / "sources").glob("*.yaml"))
+    text = source.read_text(encoding="utf-8")
+    line = next(i for i, row in enumerate(text.splitlines(), 1) if row.startswith("checked:"))
+    source.write_text(
+        "\n".join("checked: 2026-02-30" if row.startswith("checked:") else row for row in text.splitlines())
+        + "\n"
+    )
+    assert problems(root) == [
+        f"kb/sources/{source.name}:{line}: checked: got '2026-02-30', expected a real calendar date (YYYY-MM-DD)"
+    ]

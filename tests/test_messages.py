@@ -2,7 +2,7 @@
 key the code names exists, and every key is named whole in the code, so that grep finds each use.
 
 The scan reads every module of handbook/ (the catalogue's own modules aside) as Python syntax: a key is
-used when a string literal equals it anywhere there, or when docs/assets/planner.js quotes it.
+used when a string literal equals it anywhere there, or when a script of docs/assets/ quotes it.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from handbook.render import contributors, engine, ops, params, planner
 PACKAGE = REPO_ROOT / "handbook"
 CATALOGUE_DIR = PACKAGE / "core" / "messages"
 PLANNER_JS = REPO_ROOT / "docs" / "assets" / "planner.js"
+SCRIPTS = sorted((REPO_ROOT / "docs" / "assets").glob("*.js"))  # the site's scripts, which name keys too
 LOOKUPS = {"msg", "message"}  # handbook.core.messages.msg / message, and RenderContext.msg
 
 
@@ -125,7 +126,11 @@ def _literals() -> set[str]:
 
 
 def _script_literals() -> set[str]:
-    return set(re.findall(r"""["'`]([a-z0-9][a-z0-9_-]*)["'`]""", PLANNER_JS.read_text(encoding="utf-8")))
+    return {
+        key
+        for script in SCRIPTS
+        for key in re.findall(r"""["'`]([a-z0-9][a-z0-9_-]*)["'`]""", script.read_text(encoding="utf-8"))
+    }
 
 
 def _fields(text: str) -> set[str]:
@@ -154,7 +159,7 @@ def test_every_entry_has_both_languages_in_zh_en_order_with_the_same_fields():
 
 def test_the_catalogue_is_its_domains_merged_and_msg_picks_the_language():
     assert len(CATALOGUE) == sum(len(m) for m in DOMAINS.values())
-    assert list(DOMAINS) == ["site", "checker", "planner", "diagrams", "exports", "versions"]
+    assert list(DOMAINS) == ["site", "checker", "planner", "diagrams", "exports", "versions", "configurator"]
     assert msg("tp-table-agreement", LANGS[1], stated=3, agreeing=2) == (
         "Of the 3 TP sizes the source (official Cookbook) gives, 2 agree with the computation."
     )

@@ -14,6 +14,7 @@ from typing import Any
 
 from handbook.calc import memory, sizing
 from handbook.calc.launch import model_path, rule_flags
+from handbook.core.formatting import json_safe
 from handbook.kb.loader import KB
 from handbook.kb.schema import Model
 
@@ -172,7 +173,7 @@ def planner_data(kb: KB) -> dict[str, Any]:
 
 def planner_json(kb: KB) -> str:
     """Canonical text: sorted keys, two-space indent, UTF-8 as is, one final newline."""
-    return json.dumps(planner_data(kb), ensure_ascii=False, indent=2, sort_keys=True) + "\n"
+    return json_safe(json.dumps(planner_data(kb), ensure_ascii=False, indent=2, sort_keys=True)) + "\n"
 
 
 def write_planner_data(kb: KB, site_dir: Path) -> Path:

@@ -23,6 +23,10 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "new": ("handbook.cli.new", "write a commented skeleton for a new recipe, model, accelerator or pitfall"),
     "check": ("handbook.cli.check", "check an SGLang command against the pinned engine and the KB's rules"),
     "plan": ("handbook.cli.plan", "one GPU's memory budget, KV pool and launch command for a model"),
+    "configure": (
+        "handbook.cli.configure",
+        "the configurator's command(s) for a model, accelerator, precision and goal",
+    ),
     "engine-diff": ("handbook.cli.engine_diff", "compare two engine snapshots: options, defaults, choices"),
     "links": ("handbook.cli.links", "check every internal link and anchor of the built site"),
     "translations": ("handbook.cli.translations", "check both languages' pages and list stale translations"),

@@ -27,6 +27,9 @@ Lang = Literal["zh", "en"]
 
 _HAN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 
+# The longest string a KB field may hold: three times the longest prose the KB has (about 800 characters).
+TEXT_MAX = 2500
+
 # What `python -m handbook new` writes where the contributor must write something; never valid data.
 PLACEHOLDER = "<fill in>"
 UNFILLED = f"got the placeholder '{PLACEHOLDER}', expected a real value (fill in this field)"
@@ -52,9 +55,17 @@ def filled_in(value: object) -> object:
 
 
 class Closed(BaseModel):
-    """Every KB model rejects unknown keys: a typo is an error, not silently ignored data."""
+    """Every KB model rejects unknown keys (a typo is an error, not silently ignored data) and takes values
+    as written: no text read as a number, no true read as 1, no infinity, no text longer than TEXT_MAX."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, validate_default=True)
+    model_config = ConfigDict(
+        extra="forbid",
+        frozen=True,
+        validate_default=True,
+        strict=True,
+        allow_inf_nan=False,
+        str_max_length=TEXT_MAX,
+    )
 
     @model_validator(mode="wrap")
     @classmethod

@@ -8,17 +8,40 @@ from __future__ import annotations
 import re
 import shlex
 from datetime import date
-from typing import Annotated
+from typing import Annotated, Any
 
-from pydantic import AfterValidator, BeforeValidator, StringConstraints
+from pydantic import AfterValidator, BeforeValidator, Strict, StringConstraints
 from pydantic_core import PydanticCustomError
 
 from handbook.core.text import Closed, Text, filled_in
 
+
+def within(low: float, high: float, what: str) -> AfterValidator:
+    """A plausible range for a physical quantity: a value outside it is a typo or a unit mix-up."""
+
+    def check(value: float) -> float:
+        if not low <= value <= high:
+            raise ValueError(f"{what} between {low:,g} and {high:,g}")
+        return value
+
+    return AfterValidator(check)
+
+
+def count(high: int, what: str) -> Any:
+    """A whole number from 1 to ``high`` of ``what``."""
+    return Annotated[int, within(1, high, f"a number of {what}")]
+
+
+def size(low: float, high: float, what: str) -> Any:
+    """A quantity from ``low`` to ``high`` (whole or not)."""
+    return Annotated[float, within(low, high, what)]
+
+
 Id = Annotated[
     str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9._-]*$", max_length=80), BeforeValidator(filled_in)
 ]
-Day = date
+# A calendar date: YAML reads 2026-11-30 as one; kb.json writes it as text and reads it back (so not strict).
+Day = Annotated[date, Strict(False)]
 
 
 _FLAG = re.compile(r"^--[a-z0-9][a-z0-9_-]*$")
@@ -53,6 +76,25 @@ class FlagLine(Closed):
 
     line: FlagLineText
     note: Text | None = None
+
+
+def _command_words(value: str) -> str:
+    for part in value.split("…"):  # "…" separates the changed parts of one command
+        try:
+            shlex.split(part)
+        except ValueError as exc:
+            raise ValueError(f"words of a command the shell can read ({exc})") from None
+    return value
+
+
+# Words of a command as typed (a correction's stated and published parts, "…" between parts): the replay
+# and the drift page split them as the shell does, so they must be shell-readable.
+CommandWords = Annotated[
+    str,
+    StringConstraints(strip_whitespace=True, min_length=1),
+    AfterValidator(_command_words),
+    BeforeValidator(filled_in),
+]
 
 
 def flag_line_text(item: str | FlagLine) -> str:

@@ -216,6 +216,10 @@ def _expected(error: dict[str, Any]) -> str:
         return f"a mapping of {error['ctx']['class_name']} fields"
     if kind == "string_too_short":
         return "non-empty text"
+    if kind == "string_too_long":
+        return f"text of at most {error['ctx']['max_length']:,} characters"
+    if kind == "finite_number":
+        return "a finite number"
     if kind == "too_short":
         return f"at least {error['ctx']['min_length']} item(s)"
     if kind == "too_long":

@@ -9,14 +9,40 @@ from __future__ import annotations
 import itertools
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, PositiveFloat, PositiveInt, StringConstraints, model_validator
+from pydantic import Field, StringConstraints, model_validator
 
 from handbook.core.text import Closed, Label, Neutral, NonEmpty, Text
-from handbook.kb.common import Day, FlagLine, FlagLineText, Id, flags_in, rule_error
+from handbook.kb.common import (
+    CommandWords,
+    Day,
+    FlagLine,
+    FlagLineText,
+    Id,
+    count,
+    flags_in,
+    rule_error,
+    size,
+    within,
+)
 from handbook.kb.kinds import FlagUse, Ref
 from handbook.kb.texts import Quoted, ValueOf
 
 Stage = Annotated[int, Field(ge=1, le=7)]
+# Plausible ranges of physical quantities: a value outside one is a typo or a mixed-up unit (refused at its
+# line, like any schema error).
+Bits = size(1, 64, "bits per element")
+MemoryGB = size(1, 4096, "a memory size in GB")
+MemoryMiB = count(4_194_304, "MiB")
+Billions = size(0.001, 100_000, "a parameter count in billions")
+Layers = count(1024, "layers")
+Heads = count(4096, "heads")
+Width = count(1_048_576, "elements (a dimension of the model)")
+Tokens = count(100_000_000, "tokens")
+ExpertCount = count(100_000, "experts")
+GpuCount = count(100_000, "GPUs")
+NodeCount = count(10_000, "nodes")
+Interval = count(1024, "layers (an interval)")
+
 FlagName = Annotated[str, StringConstraints(pattern=r"^--[a-z0-9][a-z0-9_-]*$")]  # a long option's spelling
 EnvName = Annotated[str, StringConstraints(pattern=r"^[A-Z][A-Z0-9_]*$")]
 # The program whose flags an entity names; the entity's ``program`` field, else launch_server (FlagUse).
@@ -71,9 +97,10 @@ class Dtype(Closed):
     id: Id
     name: NonEmpty
     # Storage per element including block scales (e.g. MXFP4: 4-bit elements + one 8-bit scale per 32).
-    bits: PositiveFloat
+    bits: Bits
     use: list[Literal["weights", "kv"]] = Field(min_length=1)
-    engine_kv_value: str | None = None  # the --kv-cache-dtype spelling, for KV dtypes
+    # the --kv-cache-dtype spelling, for KV dtypes (a value of the engine, so a plain word)
+    engine_kv_value: Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9_]*$")] | None = None
     note: Text | None = None
     source: SourceId
 
@@ -88,14 +115,14 @@ class Hardware(Closed):
     form: Literal["gpu", "superchip", "npu"]
     architecture: NonEmpty | None
     # Memory per device as the source states it (the vendor's nominal GB); null when no source gives it.
-    memory_gb: PositiveFloat | None
+    memory_gb: MemoryGB | None
     # How many GPUs one device holds (1 for a GPU); null with a reason under `unknown` where no source says.
-    gpus_per_device: PositiveInt | None = 1
+    gpus_per_device: count(64, "GPUs in one device") | None = 1
     # Memory as the device reports it, in MiB: nvidia-smi's memory.total, or rocminfo's "Pool 1" size in KB
     # divided by 1024 (what SGLang's capacity query reads, utils/common.py:get_device_memory_capacity).
-    memory_mib_reported: PositiveInt | None = None
+    memory_mib_reported: MemoryMiB | None = None
     # GPUs in one server of this accelerator, as a published system description states it.
-    gpus_per_node: PositiveInt | None = None
+    gpus_per_node: count(1024, "GPUs in one server") | None = None
     unknown: dict[str, Text] = {}
     notes: Text | None = None
     source: SourceId
@@ -146,8 +173,8 @@ class VisionConfig(Closed):
     """A multimodal checkpoint's ``vision_config``: SGLang's default --mem-fraction-static shrinks with the
     vision encoder's size (arg_groups/memory_hook.py:adjust_mem_fraction_for_vlm:417-462)."""
 
-    hidden_size: PositiveInt
-    num_hidden_layers: PositiveInt | None = None  # absent from Qwen-VL vision configs (they name it depth)
+    hidden_size: Width
+    num_hidden_layers: Layers | None = None  # absent from Qwen-VL vision configs (they name it depth)
 
 
 class ModelConfig(Closed):
@@ -159,51 +186,49 @@ class ModelConfig(Closed):
     # model code by them (the recipe replay and the sizing oracle build a config.json with them).
     architectures: list[NonEmpty] | None = None
     model_type: NonEmpty | None = None
-    num_hidden_layers: PositiveInt | None = None
-    num_attention_heads: PositiveInt | None = None
-    num_key_value_heads: PositiveInt | None = None
-    head_dim: PositiveInt | None = None
-    v_head_dim: PositiveInt | None = None
-    hidden_size: PositiveInt | None = None
-    kv_lora_rank: PositiveInt | None = None
-    qk_rope_head_dim: PositiveInt | None = None
-    qk_nope_head_dim: PositiveInt | None = None
-    sliding_window: PositiveInt | None = None
-    full_attention_interval: PositiveInt | None = None
-    index_topk: PositiveInt | None = None
+    num_hidden_layers: Layers | None = None
+    num_attention_heads: Heads | None = None
+    num_key_value_heads: Heads | None = None
+    head_dim: Width | None = None
+    v_head_dim: Width | None = None
+    hidden_size: Width | None = None
+    kv_lora_rank: Width | None = None
+    qk_rope_head_dim: Width | None = None
+    qk_nope_head_dim: Width | None = None
+    sliding_window: Tokens | None = None
+    full_attention_interval: Interval | None = None
+    index_topk: Tokens | None = None
     # DSA indexer: its key width, and which layers compute their own top-k (configs/model_config.py:
     # dsa_layer_skips_topk:488-522)
-    index_head_dim: PositiveInt | None = None
-    index_n_heads: PositiveInt | None = None
-    index_topk_freq: PositiveInt | None = None
-    index_skip_topk_offset: PositiveInt | None = None
+    index_head_dim: Width | None = None
+    index_n_heads: Heads | None = None
+    index_topk_freq: Interval | None = None
+    index_skip_topk_offset: Interval | None = None
     # Linear attention (Gated DeltaNet): the recurrent state's shape (configs/qwen3_next.py:287-313)
-    linear_num_key_heads: PositiveInt | None = None
-    linear_num_value_heads: PositiveInt | None = None
-    linear_key_head_dim: PositiveInt | None = None
-    linear_value_head_dim: PositiveInt | None = None
-    linear_conv_kernel_dim: PositiveInt | None = None
+    linear_num_key_heads: Heads | None = None
+    linear_num_value_heads: Heads | None = None
+    linear_key_head_dim: Width | None = None
+    linear_value_head_dim: Width | None = None
+    linear_conv_kernel_dim: Interval | None = None
     mamba_ssm_dtype: Literal["float32", "bfloat16", "float16"] | None = None
     # QSA compressed indexer (layers/attention/qsa/config.py:_COMPRESSED_FIELDS)
-    indexer_n_heads: PositiveInt | None = None
-    indexer_kv_heads: PositiveInt | None = None
-    indexer_head_dim: PositiveInt | None = None
-    indexer_budget: PositiveInt | None = None
-    indexer_compress_ratio: PositiveInt | None = None
+    indexer_n_heads: Heads | None = None
+    indexer_kv_heads: Heads | None = None
+    indexer_head_dim: Width | None = None
+    indexer_budget: Tokens | None = None
+    indexer_compress_ratio: Interval | None = None
     # What the parameter count follows from where no total is published (handbook.calc.params)
-    vocab_size: PositiveInt | None = None
-    intermediate_size: PositiveInt | None = None
-    moe_intermediate_size: PositiveInt | None = None
+    vocab_size: Width | None = None
+    intermediate_size: Width | None = None
+    moe_intermediate_size: Width | None = None
     first_k_dense_replace: int | None = Field(default=None, ge=0)
-    q_lora_rank: PositiveInt | None = None
+    q_lora_rank: Width | None = None
     tie_word_embeddings: bool | None = None
     # the share of head_dim that carries RoPE (Qwen4-Exp checks it against the QSA indexer's head)
     partial_rotary_factor: float | None = Field(default=None, gt=0, le=1)
     vision_config: VisionConfig | None = None
     # How many layers of each kind, keyed like the values of config.json's ``layer_types``.
-    layer_types_count: dict[
-        Literal["full_attention", "sliding_attention", "linear_attention"], PositiveInt
-    ] = {}
+    layer_types_count: dict[Literal["full_attention", "sliding_attention", "linear_attention"], Layers] = {}
     field_sources: dict[str, SourceId] = {}  # per-field source where it differs from ``source``
 
     @model_validator(mode="after")
@@ -222,8 +247,8 @@ KV_FIELDS: dict[str, tuple[str, ...]] = {
 class Params(Closed):
     """Total and active parameters in billions, as stated; ``stated`` keeps odd wording verbatim."""
 
-    total_b: PositiveFloat | None
-    active_b: PositiveFloat | None
+    total_b: Billions | None
+    active_b: Billions | None
     stated: Text | None = None
     source: SourceId
 
@@ -237,9 +262,9 @@ class Params(Closed):
 
 
 class Experts(Closed):
-    routed: PositiveInt | None
-    per_token: PositiveInt | None
-    shared: int | None = None
+    routed: ExpertCount | None
+    per_token: ExpertCount | None
+    shared: Annotated[int, within(0, 1024, "a number of shared experts")] | None = None
     source: SourceId
 
     @model_validator(mode="after")
@@ -250,8 +275,8 @@ class Experts(Closed):
 
 
 class Context(Closed):
-    native: PositiveInt
-    extended: PositiveInt | None = None
+    native: Tokens
+    extended: Tokens | None = None
     extended_method: Literal["yarn"] | None = None
     source: SourceId
 
@@ -276,13 +301,13 @@ class Attention(Closed):
 class Precision(Closed):
     dtype: DtypeId
     checkpoint: NonEmpty | None
-    min_memory_gb: PositiveFloat | None = None  # as the source states it
+    min_memory_gb: size(0.001, 1_000_000, "a memory size in GB") | None = None  # as the source states it
     recommended_hardware: Text | None = None
     hardware: list[HardwareId] = []
     # A hardware-requirements table as the source states it ("~800 GB", "H100: tp16"); the site sets the
     # computed weights and smallest TP beside these and lists any difference as drift.
-    stated_weights_gb: PositiveFloat | None = None
-    stated_tp: dict[Id, PositiveInt] = {}
+    stated_weights_gb: size(0.001, 1_000_000, "a weight size in GB") | None = None
+    stated_tp: dict[Id, GpuCount] = {}
     stated_tp_note: Text | None = None
     note: Text | None = None
     source: SourceId
@@ -438,7 +463,7 @@ class ParameterGroup(Closed):
     """A group of parameters. File: ``kb/parameters/<group>.yaml``; the group id is the file name."""
 
     title: Text
-    order: PositiveInt
+    order: count(1000, "positions")
     intro: Text | None = None
     rules: Rules = []  # for the intro
     parameters: list[Parameter] = Field(min_length=1)
@@ -473,8 +498,8 @@ Role = Literal["standalone", "prefill", "decode", "router", "client", "install",
 class Correction(Closed):
     """Where the published command differs from the source's: what it said, what we publish, and why."""
 
-    stated: Annotated[NonEmpty, Quoted()]  # the source's words, wrong on purpose
-    published: NonEmpty
+    stated: Annotated[CommandWords, Quoted()]  # the source's words, wrong on purpose
+    published: CommandWords
     why: Text
     source: SourceId
 
@@ -490,8 +515,8 @@ class Recipe(Closed):
     module: NonEmpty | None = None
     model: ModelId | None = None
     hardware: list[HardwareId] = []
-    gpus: PositiveInt | None = None
-    nodes: PositiveInt = 1
+    gpus: GpuCount | None = None
+    nodes: NodeCount = 1
     precision: DtypeId | None = None
     strategy: Strategy | None = None
     role: Role = "standalone"
@@ -750,7 +775,7 @@ class Topology(Closed):
     letter: Literal["A", "B", "C", "D"]
     name: NonEmpty
     flags: FlagLineRef
-    gpus: PositiveInt
+    gpus: GpuCount
     layout: GpuRole
     communication: Text
     rules: Rules = []
@@ -761,8 +786,8 @@ class TopologiesFile(Closed):
     intro: Text
     caption: Text
     # The worked example the pictures use (GQA): its KV heads are split by attention TP.
-    example_num_key_value_heads: PositiveInt
-    example_routed_experts: PositiveInt | None = None
+    example_num_key_value_heads: Heads
+    example_routed_experts: ExpertCount | None = None
     shared_expert_premise: Text
     topologies: list[Topology] = Field(min_length=1)
     source: SourceId
@@ -836,7 +861,7 @@ class EngineSite(Closed):
 
     file: Annotated[str, StringConstraints(pattern=r"^sglang(_router)?/[A-Za-z0-9_/]+\.py$")]
     function: NonEmpty
-    line: PositiveInt
+    line: count(100_000, "lines")
 
 
 class EngineBehaviour(Closed):

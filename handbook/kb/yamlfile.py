@@ -184,68 +184,42 @@ MAX_BYTES = 512 * 1024
 MAX_DEPTH = 32
 
 
-def _whole(shown_as: str, message: str) -> Problem:
-    return Problem(shown_as, 1, "", message)
-
-
 def read_text(path: Path, shown_as: str) -> tuple[str | None, list[Problem]]:
     """A KB file's text: a regular file (not a link, a folder, a device or a FIFO) of at most MAX_BYTES of
     UTF-8. Nothing of a refused file's content is echoed."""
+    text, refusal = _read(path)
+    return text, [] if refusal is None else [Problem(shown_as, 1, "", refusal)]
+
+
+def _read(path: Path) -> tuple[str | None, str | None]:
+    """(text, None), or (None, why the file is refused)."""
+    unreadable = "got a file that cannot be read ({}), expected a readable YAML file"
     try:
         info = path.lstat()
     except OSError as exc:
-        return None, [
-            Problem(
-                shown_as,
-                1,
-                "",
-                f"got a file that cannot be read ({exc.strerror}), expected a readable YAML file",
-            )
-        ]
+        return None, unreadable.format(exc.strerror)
     if stat.S_ISLNK(info.st_mode):
-        return None, [
-            Problem(shown_as, 1, "", "got a symbolic link, expected a regular file (KB files are not links)")
-        ]
+        return None, "got a symbolic link, expected a regular file (KB files are not links)"
     if stat.S_ISDIR(info.st_mode):
-        return None, [_whole(shown_as, "got a folder, expected a YAML file")]
+        return None, "got a folder, expected a YAML file"
     if not stat.S_ISREG(info.st_mode):
-        return None, [
-            Problem(shown_as, 1, "", "got a special file (a device, FIFO or socket), expected a regular file")
-        ]
+        return None, "got a special file (a device, FIFO or socket), expected a regular file"
     if info.st_size > MAX_BYTES:
-        return None, [
-            Problem(shown_as, 1, "", f"got a file of {info.st_size:,} bytes, expected at most {MAX_BYTES:,}")
-        ]
+        return None, f"got a file of {info.st_size:,} bytes, expected at most {MAX_BYTES:,}"
     try:
         flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
         with os.fdopen(os.open(path, flags), "rb") as handle:
             if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):  # swapped since the lstat
-                return None, [_whole(shown_as, "got a special file, expected a regular file")]
+                return None, "got a special file, expected a regular file"
             data = handle.read(MAX_BYTES + 1)
     except OSError as exc:
-        return None, [
-            Problem(
-                shown_as,
-                1,
-                "",
-                f"got a file that cannot be read ({exc.strerror}), expected a readable YAML file",
-            )
-        ]
+        return None, unreadable.format(exc.strerror)
     if len(data) > MAX_BYTES:
-        return None, [
-            Problem(
-                shown_as,
-                1,
-                "",
-                f"got a file of more than {MAX_BYTES:,} bytes, expected at most {MAX_BYTES:,}",
-            )
-        ]
+        return None, f"got a file of more than {MAX_BYTES:,} bytes, expected at most {MAX_BYTES:,}"
     try:
-        return data.decode("utf-8"), []
+        return data.decode("utf-8"), None
     except UnicodeDecodeError as exc:
-        return None, [
-            Problem(shown_as, 1, "", f"got bytes that are not UTF-8 ({exc.reason}), expected UTF-8 text")
-        ]
+        return None, f"got bytes that are not UTF-8 ({exc.reason}), expected UTF-8 text"
 
 
 def _screen(text: str, shown_as: str) -> list[Problem]:

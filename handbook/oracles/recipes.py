@@ -41,6 +41,7 @@ import types
 from pathlib import Path
 from typing import Any
 
+from handbook.checker.check import entry_points
 from handbook.checker.replays import (
     FORMAT,
     PLACEHOLDERS,
@@ -52,6 +53,9 @@ from handbook.checker.replays import (
     replay_path,
     replayed_recipes,
 )
+from handbook.checker.shell import parse_script
+from handbook.engine.snapshot import load_snapshot
+from handbook.kb.loader import load_kb
 from handbook.oracles.replay import STAND_IN_CONFIG
 
 # Values resolution declares that are not adjustments a reader acts on: bookkeeping, paths of the
@@ -164,9 +168,6 @@ def _plain(value: Any) -> Any:
 
 
 def _argv_and_env(text: str, model_dir: Path) -> tuple[list[str], dict[str, str]]:
-    from handbook.checker.check import entry_points
-    from handbook.checker.shell import parse_script
-    from handbook.engine.snapshot import load_snapshot
 
     for placeholder, value in PLACEHOLDERS.items():
         text = text.replace(placeholder, value)
@@ -436,8 +437,6 @@ def _variants(inputs: ReplayInput, model_dir: Path, config: dict) -> dict[str, d
 # ------------------------------------------------------------------------------------------ main
 def main(argv: list[str] | None = None) -> int:
     import importlib.metadata
-
-    from handbook.kb.loader import load_kb
 
     cli = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     cli.add_argument("--stale", action="store_true", help="only recipes whose inputs changed (and new ones)")

@@ -29,6 +29,11 @@ import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from handbook.checker.check import entry_points
+from handbook.checker.shell import parse_script
+from handbook.engine.snapshot import load_snapshot
+from handbook.kb.loader import load_kb
+
 # A stand-in model: a small dense config that resolution accepts. It stands for "a model", never for a model
 # the handbook covers (recipe replays use real configs where the KB has them). Its architecture is one the
 # engine does not single out where it picks defaults by architecture: LlamaForCausalLM would get speculative
@@ -108,9 +113,6 @@ def run_engine(argv: list[str], env: dict[str, str]) -> Outcome:
 
 
 def _argv_and_env(text: str, model_dir: Path) -> tuple[list[str], dict[str, str]]:
-    from handbook.checker.check import entry_points
-    from handbook.checker.shell import parse_script
-    from handbook.engine.snapshot import load_snapshot
 
     script = parse_script(text, *entry_points(load_snapshot()))
     (invocation,) = [i for i in script.invocations if i.program == "launch_server"]
@@ -155,7 +157,6 @@ def replay_rules(kb, model_dir: Path) -> list[tuple[str, bool, str]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from handbook.kb.loader import load_kb
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.parse_args(argv)

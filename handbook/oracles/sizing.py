@@ -57,6 +57,10 @@ import types
 from pathlib import Path
 from typing import Any
 
+from handbook.calc import memory, sizing
+from handbook.calc.planner_data import weight_dtypes
+from handbook.kb.loader import load_kb
+
 GIB = 1 << 30
 MIB = 1 << 20
 
@@ -118,7 +122,6 @@ def layer_types(counts: dict[str, int], n_layers: int | None, interval: int | No
 
 def build_config(kb: Any, model_id: str) -> dict | None:
     """The config.json the engine reads, from the KB only (None: no architecture, nothing to load)."""
-    from handbook.calc import sizing
 
     model = kb.models[model_id]
     c = model.config
@@ -151,14 +154,12 @@ def build_config(kb: Any, model_id: str) -> dict | None:
 
 def default_weights_dtype(kb: Any, model_id: str) -> str:
     """The planner's default weights dtype: the model's first published precision, else BF16."""
-    from handbook.calc.planner_data import weight_dtypes
 
     return weight_dtypes(kb, kb.models[model_id])[0]
 
 
 def make_case(kb: Any, model_id: str, hw_id: str, tp: int, kv: str, variant: str) -> dict:
     """One case's inputs, all from the KB (and the planner's weight model and memory bound)."""
-    from handbook.calc import memory
 
     model, hw = kb.models[model_id], kb.hardware[hw_id]
     weights_dtype = default_weights_dtype(kb, model_id)
@@ -198,7 +199,6 @@ def make_case(kb: Any, model_id: str, hw_id: str, tp: int, kv: str, variant: str
 def needs(kb: Any, case: dict) -> list[str]:
     """The KB fields a case's figures depend on and the KB lacks (where the engine ran with its own
     default or the planner's bound instead)."""
-    from handbook.calc import memory, sizing
 
     model, hw = kb.models[case["model"]], kb.hardware[case["hw"]]
     c = model.config
@@ -539,8 +539,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--variant", action="append", choices=VARIANTS)
     parser.add_argument("--replay-logs", type=Path, help="public startup logs to replay (JSON)")
     args = parser.parse_args(argv)
-
-    from handbook.kb.loader import load_kb
 
     kb = load_kb()
     started = time.perf_counter()

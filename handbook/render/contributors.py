@@ -14,6 +14,7 @@ from handbook.core.messages import LANG_KEYS
 from handbook.core.text import LANGS
 from handbook.pages.headings import source_headings
 from handbook.pages.translations import translation_status as status_of
+from handbook.render.configurator import benchmark_rows
 from handbook.render.context import RenderContext, attr, esc
 from handbook.render.html import admonition, table
 from handbook.render.markers import RenderError, renderer
@@ -142,6 +143,7 @@ def benchmarks(ctx: RenderContext) -> str:
             ]
         )
     rows.append([ctx.msg("bench-search-index"), _kb(f["search_index_gzip_bytes"]), "", ""])
+    rows += benchmark_rows(ctx, record, verdict)  # the configurator and the command doctor
     headers = [
         ctx.msg("bench-col-measure"),
         ctx.msg("bench-col-value"),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from handbook.render.context import attr
+from handbook.render.context import attr, esc
 
 _CODE = re.compile(r"<code>([^<]*)</code>")
 LONG_CODE = 30  # characters (escaped): shorter code spans stay on one line whatever they hold
@@ -96,11 +96,12 @@ def admonition(kind: str, title: str, body: str) -> str:
 
 
 def tabs(items: Sequence[tuple[str, str]]) -> str:
-    """pymdownx.tabbed content tabs: (label, markdown body) pairs."""
+    """pymdownx.tabbed content tabs: (label, markdown body) pairs. A label is plain text (a KB title): it is
+    escaped here, since pymdownx reads it as inline Markdown, where HTML passes through."""
     out = []
     for label, body in items:
         inner = "\n".join(("    " + line) if line.strip() else "" for line in body.strip("\n").splitlines())
-        out.append(f'=== "{label.replace(chr(34), chr(39))}"\n\n{inner}\n')
+        out.append(f'=== "{esc(label)}"\n\n{inner}\n')
     return "\n".join(out)
 
 

@@ -13,13 +13,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from handbook.core.markdown import code_lines
 from handbook.core.quotes import QUOTE
 from handbook.core.suggest import closest
 
 MARKER = re.compile(r"<!--\s*kb:(?P<name>[a-z0-9-]+)(?P<args>(?:\s+[a-z_]+=\S+?)*)\s*-->")
 LEFTOVER = re.compile(r"<!--\s*kb:")
 _ARG = re.compile(r"([a-z_]+)=(\S+)")
-_FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
 
 
 class RenderError(Exception):
@@ -73,39 +73,31 @@ def parse_args(raw: str) -> dict[str, str]:
     return {key: value for key, value in _ARG.findall(raw)}
 
 
-def _code_lines(markdown: str) -> set[int]:
-    """0-based numbers of the lines inside fenced code blocks (markers there are examples, not markers)."""
-    inside: set[int] = set()
-    fence: str | None = None
-    for number, line in enumerate(markdown.splitlines()):
-        match = _FENCE.match(line)
-        if fence is None and match:
-            fence = match.group(1)
-            inside.add(number)
-        elif fence is not None:
-            inside.add(number)
-            if line.strip().startswith(fence[0] * len(fence)) and line.strip().strip(fence[0]) == "":
-                fence = None
-    return inside
-
-
 def render_page(markdown: str, ctx: Any, page: str) -> str:
     """Replace every marker of one page; raise ``MarkerErrors`` with all of its problems."""
     problems: list[MarkerProblem] = []
-    code = _code_lines(markdown)
+    code = code_lines(markdown)  # markers in code blocks are examples, not markers
     out: list[str] = []
     for number, line in enumerate(markdown.splitlines(keepends=True)):
         if number in code:
             out.append(line)
             continue
         rendered = _render_line(line, number + 1, ctx, page, problems)
-        if QUOTE.search(rendered):  # the page's own quotations of the source (⟦…⟧)
-            rendered = QUOTE.sub(lambda m: ctx.source_quote(m.group("text")), rendered)
-        if LEFTOVER.search(rendered) and not any(p.line == number + 1 for p in problems):
-            problems.append(
-                MarkerProblem(page, number + 1, "malformed kb: marker (expected <!-- kb:name key=value -->)")
-            )
-        out.append(rendered)
+        # what a renderer put inside a code block is shown as written: no quotation markup, no marker
+        pieces = rendered.splitlines(keepends=True)
+        inside = code_lines(rendered)
+        for i, piece in enumerate(pieces):
+            if i in inside:
+                continue
+            if QUOTE.search(piece):  # the page's own quotations of the source (⟦…⟧)
+                piece = pieces[i] = QUOTE.sub(lambda m: ctx.source_quote(m.group("text")), piece)
+            if LEFTOVER.search(piece) and not any(p.line == number + 1 for p in problems):
+                problems.append(
+                    MarkerProblem(
+                        page, number + 1, "malformed kb: marker (expected <!-- kb:name key=value -->)"
+                    )
+                )
+        out.append("".join(pieces))
     if problems:
         raise MarkerErrors(problems)
     return "".join(out)

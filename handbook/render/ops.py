@@ -51,11 +51,11 @@ def gpu_mem_bands(ctx: RenderContext) -> str:
     rows = []
     for b in ctx.kb.observability.available_gpu_mem_bands:
         if b.low is not None and b.high is not None:
-            span = f"{b.low:g}–{b.high:g} {b.unit}"
+            span = f"{b.low:g}–{b.high:g} {esc(b.unit)}"
         elif b.low is None:
-            span = f"&lt; {b.high:g} {b.unit}"
+            span = f"&lt; {b.high:g} {esc(b.unit)}"
         else:
-            span = f"&gt; {b.low:g} {b.unit}"
+            span = f"&gt; {b.low:g} {esc(b.unit)}"
         rows.append([span, ctx.text_html(b.verdict), ctx.text_html(b.action)])
     return table([ctx.msg("col-value"), ctx.msg("bands-col-verdict"), ctx.msg("bands-col-action")], rows)
 

@@ -13,7 +13,7 @@ from handbook.calc import sizing
 from handbook.calc.launch import number
 from handbook.calc.memory import Plan, has_sliding_window
 from handbook.calc.planner_data import common_context
-from handbook.core.formatting import binary_size, sig, thousands
+from handbook.core.formatting import binary_size, json_safe, sig, thousands
 from handbook.core.messages import msg
 from handbook.core.messages.planner import MESSAGES as PLANNER_MESSAGES
 from handbook.core.text import LANGS
@@ -260,7 +260,7 @@ def messages(lang: str) -> str:
         key: pair[index] for key, pair in PLANNER_MESSAGES.items() if not key.startswith("planner-cli-")
     }
     text = json.dumps(picked, ensure_ascii=False, sort_keys=True)
-    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    return json_safe(text)
 
 
 def _field(ctx: RenderContext, name: str, label_key: str, control: str) -> str:

@@ -15,7 +15,11 @@ What is measured, and how:
 - site size: every file of the cold-built site. Page weight: each page is opened in chromium and every file
   it fetches (HTML, CSS, JS, the search worker and its scripts, images), except the search index, is counted
   at its gzip -6 size; the heaviest chapter page (the target's) and the heaviest page of all are reported.
-  The search index is reported on its own (gzip -6).
+  The search index is reported on its own (gzip -6). The configurator and command doctor pages are reported
+  with everything they load (their scripts and data files included), the heavier language of each.
+- the command doctor and the configurator in chromium: the doctor checks a 40-flag command (and shows its
+  findings) 20 times after one warm-up, the configurator updates after 20 changes of its form; the median
+  of each, from the page's own clock (performance.now()) around the synchronous work.
 Targets are printed pass/fail; the benchmark itself never fails for a missed target (exit 1 only when the
 site cannot be built).
 """
@@ -44,7 +48,16 @@ from handbook.site.browser import CHROMIUM, CHROMIUM_ARGS, serve_folder
 from handbook.site.build import build_site
 
 RECORD = BENCH_RECORD
-TARGETS = {"hooks_share": 0.10, "warm_rebuild_s": 3.0, "page_gzip_bytes": 150_000}
+TARGETS = {
+    "hooks_share": 0.10,
+    "warm_rebuild_s": 3.0,
+    "page_gzip_bytes": 150_000,
+    "doctor_page_gzip_bytes": 250_000,
+    "doctor_check_ms": 50.0,
+    "configurator_update_ms": 50.0,
+}
+DOCTOR_PAGES = {"configurator": ("configurator/", "en/configurator/"), "doctor": ("doctor/", "en/doctor/")}
+RUNS = 20
 SEARCH_INDEX = "search/search_index.json"
 CHAPTER = re.compile(
     r"^(?:[a-z]{2}/)?\d\d-[^/]+/$"
@@ -192,6 +205,109 @@ def page_weights(site_dir: Path, browser: Any = None) -> list[PageWeight] | str:
     return weights
 
 
+# ----------------------------------------------------------------------------------- the doctor's speed
+def forty_flag_command() -> str:
+    """A launch command of 40 flags: --model-path, then the launch_server options (parser order) whose
+    parser default is a number or a non-empty string, each given that default."""
+    import shlex
+
+    from handbook.engine.snapshot import load_snapshot
+
+    lines = ["--model-path Qwen/Qwen3.5-397B-A17B-FP8"]
+    for option in load_snapshot().parser("launch_server").options:
+        default = option.default
+        if len(lines) == 40:
+            break
+        if (
+            option.name == "--model-path"
+            or not option.name.startswith("--")
+            or option.nargs not in (None, "?")
+        ):
+            continue
+        if isinstance(default, bool) or not isinstance(default, int | float | str) or default == "":
+            continue
+        lines.append(f"{option.name} {shlex.quote(str(default))}")
+    return " \\\n  ".join(["python -m sglang.launch_server", *lines])
+
+
+_CHECK_JS = """([command, runs]) => {
+  const root = document.querySelector("[data-doctor]");
+  const input = root.querySelector(".doc-input");
+  const times = [];
+  for (let i = 0; i <= runs; i += 1) {
+    input.value = command + (i % 2 ? "" : " ");
+    const start = performance.now();
+    root.doctor.run();
+    if (i > 0) times.push(performance.now() - start);
+  }
+  return { times, findings: root.querySelectorAll(".doc-finding").length };
+}"""
+_UPDATE_JS = """(runs) => {
+  const root = document.querySelector("[data-configurator]");
+  const changes = [["gpu", "h100"], ["gpu", "h200"], ["goal", "low-latency"], ["goal", "high-throughput"],
+    ["model", "qwen3.5-397b-a17b"], ["precision", "fp8"], ["gpu", "b200"], ["goal", "multi-turn-agent"],
+    ["model", "deepseek-v4-pro"], ["gpu", "mi355x"]];
+  const times = [];
+  for (let i = 0; i <= runs; i += 1) {
+    const [name, value] = changes[i % changes.length];
+    const field = root.querySelector(`[name="${name}"]`);
+    field.value = value;
+    const start = performance.now();
+    field.dispatchEvent(new Event("change", { bubbles: true }));
+    if (i > 0) times.push(performance.now() - start);
+  }
+  return { times, status: root.dataset.status };
+}"""
+
+
+def doctor_timings(site_dir: Path, browser: Any = None) -> dict[str, Any] | str:
+    """The doctor's check of a 40-flag command and the configurator's update, in ms (medians of RUNS), or
+    why they could not be measured."""
+    if browser is None:
+        if not Path(CHROMIUM).exists():
+            return f"chromium not found at {CHROMIUM} (apt-get install chromium)"
+        from playwright.sync_api import sync_playwright
+
+        with sync_playwright() as playwright:
+            own = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            try:
+                return doctor_timings(site_dir, own)
+            finally:
+                own.close()
+    import statistics
+
+    command = forty_flag_command()
+    with serve_folder(site_dir) as base:
+        tab = browser.new_page()
+        tab.goto(base + "en/doctor/")
+        tab.wait_for_selector("[data-doctor][data-ready=true]", timeout=30_000)
+        checked = tab.evaluate(_CHECK_JS, [command, RUNS])
+        tab.goto(base + "en/configurator/")
+        tab.wait_for_selector("[data-configurator][data-ready=true]", timeout=30_000)
+        updated = tab.evaluate(_UPDATE_JS, RUNS)
+        tab.close()
+    return {
+        "doctor_check_ms": statistics.median(checked["times"]),
+        "doctor_check_findings": checked["findings"],
+        "doctor_check_flags": command.count(" --"),
+        "configurator_update_ms": statistics.median(updated["times"]),
+        "timing_runs": RUNS,
+    }
+
+
+def doctor_pages(weights: list[PageWeight]) -> dict[str, Any]:
+    """Each of the two pages' weight with everything it loads: its heavier language."""
+    out: dict[str, Any] = {}
+    for name, pages in DOCTOR_PAGES.items():
+        found = [w for w in weights if w.page in pages]
+        if found:
+            heaviest = max(found, key=lambda w: w.total)
+            out[f"{name}_page"] = heaviest.page
+            out[f"{name}_page_gzip_bytes"] = heaviest.total
+            out[f"{name}_page_gzip_by_kind"] = dict(sorted(heaviest.by_kind.items()))
+    return out
+
+
 # ----------------------------------------------------------------------------------- the whole benchmark
 def machine() -> dict:
     cpu = platform.processor() or platform.machine()
@@ -296,6 +412,12 @@ def run_bench(work: Path, run_tests: bool = True) -> dict:
                 figures[f"{prefix}_gzip_by_kind"] = dict(sorted(heaviest.by_kind.items()))
         figures["pages_measured"] = len(weights)
         figures["chapter_pages_measured"] = len(chapters)
+        figures.update(doctor_pages(weights))
+    timings = doctor_timings(site)
+    if isinstance(timings, str):
+        figures["doctor_timings_unmeasured"] = timings
+    else:
+        figures.update(timings)
     figures["load_average_end"] = round(os.getloadavg()[0], 2) if hasattr(os, "getloadavg") else None
     return figures
 
@@ -303,10 +425,20 @@ def run_bench(work: Path, run_tests: bool = True) -> dict:
 def verdicts(figures: dict) -> dict[str, bool | None]:
     """Each target: met (True), missed (False) or not measured (None)."""
     page = figures.get("heaviest_chapter_page_gzip_bytes")
+    pages = [
+        figures[f"{name}_page_gzip_bytes"] for name in DOCTOR_PAGES if f"{name}_page_gzip_bytes" in figures
+    ]
+
+    def at_most(key: str) -> bool | None:
+        return None if key not in figures else figures[key] < TARGETS[key]
+
     return {
         "hooks_share": figures["hooks_share"] <= TARGETS["hooks_share"],
         "warm_rebuild_s": figures["warm_rebuild_s"] <= TARGETS["warm_rebuild_s"],
         "page_gzip_bytes": None if page is None else page <= TARGETS["page_gzip_bytes"],
+        "doctor_page_gzip_bytes": max(pages) <= TARGETS["doctor_page_gzip_bytes"] if pages else None,
+        "doctor_check_ms": at_most("doctor_check_ms"),
+        "configurator_update_ms": at_most("configurator_update_ms"),
     }
 
 
@@ -373,6 +505,39 @@ def report_lines(record: dict) -> list[str]:
         )
         lines.append(f"    {f[prefix]} (of {f[of]}): {parts}")
     lines.append(row("search index (gzip)", kilobytes(f["search_index_gzip_bytes"])))
+    lines += doctor_lines(record, row, mark)
+    return lines
+
+
+def doctor_lines(record: dict, row: Callable[..., str], mark: dict) -> list[str]:
+    """The configurator's and the command doctor's rows (none when a record predates them)."""
+    f, met, targets = record["figures"], record["targets_met"], record["targets"]
+    if "doctor_page_gzip_bytes" not in targets:
+        return []
+    lines = []
+    for name in DOCTOR_PAGES:
+        if f"{name}_page_gzip_bytes" in f:
+            limit = f"≤ {kilobytes(targets['doctor_page_gzip_bytes'])}"
+            verdict = mark[f[f"{name}_page_gzip_bytes"] <= targets["doctor_page_gzip_bytes"]]
+            lines.append(
+                row(
+                    f"{name} page, all it loads (gzip)",
+                    kilobytes(f[f"{name}_page_gzip_bytes"]),
+                    limit,
+                    verdict,
+                )
+            )
+            parts = ", ".join(f"{kind} {kilobytes(n)}" for kind, n in f[f"{name}_page_gzip_by_kind"].items())
+            lines.append(f"    {f[f'{name}_page']}: {parts}")
+    if "doctor_check_ms" in f:
+        flags, runs = f["doctor_check_flags"], f["timing_runs"]
+        for key, label in (
+            ("doctor_check_ms", f"doctor: check a {flags}-flag command (median of {runs})"),
+            ("configurator_update_ms", f"configurator: update after a change (median of {runs})"),
+        ):
+            lines.append(row(label, f"{f[key]:.1f} ms", f"< {targets[key]:g} ms", mark[met[key]]))
+    elif "doctor_timings_unmeasured" in f:
+        lines.append(row("doctor and configurator timings", "–", f["doctor_timings_unmeasured"], mark[None]))
     return lines
 
 

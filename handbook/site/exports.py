@@ -23,15 +23,18 @@ from typing import TYPE_CHECKING
 from urllib.parse import urljoin
 
 from handbook.core.anchors import page_url
+from handbook.core.formatting import json_safe
+from handbook.core.markdown import code_lines
 from handbook.core.messages import LANG_KEYS, message, msg
 from handbook.core.paths import REPO_ROOT
 from handbook.core.text import LANGS, Text
 from handbook.kb.export import SCHEMA_VERSION, kb_export
 from handbook.kb.loader import KB
-from handbook.render.markers import _code_lines
+from handbook.render.context import esc
 
 if TYPE_CHECKING:  # the site (and its renderers) is only needed to write the pages' files
-    from handbook.site.state import Site
+    from handbook.render.context import esc
+from handbook.site.state import Site
 
 KB_JSON = "kb.json"
 KB_SCHEMA = "kb.schema.json"
@@ -69,7 +72,7 @@ def source_state(repo: Path = REPO_ROOT) -> tuple[str | None, bool | None]:
 
 def kb_json(kb: KB, commit: str | None, modified: bool | None) -> str:
     # pydantic's own JSON writer gives the same bytes as dumps() here, several times faster
-    return kb_export(kb, commit, modified).model_dump_json(indent=2) + "\n"
+    return json_safe(kb_export(kb, commit, modified).model_dump_json(indent=2)) + "\n"
 
 
 # ------------------------------------------------------------------------------------------------ pages
@@ -90,7 +93,7 @@ _H1 = re.compile(r"^# (?P<title>.+?)(?:\s*\{[^}]*\})?\s*$")
 
 
 def _title(markdown: str, fallback: str) -> str:
-    code = _code_lines(markdown)
+    code = code_lines(markdown)
     for number, line in enumerate(markdown.splitlines()):
         match = _H1.match(line)
         if match and number not in code:
@@ -111,7 +114,7 @@ def pages(site: Site) -> list[Page]:
 
 def _blocks(markdown: str) -> list[list[str]]:
     """The page's blocks (runs of non-blank lines), code blocks left out."""
-    code = _code_lines(markdown)
+    code = code_lines(markdown)
     blocks: list[list[str]] = [[]]
     for number, line in enumerate(markdown.splitlines()):
         if number in code or not line.strip():
@@ -152,7 +155,7 @@ def llms_txt(site: Site, site_url: str | None) -> str:
     base = _base(site_url)
     all_pages = pages(site)
     home = {p.lang: p for p in all_pages if p.path == "index.md"}
-    title = site.kb.handbook.title
+    title = {lang: esc(site.kb.handbook.title[lang]) for lang in LANGS}  # KB text: never markup here either
     lines = [f"# {title['en']}", ""]
     summary, quoted = _summary(home["en"].markdown) if "en" in home else ("", [])
     if summary:
@@ -214,7 +217,7 @@ def _resolve_html(target: str, page: Page, base: str) -> str:
 
 def absolute_links(page: Page, base: str) -> str:
     """The page's Markdown with every relative link resolved against the site (code blocks untouched)."""
-    code = _code_lines(page.markdown)
+    code = code_lines(page.markdown)
     lines = page.markdown.splitlines()
     out: list[str] = []
     # runs of prose lines are resolved together (two regex passes per run, not per line)
@@ -233,7 +236,7 @@ def absolute_links(page: Page, base: str) -> str:
 
 def _demoted(markdown: str, levels: int = 2) -> str:
     """Headings two levels down, so that each page sits under its language's section."""
-    code = _code_lines(markdown)
+    code = code_lines(markdown)
     out = []
     for number, line in enumerate(markdown.splitlines()):
         match = re.match(r"^(#{1,6}) ", line)
@@ -255,7 +258,7 @@ def _without_scripts(markdown: str) -> str:
 def llms_full_txt(site: Site, site_url: str | None) -> str:
     base = _base(site_url)
     all_pages = pages(site)
-    title = site.kb.handbook.title
+    title = {lang: esc(site.kb.handbook.title[lang]) for lang in LANGS}
     home = next((p for p in all_pages if p.lang == "en" and p.path == "index.md"), None)
     summary = _summary(home.markdown)[0] if home else ""
     parts = [f"# {title['en']} / {title['zh']}", ""]

@@ -23,6 +23,7 @@ from handbook.kb.loader import KB, KBInvalid, load_kb
 from handbook.render import renderers  # noqa: F401 - registers every kb: renderer
 from handbook.render.context import RenderContext
 from handbook.render.markers import MarkerErrors, render_page
+from handbook.site.configurator import write_doctor_data
 from handbook.validation.registry import run_checks
 
 
@@ -81,8 +82,10 @@ class Site:
         return sorted(p.relative_to(root).as_posix() for p in root.rglob("*.md"))
 
     def write_assets(self, site_dir: Path) -> None:
-        """Files the build adds to a language's built site: the planner's KB export."""
+        """Files the build adds to a language's built site: the planner's, the checker's and the
+        configurator's KB exports."""
         write_planner_data(self.kb, site_dir)
+        write_doctor_data(self.kb, self.snapshot, site_dir, self.docs_dir)
 
     def preflight(self) -> None:
         """Render every page of both languages before anything is written; report all problems at once."""

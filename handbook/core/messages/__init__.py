@@ -7,7 +7,7 @@ is used and every used key exists.
 
 from __future__ import annotations
 
-from handbook.core.messages import checker, diagrams, exports, planner, site, versions
+from handbook.core.messages import checker, configurator, diagrams, exports, planner, site, versions
 from handbook.core.text import LANGS, Text
 
 DOMAINS = {
@@ -17,6 +17,7 @@ DOMAINS = {
     "diagrams": diagrams.MESSAGES,
     "exports": exports.MESSAGES,
     "versions": versions.MESSAGES,
+    "configurator": configurator.MESSAGES,
 }
 
 

@@ -1,0 +1,1697 @@
+/* The handbook's command checker, for the browser (the command doctor and the configurator pages).
+ *
+ * This is handbook/checker/ (shell.py, argv.py, envcheck.py, predicates.py, check.py) and the parts of
+ * Python it relies on (difflib's close matches, int(), float(), json.loads(), str() of numbers) written
+ * again in JavaScript, function by function, in the same order. Every table it reads comes from the export
+ * the build writes beside it (handbook/checker/export.py → assets/checker-data.json): the engine's parsers
+ * and variable registry, the KB's rules and the checker's wording in both languages. tests/
+ * test_doctor_parity.py runs both checkers on every command of the site and on generated variants of them
+ * and compares every finding. Plain ES2020, no DOM: node runs it as it is.
+ */
+(function (root) {
+  "use strict";
+
+  // ------------------------------------------------------------------------------------------ Python
+  // str.isspace(), which str.strip(), int() and float() strip
+  const PY_SPACE = "\\t\\n\\x0b\\x0c\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
+  const STRIP = new RegExp(`^[${PY_SPACE}]+|[${PY_SPACE}]+$`, "g");
+  const DIGIT = /\p{Nd}/u;
+
+  function pyStrip(text) {
+    return text.replace(STRIP, "");
+  }
+
+  // Unicode decimal digits → ASCII (int(), float() and Decimal() read any of them)
+  function asciiDigits(text) {
+    return text.replace(/\p{Nd}/gu, (ch) => {
+      let code = ch.codePointAt(0);
+      let zero = code;
+      while (DIGIT.test(String.fromCodePoint(zero - 1))) zero -= 1;
+      return String((code - zero) % 10);
+    });
+  }
+
+  const INT_TEXT = /^[+-]?\p{Nd}+(?:_\p{Nd}+)*$/u;
+  // int(text): a Python int, as a number (a BigInt beyond 2^53), or undefined where int() raises
+  function pyInt(text) {
+    const body = pyStrip(text);
+    if (!INT_TEXT.test(body)) return undefined;
+    const digits = asciiDigits(body.replace(/_/g, ""));
+    const big = BigInt(digits);
+    return big >= -9007199254740991n && big <= 9007199254740991n ? Number(big) : big;
+  }
+
+  const DIGITPART = "\\p{Nd}(?:_?\\p{Nd})*";
+  const FLOAT_TEXT = new RegExp(
+    `^[+-]?(?:(?:${DIGITPART})?\\.${DIGITPART}|${DIGITPART}\\.?)(?:[eE][+-]?${DIGITPART})?$`,
+    "u",
+  );
+  const FLOAT_SPECIAL = /^([+-]?)(inf|infinity|nan)$/i;
+  // float(text), or undefined where float() raises
+  function pyFloat(text) {
+    const body = pyStrip(text);
+    const special = FLOAT_SPECIAL.exec(body);
+    if (special) {
+      if (special[2].toLowerCase() === "nan") return NaN;
+      return special[1] === "-" ? -Infinity : Infinity;
+    }
+    if (!FLOAT_TEXT.test(body)) return undefined;
+    return Number(asciiDigits(body.replace(/_/g, "")));
+  }
+
+  // json.loads(text) as Python's C scanner reads it; undefined where it raises
+  function pyJson(text) {
+    let at = 0;
+    const WS = " \t\n\r";
+    const fail = () => {
+      throw new SyntaxError("json");
+    };
+    const ws = () => {
+      while (at < text.length && WS.includes(text[at])) at += 1;
+    };
+    const NUMBER = /-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?/y;
+    function value(depth) {
+      if (depth > 900) fail();
+      ws();
+      const ch = text[at];
+      if (ch === "{") {
+        at += 1;
+        const out = {};
+        ws();
+        if (text[at] === "}") {
+          at += 1;
+          return out;
+        }
+        for (;;) {
+          ws();
+          if (text[at] !== '"') fail();
+          const key = string();
+          ws();
+          if (text[at] !== ":") fail();
+          at += 1;
+          out[key] = value(depth + 1);
+          ws();
+          if (text[at] === ",") {
+            at += 1;
+            continue;
+          }
+          if (text[at] === "}") {
+            at += 1;
+            return out;
+          }
+          fail();
+        }
+      }
+      if (ch === "[") {
+        at += 1;
+        const out = [];
+        ws();
+        if (text[at] === "]") {
+          at += 1;
+          return out;
+        }
+        for (;;) {
+          out.push(value(depth + 1));
+          ws();
+          if (text[at] === ",") {
+            at += 1;
+            continue;
+          }
+          if (text[at] === "]") {
+            at += 1;
+            return out;
+          }
+          fail();
+        }
+      }
+      if (ch === '"') return string();
+      for (const [word, result] of [["null", null], ["true", true], ["false", false], ["NaN", NaN], ["Infinity", Infinity], ["-Infinity", -Infinity]]) {
+        if (text.startsWith(word, at)) {
+          at += word.length;
+          return result;
+        }
+      }
+      NUMBER.lastIndex = at;
+      const match = NUMBER.exec(text);
+      if (!match) fail();
+      at += match[0].length;
+      return match[1] || match[2] ? Number(match[0]) : pyInt(match[0]);
+    }
+    function string() {
+      at += 1;
+      let out = "";
+      for (;;) {
+        if (at >= text.length) fail();
+        const ch = text[at];
+        if (ch === '"') {
+          at += 1;
+          return out;
+        }
+        if (ch.charCodeAt(0) < 0x20) fail();
+        if (ch === "\\") {
+          const next = text[at + 1];
+          const simple = { '"': '"', "\\": "\\", "/": "/", b: "\b", f: "\f", n: "\n", r: "\r", t: "\t" };
+          if (next in simple) {
+            out += simple[next];
+            at += 2;
+          } else if (next === "u" && /^[0-9a-fA-F]{4}$/.test(text.slice(at + 2, at + 6))) {
+            out += String.fromCharCode(parseInt(text.slice(at + 2, at + 6), 16));
+            at += 6;
+          } else fail();
+          continue;
+        }
+        out += ch;
+        at += 1;
+      }
+    }
+    try {
+      const result = value(0);
+      ws();
+      if (at !== text.length) fail();
+      return { value: result };
+    } catch (err) {
+      if (err instanceof SyntaxError) return undefined;
+      throw err;
+    }
+  }
+
+  const isDict = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
+  const isNum = (v) => (typeof v === "number" || typeof v === "bigint");
+
+  // ==, as Python compares the values the checker meets (True == 1 == 1.0; no str equals a number)
+  function pyEq(a, b) {
+    const numeric = (v) => isNum(v) || typeof v === "boolean";
+    if (numeric(a) && numeric(b)) {
+      if (typeof a === "bigint" || typeof b === "bigint") {
+        const big = (v) => (typeof v === "bigint" ? v : Number.isInteger(Number(v)) ? BigInt(Number(v)) : null);
+        const x = big(a);
+        const y = big(b);
+        return x !== null && y !== null && x === y;
+      }
+      return Number(a) === Number(b);
+    }
+    if (typeof a === "string" || typeof b === "string") return a === b;
+    if (a === null || b === null) return a === b;
+    if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => pyEq(x, b[i]));
+    if (isDict(a) && isDict(b)) {
+      const keys = Object.keys(a);
+      return keys.length === Object.keys(b).length && keys.every((k) => k in b && pyEq(a[k], b[k]));
+    }
+    return a === b;
+  }
+
+  const pyIn = (value, list) => list.some((item) => pyEq(value, item));
+
+  // repr(float): the shortest digits that read back, in Python's layout (exponent below 1e-4 and from 1e16)
+  function floatRepr(x) {
+    if (Number.isNaN(x)) return "nan";
+    if (x === Infinity) return "inf";
+    if (x === -Infinity) return "-inf";
+    if (x === 0) return Object.is(x, -0) ? "-0.0" : "0.0";
+    const [mantissa, exp] = x.toExponential().split("e");
+    const e = Number(exp);
+    const sign = mantissa.startsWith("-") ? "-" : "";
+    const digits = mantissa.replace("-", "").replace(".", "");
+    if (e < -4 || e >= 16) {
+      const head = digits.length > 1 ? `${digits[0]}.${digits.slice(1)}` : digits;
+      return `${sign}${head}e${e < 0 ? "-" : "+"}${String(Math.abs(e)).padStart(2, "0")}`;
+    }
+    if (e < 0) return `${sign}0.${"0".repeat(-e - 1)}${digits}`;
+    if (digits.length <= e + 1) return `${sign}${digits.padEnd(e + 1, "0")}.0`;
+    return `${sign}${digits.slice(0, e + 1)}.${digits.slice(e + 1)}`;
+  }
+
+  // str(x) of an int (kind "int") or a float (kind "float")
+  function pyNumber(x, kind) {
+    if (typeof x === "bigint") return x.toString();
+    return kind === "int" ? String(x) : floatRepr(x);
+  }
+
+  // json.dumps of a snapshot value (choices): ints and strings in the snapshot
+  function pyJsonDumps(value) {
+    if (value === null) return "null";
+    if (value === true) return "true";
+    if (value === false) return "false";
+    if (typeof value === "number") return Number.isInteger(value) ? String(value) : floatRepr(value);
+    if (typeof value === "string") return JSON.stringify(value).replace(/[\u0080-\uffff]/g, (c) => "\\u" + c.charCodeAt(0).toString(16).padStart(4, "0"));
+    if (Array.isArray(value)) return `[${value.map(pyJsonDumps).join(", ")}]`;
+    return `{${Object.entries(value).map(([k, v]) => `${pyJsonDumps(k)}: ${pyJsonDumps(v)}`).join(", ")}}`;
+  }
+
+  // -------------------------------------------------------------------------------- difflib's matches
+  function codePoints(text) {
+    return Array.from(text);
+  }
+
+  function matchingSize(a, b) {
+    // SequenceMatcher(None, a, b): the sum of get_matching_blocks' sizes (autojunk on, no junk function)
+    const b2j = new Map();
+    b.forEach((elt, i) => {
+      if (!b2j.has(elt)) b2j.set(elt, []);
+      b2j.get(elt).push(i);
+    });
+    if (b.length >= 200) {
+      const ntest = Math.floor(b.length / 100) + 1;
+      for (const [elt, idxs] of [...b2j]) if (idxs.length > ntest) b2j.delete(elt);
+    }
+    function longest(alo, ahi, blo, bhi) {
+      let besti = alo;
+      let bestj = blo;
+      let bestsize = 0;
+      let j2len = new Map();
+      for (let i = alo; i < ahi; i += 1) {
+        const next = new Map();
+        for (const j of b2j.get(a[i]) || []) {
+          if (j < blo) continue;
+          if (j >= bhi) break;
+          const k = (j2len.get(j - 1) || 0) + 1;
+          next.set(j, k);
+          if (k > bestsize) {
+            besti = i - k + 1;
+            bestj = j - k + 1;
+            bestsize = k;
+          }
+        }
+        j2len = next;
+      }
+      while (besti > alo && bestj > blo && a[besti - 1] === b[bestj - 1]) {
+        besti -= 1;
+        bestj -= 1;
+        bestsize += 1;
+      }
+      while (besti + bestsize < ahi && bestj + bestsize < bhi && a[besti + bestsize] === b[bestj + bestsize]) {
+        bestsize += 1;
+      }
+      return [besti, bestj, bestsize];
+    }
+    let total = 0;
+    const queue = [[0, a.length, 0, b.length]];
+    while (queue.length) {
+      const [alo, ahi, blo, bhi] = queue.pop();
+      const [i, j, k] = longest(alo, ahi, blo, bhi);
+      if (k) {
+        total += k;
+        if (alo < i && blo < j) queue.push([alo, i, blo, j]);
+        if (i + k < ahi && j + k < bhi) queue.push([i + k, ahi, j + k, bhi]);
+      }
+    }
+    return total;
+  }
+
+  const ratioOf = (matches, length) => (length ? (2.0 * matches) / length : 1.0);
+
+  function comparePoints(x, y) {
+    const a = codePoints(x);
+    const b = codePoints(y);
+    for (let i = 0; i < Math.min(a.length, b.length); i += 1) {
+      const d = a[i].codePointAt(0) - b[i].codePointAt(0);
+      if (d) return d;
+    }
+    return a.length - b.length;
+  }
+
+  // handbook.core.suggest.closest: difflib.get_close_matches(name, options, n=1, cutoff=0.6)
+  const CUTOFF = 0.6;
+  function closest(name, options) {
+    const b = codePoints(name);
+    const bcount = new Map();
+    for (const elt of b) bcount.set(elt, (bcount.get(elt) || 0) + 1);
+    let best = null;
+    for (const x of options) {
+      const a = codePoints(x);
+      const length = a.length + b.length;
+      if (ratioOf(Math.min(a.length, b.length), length) < CUTOFF) continue;
+      const avail = new Map();
+      let quick = 0;
+      for (const elt of a) {
+        const numb = avail.has(elt) ? avail.get(elt) : bcount.get(elt) || 0;
+        avail.set(elt, numb - 1);
+        if (numb > 0) quick += 1;
+      }
+      if (ratioOf(quick, length) < CUTOFF) continue;
+      const score = ratioOf(matchingSize(a, b), length);
+      if (score < CUTOFF) continue;
+      if (best === null || score > best[0] || (score === best[0] && comparePoints(x, best[1]) > 0)) best = [score, x];
+    }
+    return best === null ? null : best[1];
+  }
+
+  // ------------------------------------------------------------------------------------------ wording
+  function format(template, values) {
+    // str.format with named fields only (the catalogue's and the rules' wording)
+    return template.replace(/\{\{|\}\}|\{(\w+)\}/g, (whole, name) => {
+      if (whole === "{{") return "{";
+      if (whole === "}}") return "}";
+      const value = values[name];
+      if (value === null) return "None";
+      if (value === true) return "True";
+      if (value === false) return "False";
+      return String(value);
+    });
+  }
+
+  const LANGS = ["zh", "en"];
+
+  // ================================================================================= the checker
+  function create(data) {
+    const M = data.messages;
+    const VERSION = data.version;
+
+    // handbook.core.messages.message: both languages, a {zh, en} value giving each its own part
+    function message(key, values = {}) {
+      const out = {};
+      LANGS.forEach((lang, index) => {
+        const filled = {};
+        for (const [name, v] of Object.entries(values)) filled[name] = v !== null && typeof v === "object" ? v[lang] : v;
+        out[lang] = format(M[key][index], filled);
+      });
+      return out;
+    }
+
+    const finding = (severity, code, text, line = null, subject = null, link = null, rule = null) => ({
+      severity,
+      code,
+      message: text,
+      line,
+      subject,
+      link,
+      rule,
+    });
+
+    // ---------------------------------------------------------------------------------- the parsers
+    const PARSERS = {};
+    for (const [name, raw] of Object.entries(data.parsers)) {
+      const options = raw.options.map((o) => ({
+        option_strings: o.s,
+        dest: o.d,
+        type: o.t ?? null,
+        choices: o.c ?? null,
+        nargs: o.n ?? null,
+        const: o.k ?? null,
+        default: o.v ?? null,
+        action: o.a ?? "store",
+        required: Boolean(o.r),
+        deprecated: "x" in o,
+        replacement: o.x || null,
+      }));
+      for (const option of options) {
+        const longs = option.option_strings.filter((s) => s.startsWith("--"));
+        option.name = longs.length ? longs[0] : option.option_strings.length ? option.option_strings[0] : option.dest;
+      }
+      const bySpelling = new Map();
+      for (const option of options) for (const s of option.option_strings) if (!bySpelling.has(s)) bySpelling.set(s, option);
+      const byDest = new Map();
+      for (const option of options) {
+        if (!byDest.has(option.dest)) byDest.set(option.dest, []);
+        byDest.get(option.dest).push(option);
+      }
+      PARSERS[name] = {
+        name,
+        prefixChars: raw.prefix_chars,
+        allowAbbrev: raw.allow_abbrev,
+        modules: raw.modules,
+        options,
+        bySpelling,
+        byDest,
+        spellings: [...bySpelling.keys()],
+        get(spelling) {
+          return bySpelling.get(spelling.split("=")[0]) || null;
+        },
+        has(spelling) {
+          return bySpelling.has(spelling.split("=")[0]);
+        },
+      };
+    }
+    const COMMANDS = data.commands.map(([words, program]) => [words, program]).sort((x, y) => y[0].length - x[0].length);
+    const MODULE_PROGRAMS = data.modules;
+    const MODULE_NAMES = Object.keys(MODULE_PROGRAMS);
+
+    // ======================================================================== shell.py: the lexer
+    const NAME = /[A-Za-z_][A-Za-z0-9_]*/y;
+    const ASSIGNMENT = /^([A-Za-z_][A-Za-z0-9_]*)=([\s\S]*)$/;
+    const PLACEHOLDER = /<[A-Za-z][A-Za-z0-9_.:/ -]*>/y;
+    const PLACEHOLDER_ANY = /<[A-Za-z][A-Za-z0-9_.:/ -]*>/g;
+    const SPECIAL_PARAMETER = /[0-9@*#?$!-]/y;
+    const SEPARATORS = ["&&", "||", ";", "|", "&"];
+    const INTERPRETER = /^(?:[^\n]*\/)?python(?:3(?:\.\p{Nd}+)?)?\n?$/u;
+
+    class ShellSyntaxError extends Error {
+      constructor(problem, line) {
+        super(problem.en);
+        this.problem = problem;
+        this.line = line;
+      }
+    }
+
+    const word = (text, raw, line, placeholder = false) => ({ text, raw, line, placeholder });
+
+    function matchAt(re, text, at) {
+      re.lastIndex = at;
+      return re.exec(text);
+    }
+
+    function placeholderIn(text, start, end) {
+      PLACEHOLDER_ANY.lastIndex = 0;
+      const part = text.slice(start, end);
+      return PLACEHOLDER_ANY.test(part);
+    }
+
+    function lex(text) {
+      const L = { at: 0, line: 1, out: [], unquoted: [], typed: [], startLine: 1, inWord: false, placeholder: false, dropNext: false };
+      const add = (unquoted, typed) => {
+        if (!L.inWord) {
+          L.inWord = true;
+          L.startLine = L.line;
+        }
+        L.unquoted.push(unquoted);
+        L.typed.push(typed);
+      };
+      const endWord = () => {
+        if (L.inWord) {
+          if (L.dropNext) L.dropNext = false;
+          else L.out.push(word(L.unquoted.join(""), L.typed.join(""), L.startLine, L.placeholder));
+        }
+        L.unquoted = [];
+        L.typed = [];
+        L.inWord = false;
+        L.placeholder = false;
+      };
+      const expansion = (at) => {
+        const after = text.slice(at + 1, at + 2);
+        let last;
+        if (after === "{") {
+          const end = text.indexOf("}", at + 2);
+          last = end < 0 ? text.length - 1 : end;
+        } else if (after === "(") {
+          last = closingParenthesis(text, at + 1);
+        } else {
+          const name = matchAt(NAME, text, at + 1) || matchAt(SPECIAL_PARAMETER, text, at + 1);
+          if (!name) return null;
+          last = at + name[0].length;
+        }
+        const chunk = text.slice(at, last + 1);
+        add(chunk, chunk);
+        L.placeholder = true;
+        return last + 1;
+      };
+      while (L.at < text.length) {
+        const ch = text[L.at];
+        if (ch === "\\") {
+          if (text.startsWith("\\\n", L.at)) {
+            L.line += 1;
+            L.at += 2;
+          } else if (L.at + 1 < text.length) {
+            add(text[L.at + 1], text.slice(L.at, L.at + 2));
+            L.at += 2;
+          } else {
+            add("", "\\");
+            L.at += 1;
+          }
+        } else if (ch === "'") {
+          const end = text.indexOf("'", L.at + 1);
+          if (end < 0) throw new ShellSyntaxError(message("check-shell-unterminated-single-quote"), L.line);
+          add(text.slice(L.at + 1, end), text.slice(L.at, end + 1));
+          L.placeholder = L.placeholder || placeholderIn(text, L.at + 1, end);
+          L.line += countNewlines(text, L.at, end);
+          L.at = end + 1;
+        } else if (ch === '"') {
+          add("", '"');
+          let at = L.at + 1;
+          for (;;) {
+            if (at >= text.length) throw new ShellSyntaxError(message("check-shell-unterminated-double-quote"), L.startLine);
+            const c = text[at];
+            if (c === '"') {
+              add("", '"');
+              L.at = at + 1;
+              break;
+            }
+            if (c === "\\" && at + 1 < text.length && '"\\$`\n'.includes(text[at + 1])) {
+              if (text[at + 1] === "\n") {
+                L.line += 1;
+                add("", text.slice(at, at + 2));
+              } else add(text[at + 1], text.slice(at, at + 2));
+              at += 2;
+              continue;
+            }
+            if (c === "$") {
+              const after = expansion(at);
+              if (after !== null) {
+                at = after;
+                continue;
+              }
+            }
+            if (c === "<" && matchAt(PLACEHOLDER, text, at)) L.placeholder = true;
+            if (c === "\n") L.line += 1;
+            add(c, c);
+            at += 1;
+          }
+        } else if (ch === "$") {
+          const after = expansion(L.at);
+          if (after === null) {
+            add("$", "$");
+            L.at += 1;
+          } else L.at = after;
+        } else if (ch === "`") {
+          const end = text.indexOf("`", L.at + 1);
+          const last = end < 0 ? text.length - 1 : end;
+          const chunk = text.slice(L.at, last + 1);
+          add(chunk, chunk);
+          L.placeholder = true;
+          L.line += countNewlines(chunk, 0, chunk.length);
+          L.at = last + 1;
+        } else if (ch === "<" && matchAt(PLACEHOLDER, text, L.at)) {
+          const match = matchAt(PLACEHOLDER, text, L.at);
+          add(match[0], match[0]);
+          L.placeholder = true;
+          L.at += match[0].length;
+        } else if (ch === "<" || ch === ">") {
+          if (L.inWord && isPyDigits(L.typed.join(""))) L.inWord = false;
+          endWord();
+          let at = L.at + 1;
+          while (at < text.length && "<>&|".includes(text[at])) at += 1;
+          if (text[at - 1] === "&" && at < text.length && isPyDigits(text[at])) {
+            while (at < text.length && isPyDigits(text[at])) at += 1;
+          } else L.dropNext = true;
+          L.at = at;
+        } else if (ch === "#" && !L.inWord) {
+          const end = text.indexOf("\n", L.at);
+          L.at = end < 0 ? text.length : end;
+        } else if (" \t\r".includes(ch)) {
+          endWord();
+          L.at += 1;
+        } else if (ch === "\n") {
+          endWord();
+          L.out.push("\n");
+          L.line += 1;
+          L.at += 1;
+        } else if ("&|;".includes(ch)) {
+          endWord();
+          if (text.startsWith("&>", L.at)) {
+            L.at += 1;
+          } else {
+            const separator = SEPARATORS.find((s) => text.startsWith(s, L.at));
+            L.out.push(separator);
+            L.at += separator.length;
+          }
+        } else {
+          add(ch, ch);
+          L.at += 1;
+        }
+      }
+      endWord();
+      return L.out;
+    }
+
+    // str.isdigit() of the characters the lexer meets: decimal digits and the superscript/other digits
+    const PY_DIGITS = /^[\p{Nd}\u00b2\u00b3\u00b9\u2070\u2074-\u2079\u2080-\u2089\u2460-\u2468\u2474-\u247c\u2488-\u2490\u24ea\u24f5-\u24fd\u24ff\u2776-\u277e\u2780-\u2788\u278a-\u2792\u1369-\u1371\u19da\u{10a40}-\u{10a43}\u{10e60}-\u{10e68}\u{11052}-\u{1105a}\u{1f100}-\u{1f10a}]+$/u;
+    function isPyDigits(text) {
+      return text.length > 0 && PY_DIGITS.test(text);
+    }
+
+    function countNewlines(text, start, end) {
+      let n = 0;
+      for (let i = start; i < end; i += 1) if (text[i] === "\n") n += 1;
+      return n;
+    }
+
+    function closingParenthesis(text, opening) {
+      let depth = 0;
+      for (let at = opening; at < text.length; at += 1) {
+        if (text[at] === "(") depth += 1;
+        else if (text[at] === ")") depth -= 1;
+        if (depth === 0) return at;
+      }
+      return text.length - 1;
+    }
+
+    function splitCommands(text) {
+      const commands = [];
+      let current = [];
+      for (const item of lex(text)) {
+        if (typeof item !== "string") {
+          current.push(item);
+          continue;
+        }
+        if (current.length) {
+          commands.push({ words: current, line: current[0].line, endLine: current[current.length - 1].line });
+          current = [];
+        }
+      }
+      if (current.length) commands.push({ words: current, line: current[0].line, endLine: current[current.length - 1].line });
+      return commands;
+    }
+
+    // ======================================================================== shell.py: structure
+    const env = (name, value, how, line) => ({ name, value, how, line });
+
+    function assignment(w, how) {
+      const match = ASSIGNMENT.exec(w.text);
+      if (!match) return null;
+      const [, name, value] = match;
+      const eq = w.raw.indexOf("=");
+      const rawValue = eq >= 0 ? w.raw.slice(eq + 1) : value;
+      return env(name, word(value, rawValue, w.line, w.placeholder), how, w.line);
+    }
+
+    const DOCKER_VALUE_OPTIONS = new Set(
+      "-a --attach --add-host --annotation --blkio-weight --blkio-weight-device --cap-add --cap-drop --cgroup-parent --cgroupns --cidfile --cpu-period --cpu-quota --cpu-rt-period --cpu-rt-runtime -c --cpu-shares --cpus --cpuset-cpus --cpuset-mems --device --device-cgroup-rule --device-read-bps --device-read-iops --device-write-bps --device-write-iops --dns --dns-option --dns-search --domainname --entrypoint -e --env --env-file --expose --gpus --group-add --health-cmd --health-interval --health-retries --health-start-period --health-timeout -h --hostname --ip --ip6 --ipc --isolation --kernel-memory -l --label --label-file --link --link-local-ip --log-driver --log-opt --mac-address -m --memory --memory-reservation --memory-swap --memory-swappiness --mount --name --network --net --network-alias --oom-score-adj --pid --pids-limit --platform -p --publish --pull --restart --runtime --security-opt --shm-size --stop-signal --stop-timeout --storage-opt --sysctl --tmpfs --ulimit -u --user --userns --uts -v --volume --volume-driver --volumes-from -w --workdir".split(" "),
+    );
+    const NAME_FULL = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+    function partition(text, sep) {
+      const at = text.indexOf(sep);
+      return at < 0 ? [text, "", ""] : [text.slice(0, at), sep, text.slice(at + sep.length)];
+    }
+
+    function docker(words) {
+      const texts = words.map((w) => w.text);
+      let rest = null;
+      for (const head of [["docker", "run"], ["docker", "container", "run"], ["podman", "run"], ["nvidia-docker", "run"]]) {
+        if (head.every((h, i) => texts[i] === h)) {
+          rest = words.slice(head.length);
+          break;
+        }
+      }
+      if (rest === null) return null;
+      const options = [];
+      const envs = [];
+      let i = 0;
+      while (i < rest.length) {
+        const w = rest[i];
+        if (!w.text.startsWith("-") || w.text === "-") break;
+        options.push(w);
+        const [name, hasValue, value] = partition(w.text, "=");
+        if (name === "-e" || name === "--env" || (name.startsWith("-e") && name.length > 2 && !name.startsWith("--"))) {
+          let target = null;
+          if (hasValue) target = word(value, value, w.line, w.placeholder);
+          else if (name.length > 2 && name.startsWith("-e")) target = word(name.slice(2), name.slice(2), w.line, w.placeholder);
+          else if (i + 1 < rest.length) target = rest[i + 1];
+          if (target !== null) {
+            let assigned = assignment(target, "docker");
+            if (assigned === null && NAME_FULL.test(target.text)) assigned = env(target.text, null, "docker", target.line);
+            if (assigned !== null) envs.push(assigned);
+          }
+        }
+        if (!hasValue && DOCKER_VALUE_OPTIONS.has(name) && i + 1 < rest.length) {
+          options.push(rest[i + 1]);
+          i += 1;
+        }
+        i += 1;
+      }
+      const image = i < rest.length ? rest[i] : null;
+      const inner = image !== null ? rest.slice(i + 1) : [];
+      return [{ options, image }, inner, envs];
+    }
+
+    const dockerHas = (run, name) => run.options.some((w) => w.text === name || w.text.startsWith(name + "="));
+
+    const WRAPPERS = {
+      sudo: ["-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-T", "-U"],
+      env: ["-u", "-C", "-S"],
+      nohup: [],
+      exec: ["-a"],
+      time: [],
+      nice: ["-n"],
+      ionice: ["-c", "-n", "-p"],
+      taskset: [],
+      stdbuf: ["-i", "-o", "-e"],
+      numactl: ["-N", "-m", "-C", "-p", "-i"],
+      srun: [],
+      mpirun: ["-n", "-np", "-H", "--host", "-x"],
+      chrt: [],
+    };
+    const isWrapper = (text) => Object.prototype.hasOwnProperty.call(WRAPPERS, text);
+    const SHELLS = ["bash", "sh", "zsh", "dash"];
+    const ARGUMENT_FIRST = ["timeout", "taskset", "chrt"];
+
+    function startsCommand(w) {
+      const text = w.text;
+      return (
+        INTERPRETER.test(text) ||
+        isWrapper(text) ||
+        ARGUMENT_FIRST.includes(text) ||
+        SHELLS.includes(text) ||
+        ["uv", "torchrun", "sglang", "docker"].includes(text) ||
+        assignment(w, "prefix") !== null
+      );
+    }
+
+    function skipOptions(words, i, takesValue) {
+      while (i < words.length) {
+        const text = words[i].text;
+        if (text === "--") return i + 1;
+        if (!text.startsWith("-") || text === "-") return i;
+        const following = i + 1 < words.length ? words[i + 1] : null;
+        const takes = following !== null && !text.includes("=") && !following.text.startsWith("-");
+        i += takes && (takesValue.includes(text) || !startsCommand(following)) ? 2 : 1;
+      }
+      return i;
+    }
+
+    function stripWrappers(words) {
+      const envs = [];
+      let i = 0;
+      while (i < words.length) {
+        const w = words[i];
+        const text = w.text;
+        const assigned = assignment(w, "prefix");
+        if (assigned !== null) {
+          envs.push(assigned);
+          i += 1;
+        } else if (isWrapper(text)) {
+          i = skipOptions(words, i + 1, WRAPPERS[text]);
+        } else if (ARGUMENT_FIRST.includes(text)) {
+          i = skipOptions(words, i + 1, ["-s", "-k", "-c", "-p"]);
+          i += 1;
+        } else if (text === "uv" && i + 1 < words.length && words[i + 1].text === "run") {
+          i = skipOptions(words, i + 2, ["--with", "--python", "-p", "--project", "--directory", "--env-file"]);
+        } else break;
+      }
+      return [words.slice(i), envs];
+    }
+
+    const TORCHRUN_SWITCHES = ["--standalone", "--no-python", "--no_python", "--run-path", "--run_path"];
+
+    function torchrun(words) {
+      let i = 1;
+      while (i < words.length) {
+        const text = words[i].text;
+        if (text === "-m" || text === "--module") return i + 1 < words.length ? [i + 1, words[i + 1].text] : null;
+        if (!text.startsWith("-")) return null;
+        i += text.includes("=") || TORCHRUN_SWITCHES.includes(text) ? 1 : 2;
+      }
+      return null;
+    }
+
+    function shellC(input) {
+      const [words, envs] = stripWrappers(input);
+      if (words.length >= 3 && SHELLS.includes(words[0].text.split("/").pop())) {
+        for (let i = 1; i < words.length; i += 1) {
+          const text = words[i].text;
+          if (text.startsWith("-") && !text.startsWith("--") && text.includes("c") && i + 1 < words.length) return [words[i + 1], envs];
+          if (!text.startsWith("-")) return null;
+        }
+      }
+      return null;
+    }
+
+    const invocation = (kind, line, extra = {}) => ({
+      kind,
+      line,
+      program: null,
+      module: null,
+      launcher: null,
+      args: [],
+      env: [],
+      docker: null,
+      ...extra,
+    });
+
+    function moduleInvocation(w, module, args, envs, line) {
+      if (module in MODULE_PROGRAMS) return invocation("program", line, { module, launcher: w, args, env: envs });
+      if (["sglang", "sglang_router"].includes(module.split(".")[0])) return invocation("module", line, { module, launcher: w, args, env: envs });
+      return null;
+    }
+
+    function classify(input) {
+      const [words, envs] = stripWrappers(input);
+      if (!words.length) return null;
+      const line = words[0].line;
+      if (words[0].text.startsWith("--")) return invocation("fragment", line, { program: "launch_server", args: words, env: envs });
+      const found = docker(words);
+      if (found !== null) {
+        const [run, inner, dockerEnv] = found;
+        const within = inner.length ? classify(inner) : null;
+        if (within === null) return invocation("docker", line, { env: [...envs, ...dockerEnv], docker: run });
+        within.docker = run;
+        within.env = [...envs, ...dockerEnv, ...within.env];
+        within.line = line;
+        return within;
+      }
+      const first = words[0].text;
+      if (first === "torchrun") {
+        const torch = torchrun(words);
+        if (torch === null) return null;
+        const [at, module] = torch;
+        return moduleInvocation(words[at], module, words.slice(at + 1), envs, line);
+      }
+      if (INTERPRETER.test(first)) {
+        let i = 1;
+        while (i < words.length) {
+          const text = words[i].text;
+          if (text === "-m" && i + 1 < words.length) return moduleInvocation(words[i + 1], words[i + 1].text, words.slice(i + 2), envs, line);
+          if (text.startsWith("-m") && text.length > 2) return moduleInvocation(words[i], text.slice(2), words.slice(i + 1), envs, line);
+          if ((text === "-X" || text === "-W") && i + 1 < words.length) {
+            i += 2;
+            continue;
+          }
+          if (text.startsWith("-")) {
+            i += 1;
+            continue;
+          }
+          return null;
+        }
+        return null;
+      }
+      for (const [head, program] of COMMANDS) {
+        if (head.length <= words.length && head.every((h, k) => words[k].text === h)) {
+          return invocation("program", line, { program, launcher: words[0], args: words.slice(head.length), env: envs });
+        }
+      }
+      return envs.length ? invocation("prefix-only", line, { env: envs }) : null;
+    }
+
+    function parseScript(text) {
+      const invocations = [];
+      let assignments = [];
+      const orphans = [];
+      let ranProgram = false;
+      let lastFragment = null;
+      let lastEnd = -1;
+      for (const command of splitCommands(text)) {
+        const words = command.words;
+        const nested = shellC(words);
+        if (nested !== null) {
+          const [scriptWord, prefixes] = nested;
+          const inner = parseScript("\n".repeat(scriptWord.line - 1) + scriptWord.text);
+          for (const found of inner.invocations) found.env = [...prefixes, ...found.env];
+          assignments = [...assignments, ...prefixes, ...inner.assignments];
+          invocations.push(...inner.invocations);
+          orphans.push(...inner.orphans);
+          ranProgram = ranProgram || inner.invocations.some((f) => f.kind === "program");
+          lastFragment = null;
+          continue;
+        }
+        if (words[0].text === "export") {
+          for (const w of words.slice(1)) {
+            const assigned = assignment(w, "export");
+            if (assigned !== null) assignments.push(assigned);
+          }
+          lastFragment = null;
+          continue;
+        }
+        const found = classify(words);
+        if (found === null) {
+          lastFragment = null;
+          continue;
+        }
+        assignments.push(...found.env);
+        if (found.kind === "prefix-only") {
+          lastFragment = null;
+          continue;
+        }
+        if (found.kind === "program" && found.module !== null) found.program = MODULE_PROGRAMS[found.module];
+        if (found.kind === "fragment") {
+          if (ranProgram) {
+            orphans.push(command);
+            continue;
+          }
+          if (lastFragment !== null && command.line === lastEnd + 1) {
+            lastFragment.args = [...lastFragment.args, ...found.args];
+            lastEnd = command.endLine;
+            continue;
+          }
+          lastFragment = found;
+          lastEnd = command.endLine;
+        } else {
+          lastFragment = null;
+          ranProgram = ranProgram || found.kind === "program";
+        }
+        invocations.push(found);
+      }
+      return { invocations, assignments, orphans };
+    }
+
+    // ======================================================================== argv.py
+    const UNKNOWN = Object.freeze({ unknown: true });
+    const NEGATIVE_NUMBER = /^-\p{Nd}+\n?$|^-\p{Nd}*\.\p{Nd}+\n?$/u;
+    const HUMAN_INT = /^(\p{Nd}+(?:\.\p{Nd}+)?)(Ki|Mi|Gi|Ti|k|M|G|T)$/u;
+    const SI = { k: 3, M: 6, G: 9, T: 12 };
+    const IEC = { Ki: 10n, Mi: 20n, Gi: 30n, Ti: 40n };
+    const JSON_TYPES = ["loads", "json_list_type", "parse_cuda_graph_config_arg"];
+
+    class BadValue extends Error {
+      constructor(expected) {
+        super(expected.en);
+        this.expected = expected;
+      }
+    }
+
+    const small = (big) => (big >= -9007199254740991n && big <= 9007199254740991n ? Number(big) : big);
+
+    function humanReadableInt(text) {
+      const value = pyStrip(text);
+      const match = HUMAN_INT.exec(value);
+      if (match) {
+        const number = asciiDigits(match[1]);
+        const suffix = match[2];
+        if (suffix in IEC) {
+          if (number.includes(".")) {
+            const si = suffix === "Ki" ? "k" : suffix[0];
+            throw new BadValue(message("check-expect-iec-without-decimals", { iec: suffix, number: match[1], si }));
+          }
+          return small(BigInt(number) * 2n ** IEC[suffix]);
+        }
+        // int(Decimal(number) * 10**k): exact, truncated toward zero
+        const [whole, frac = ""] = number.split(".");
+        const scaled = BigInt(whole + frac) * 10n ** BigInt(SI[suffix]);
+        return small(scaled / 10n ** BigInt(frac.length));
+      }
+      const parsed = pyInt(value);
+      if (parsed === undefined) throw new BadValue(message("check-expect-human-int"));
+      return parsed;
+    }
+
+    function positiveFloat(text) {
+      let value = pyFloat(text);
+      if (value === undefined) value = NaN;
+      if (!Number.isFinite(value) || value <= 0) throw new BadValue(message("check-expect-positive"));
+      return value;
+    }
+
+    function convert(option, text) {
+      const kind = option.type;
+      if (kind === "int") {
+        const value = pyInt(text);
+        if (value === undefined) throw new BadValue(message("check-expect-integer"));
+        return value;
+      }
+      if (kind === "float") {
+        const value = pyFloat(text);
+        if (value === undefined) throw new BadValue(message("check-expect-number"));
+        return value;
+      }
+      if (kind === "human_readable_int") return humanReadableInt(text);
+      if (JSON_TYPES.includes(kind)) {
+        const parsed = pyJson(text);
+        if (parsed === undefined) throw new BadValue(message("check-expect-json"));
+        if (kind === "parse_cuda_graph_config_arg" && !isDict(parsed.value)) throw new BadValue(message("check-expect-json-object"));
+        return parsed.value;
+      }
+      if (kind === "_finite_positive_float") return positiveFloat(text);
+      if (kind === "_goodput_slo") {
+        const [name, sep, number] = partition(text, ":");
+        if (!sep || !name) throw new BadValue(message("check-expect-goodput-slo"));
+        return [name, positiveFloat(number)];
+      }
+      if (kind === "parse_cuda_graph_backend_arg" && text === "tc_piecewise") throw new BadValue(message("check-expect-cuda-graph-backend"));
+      if (kind === "nullable_str") return !text || text === "None" ? null : text;
+      return text;
+    }
+
+    const shownChoice = (value) => (typeof value === "string" ? value : pyJsonDumps(value));
+
+    const PROGRAM_LABEL = {
+      launch_server: "python -m sglang.launch_server",
+      launch_router: "python -m sglang_router.launch_router",
+      bench_serving: "python -m sglang.benchmark.serving",
+    };
+
+    function looksLikeOption(parser, text) {
+      if (!text || !parser.prefixChars.includes(text[0]) || text.length === 1) return false;
+      if (parser.has(text)) return true;
+      if (NEGATIVE_NUMBER.test(text)) return false;
+      return !text.includes(" ");
+    }
+
+    function abbreviated(parser, token) {
+      const prefix = token.split("=")[0];
+      if (!parser.allowAbbrev || !prefix.startsWith("--")) return [];
+      return parser.spellings.filter((s) => s.startsWith(prefix));
+    }
+
+    function otherPrograms(parser, name) {
+      return Object.values(PARSERS)
+        .filter((p) => p !== parser && p.get(name) !== null)
+        .map((p) => p.name);
+    }
+
+    function parsedArgs(parser) {
+      return {
+        parser,
+        given: new Map(),
+        order: [],
+        hidden: [],
+        isSet(dest) {
+          return this.given.has(dest);
+        },
+        value(dest) {
+          if (this.given.has(dest)) return this.given.get(dest).value;
+          const options = parser.byDest.get(dest);
+          if (!options) throw new KeyError(`${parser.name} has no option with dest ${dest}`);
+          return options[0].default;
+        },
+      };
+    }
+
+    class KeyError extends Error {}
+
+    function unexpected(w, label) {
+      return finding("error", "args.unexpected", message("check-args-unexpected", { program: label, word: w.raw }), w.line, w.text);
+    }
+
+    function unknown(parser, w, name, label) {
+      const elsewhere = otherPrograms(parser, name);
+      if (elsewhere.length) {
+        const where = elsewhere.map((p) => PROGRAM_LABEL[p]).join(" / ");
+        return finding("error", "flag.wrong-program", message("check-flag-wrong-program", { flag: name, program: label, owners: where }), w.line, name);
+      }
+      const close = closest(name, parser.spellings);
+      const hint = close ? message("check-closest", { name: close }) : "";
+      return finding("error", "flag.unknown", message("check-flag-unknown", { flag: name, program: label, version: VERSION, hint }), w.line, name);
+    }
+
+    function skipValues(parser, words, i) {
+      while (i < words.length && !looksLikeOption(parser, words[i].text) && !words[i].text.startsWith("--")) i += 1;
+      return i;
+    }
+
+    const COUNT = { null: "check-count-one", "+": "check-count-at-least-one" };
+
+    function checkedValue(findings, option, spelling, w) {
+      if (w.placeholder) return UNKNOWN;
+      let value;
+      try {
+        value = convert(option, w.text);
+      } catch (err) {
+        if (!(err instanceof BadValue)) throw err;
+        findings.push(finding("error", "value.type", message("check-value-type", { flag: spelling, value: w.raw, expected: err.expected }), w.line, spelling));
+        return UNKNOWN;
+      }
+      if (option.choices !== null && !pyIn(value, option.choices)) {
+        const choices = option.choices.map(shownChoice);
+        const kind = ["float", "_finite_positive_float"].includes(option.type) ? "float" : "int";
+        const asText = typeof value === "string" ? value : isNum(value) ? pyNumber(value, kind) : pyStr(value);
+        const close = closest(asText, choices);
+        const hint = close ? message("check-did-you-mean", { name: close }) : "";
+        findings.push(
+          finding("error", "value.choice", message("check-value-choice", { flag: spelling, value: w.raw, choices: choices.join(", "), hint }), w.line, spelling),
+        );
+        return UNKNOWN;
+      }
+      return value;
+    }
+
+    // str() of a converted value that is not a str or a number (None, a bool, a JSON value)
+    function pyStr(value) {
+      if (value === null) return "None";
+      if (value === true) return "True";
+      if (value === false) return "False";
+      if (typeof value === "number") return floatRepr(value);
+      if (typeof value === "string") return `'${value}'`;
+      if (Array.isArray(value)) return `[${value.map(pyStr).join(", ")}]`;
+      return `{${Object.entries(value).map(([k, v]) => `'${k}': ${pyStr(v)}`).join(", ")}}`;
+    }
+
+    function record(parsed, findings, option, spelling, w, values, value) {
+      const previous = parsed.given.get(option.dest);
+      if (previous !== undefined && previous.option === option && option.action !== "append") {
+        findings.push(
+          finding("warning", "flag.repeated", message("check-flag-repeated", { flag: option.name, previous: previous.spelling, line: previous.word.line }), w.line, spelling),
+        );
+      }
+      const given = { option, spelling, word: w, values, value };
+      parsed.given.set(option.dest, given);
+      parsed.order.push(given);
+    }
+
+    function takeValues(parsed, findings, parser, option, spelling, w, words, i, hasExplicit, explicit) {
+      const nargs = option.nargs;
+      let values = [];
+      if (nargs === 0) {
+        if (hasExplicit) {
+          findings.push(finding("error", "flag.takes-no-value", message("check-switch-given-value", { flag: spelling, value: explicit }), w.line, spelling));
+        } else if (i < words.length && !looksLikeOption(parser, words[i].text) && !words[i].text.startsWith("--")) {
+          const stray = words[i];
+          findings.push(finding("error", "flag.takes-no-value", message("check-switch-followed-by-value", { flag: spelling, value: stray.raw }), stray.line, spelling));
+          i += 1;
+        }
+        let value = option.action !== "BooleanOptionalAction" ? option.const : !spelling.startsWith("--no-");
+        if (option.action === "store_false") value = false;
+        record(parsed, findings, option, spelling, w, [], value);
+        return i;
+      }
+      if (hasExplicit) {
+        values = [word(explicit, explicit, w.line, w.placeholder)];
+      } else {
+        const wantMin = { null: 1, "?": 0, "*": 0, "+": 1 }[String(nargs)] ?? (Number.isInteger(nargs) ? nargs : 1);
+        const wantMax = nargs === null || nargs === "?" ? 1 : Number.isInteger(nargs) ? nargs : null;
+        while (i < words.length && (wantMax === null || values.length < wantMax)) {
+          const candidate = words[i];
+          if (looksLikeOption(parser, candidate.text) || (candidate.text.startsWith("--") && !candidate.text.includes(" "))) break;
+          values.push(candidate);
+          i += 1;
+        }
+        if (values.length < wantMin) {
+          const count = message(COUNT[String(nargs)] || "check-count-n", { n: nargs });
+          findings.push(finding("error", "value.missing", message("check-value-missing", { flag: spelling, count, argparse: count.en }), w.line, spelling));
+          return i;
+        }
+      }
+      const converted = values.map((v) => checkedValue(findings, option, spelling, v));
+      const single = nargs === null || nargs === "?";
+      const value = single && converted.length ? converted[0] : converted.length ? converted : option.const;
+      record(parsed, findings, option, spelling, w, values, value);
+      return i;
+    }
+
+    function required(parsed, parser, words) {
+      if (parsed.isSet("config") || parsed.isSet("help")) return [];
+      const line = words.length ? words[0].line : null;
+      return parser.options
+        .filter((o) => o.required && !parsed.isSet(o.dest))
+        .map((o) => finding("error", "args.required", message("check-args-required", { flag: o.name }), line, o.name));
+    }
+
+    function parseArgs(program, words, fragment) {
+      const parser = PARSERS[program];
+      const parsed = parsedArgs(parser);
+      const findings = [];
+      const label = PROGRAM_LABEL[program];
+      let i = 0;
+      while (i < words.length) {
+        const w = words[i];
+        const text = w.text;
+        i += 1;
+        if (text === "--") {
+          for (const stray of words.slice(i)) findings.push(unexpected(stray, label));
+          break;
+        }
+        if (!looksLikeOption(parser, text)) {
+          if (w.placeholder) parsed.hidden.push(w);
+          else findings.push(unexpected(w, label));
+          continue;
+        }
+        const [name, hasExplicit, explicit] = partition(text, "=");
+        let option = parser.get(name);
+        const spelling = name;
+        if (option === null) {
+          const spellings = abbreviated(parser, text);
+          if (spellings.length > 1) {
+            const shown = spellings.slice(0, 8).join(", ") + (spellings.length > 8 ? ` … (+${spellings.length - 8})` : "");
+            findings.push(finding("error", "flag.ambiguous", message("check-flag-ambiguous", { flag: name, spellings: shown }), w.line, name));
+            i = skipValues(parser, words, i);
+            continue;
+          }
+          if (spellings.length === 1) {
+            option = parser.get(spellings[0]);
+            findings.push(finding("warning", "flag.abbreviation", message("check-flag-abbreviation", { flag: name, program: label, full: spellings[0] }), w.line, name));
+          } else {
+            findings.push(unknown(parser, w, name, label));
+            i = skipValues(parser, words, i);
+            continue;
+          }
+        }
+        i = takeValues(parsed, findings, parser, option, spelling, w, words, i, hasExplicit, explicit);
+      }
+      if (!fragment) findings.push(...required(parsed, parser, words));
+      return [parsed, findings];
+    }
+
+    // ======================================================================== predicates.py
+    function show(value) {
+      if (value === null) return "—";
+      if (typeof value === "boolean") return value ? "true" : "false";
+      if (typeof value === "bigint") return value.toString();
+      if (typeof value === "number") return Number.isInteger(value) ? BigInt(value).toString() : floatRepr(value);
+      if (typeof value === "string") return value;
+      return pyStr(value);
+    }
+    // _show of a value the checker knows to be an int (argparse's int type): str(int)
+    const known = (...values) => values.every((v) => v !== UNKNOWN);
+    const numberOf = (v) => (typeof v === "number" ? v : typeof v === "bigint" ? Number(v) : null);
+
+    // A predicate read a flag that a fragment does not write (Facts.written_only): not judged.
+    class Unwritten extends Error {}
+
+    function facts(program, args, dockerRun, model, environment, writtenOnly = false) {
+      const optionDest = (flag) => {
+        const option = args.parser.get(flag);
+        if (option === null) throw new KeyError(flag);
+        return option.dest;
+      };
+      const F = {
+        program,
+        args,
+        docker: dockerRun,
+        model,
+        env: environment,
+        dest(flag) {
+          const dest = optionDest(flag);
+          if (writtenOnly && !args.isSet(dest)) throw new Unwritten(flag);
+          return dest;
+        },
+        given(flag) {
+          return args.isSet(F.dest(flag));
+        },
+        isSet(flag) {
+          if (!F.given(flag)) return false;
+          const v = F.value(flag);
+          return !(v === false || v === null || v === "" || (Array.isArray(v) && v.length === 0));
+        },
+        value(flag) {
+          const dest = optionDest(flag);
+          if (program === "launch_server") {
+            if (
+              (dest === "attn_dp_size" || dest === "dp_size") &&
+              args.isSet("enable_dp_attention") &&
+              args.value("enable_dp_attention") === true &&
+              (pyEq(args.value("attn_dp_size"), 1) || !args.isSet("attn_dp_size"))
+            ) {
+              if (dest === "attn_dp_size" && writtenOnly && !args.isSet("dp_size")) throw new Unwritten("--dp-size");
+              return dest === "attn_dp_size" ? args.value("dp_size") : 1;
+            }
+            F.dest(flag); // unwritten in a fragment: not judged
+            if (dest === "speculative_algorithm") {
+              const value = args.value(dest);
+              return typeof value === "string" ? value.toUpperCase() : value;
+            }
+          }
+          return args.value(F.dest(flag));
+        },
+      };
+      return F;
+    }
+
+    function applies(params, F) {
+      for (const [flag, values] of Object.entries(params.when || {})) {
+        const value = F.value(flag);
+        if (!known(value) || !pyIn(value, values)) return false;
+      }
+      for (const [flag, values] of Object.entries(params.unless || {})) {
+        const value = F.value(flag);
+        if (!known(value) || pyIn(value, values)) return false;
+      }
+      return true;
+    }
+
+    function loopback(host) {
+      if (host === "localhost") return true;
+      const v4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(host);
+      if (v4) {
+        const parts = v4.slice(1);
+        if (parts.some((p) => Number(p) > 255 || (p.length > 1 && p[0] === "0"))) return false;
+        return parts[0] === "127";
+      }
+      return ipv6Loopback(host);
+    }
+
+    // ipaddress.ip_address(host).is_loopback for an IPv6 text: ::1 only (a scope id is allowed)
+    function ipv6Loopback(host) {
+      let text = host;
+      const scope = text.indexOf("%");
+      if (scope >= 0) {
+        if (scope === text.length - 1) return false;
+        text = text.slice(0, scope);
+      }
+      if (!/^[0-9A-Fa-f:.]+$/.test(text) || !text.includes(":")) return false;
+      let groups;
+      let tail = [];
+      const lastColon = text.lastIndexOf(":");
+      const last = text.slice(lastColon + 1);
+      let head = text;
+      if (last.includes(".")) {
+        const v4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(last);
+        if (!v4 || v4.slice(1).some((p) => Number(p) > 255 || (p.length > 1 && p[0] === "0"))) return false;
+        const n = v4.slice(1).map(Number);
+        tail = [(n[0] << 8) | n[1], (n[2] << 8) | n[3]];
+        head = text.slice(0, lastColon + 1) + "0";
+        tail = tail.map((x) => x);
+        head = head.slice(0, -1);
+        if (head.endsWith(":") && !head.endsWith("::")) head = head.slice(0, -1);
+      }
+      const doubled = head.split("::");
+      if (doubled.length > 2) return false;
+      const parse = (part) => (part === "" ? [] : part.split(":"));
+      const left = parse(doubled[0]);
+      const right = doubled.length === 2 ? parse(doubled[1]) : [];
+      const all = [...left, ...right];
+      if (all.some((g) => !/^[0-9A-Fa-f]{1,4}$/.test(g))) return false;
+      const total = 8 - tail.length;
+      if (doubled.length === 2) {
+        if (left.length + right.length > total - 1) return false;
+        groups = [...left, ...Array(total - left.length - right.length).fill("0"), ...right];
+      } else {
+        if (left.length !== total) return false;
+        groups = left;
+      }
+      const numbers = [...groups.map((g) => parseInt(g, 16)), ...tail];
+      return numbers.slice(0, 7).every((x) => x === 0) && numbers[7] === 1;
+    }
+
+    const SPECULATIVE = (params, F) => {
+      const value = F.value("--speculative-algorithm");
+      return known(value) && pyIn(value, params.algorithms) ? value : null;
+    };
+
+    const isPyInt = (v) => (typeof v === "number" && Number.isInteger(v)) || typeof v === "bigint" || typeof v === "boolean";
+
+    const PREDICATES = {
+      "flags-set": (p, F) => (p.flags.every((f) => F.isSet(f)) ? { flags: p.flags.join(" + ") } : null),
+      "value-in": (p, F) => {
+        const value = F.value(p.flag);
+        return known(value) && pyIn(value, p.values) ? { value: show(value) } : null;
+      },
+      "env-set": (p, F) => {
+        if (!(p.name in F.env)) return null;
+        const value = F.env[p.name];
+        if (p.values.length && (!known(value) || !pyIn(value, p.values))) return null;
+        return { name: p.name, value: value === null || !known(value) ? "" : String(value) };
+      },
+      "requires-value": (p, F) => {
+        const value = F.value(p.flag);
+        const other = F.value(p.other);
+        if (known(value, other) && pyIn(value, p.values) && !pyIn(other, p.allowed)) return { value: show(value), other_value: show(other) };
+        return null;
+      },
+      "requires-minimum": (p, F) => {
+        const value = F.value(p.flag);
+        const other = numberOf(F.value(p.other));
+        if (known(value) && other !== null && pyIn(value, p.values) && other < p.minimum) return { value: show(value), other_value: show(other) };
+        return null;
+      },
+      "all-above": (p, F) => {
+        const values = p.flags.map((f) => numberOf(F.value(f)));
+        if (values.every((v) => v !== null && v > p.than)) return { values: p.flags.map((f, i) => `${f} ${show(values[i])}`).join(", ") };
+        return null;
+      },
+      "not-divisible": (p, F) => {
+        const parts = p.dividend.map((f) => numberOf(F.value(f)));
+        const divisor = numberOf(F.value(p.divisor));
+        if (parts.some((x) => x === null) || divisor === null || divisor <= 0) return null;
+        const product = parts.reduce((a, b) => a * b, 1);
+        if (product > 0 && pyMod(product, divisor) !== 0) return { dividend: show(product), divisor: show(divisor) };
+        return null;
+      },
+      "a2a-ep-differs-from-tp": (p, F) => {
+        const [backend, ep, tp] = ["--moe-a2a-backend", "--ep-size", "--tp-size"].map((f) => F.value(f));
+        if (!known(backend, ep, tp) || !pyIn(backend, p.backends) || !F.given("--ep-size")) return null;
+        return !pyEq(ep, tp) ? { backend, ep: show(ep), tp: show(tp) } : null;
+      },
+      "a2a-attn-dp-differs-from-tp": (p, F) => {
+        const [backend, attnDp, tp] = ["--moe-a2a-backend", "--attn-dp-size", "--tp-size"].map((f) => F.value(f));
+        if (known(backend, attnDp, tp) && pyIn(backend, p.backends) && !pyEq(attnDp, tp)) return { backend, attn_dp: show(attnDp), tp: show(tp) };
+        return null;
+      },
+      "spec-running-requests-unset": (p, F) => {
+        const algorithm = SPECULATIVE(p, F);
+        return algorithm && !F.given("--max-running-requests") ? { algorithm } : null;
+      },
+      "eagle-params-without-steps": (p, F) => {
+        const algorithm = SPECULATIVE(p, F);
+        if (!algorithm || F.given("--speculative-num-steps") || F.isSet("--speculative-adaptive")) return null;
+        const given = ["--speculative-eagle-topk", "--speculative-num-draft-tokens"].filter((f) => F.given(f));
+        return given.length ? { algorithm, given: given.join(" / ") } : null;
+      },
+      "eagle-steps-without-topk": (p, F) => {
+        const algorithm = SPECULATIVE(p, F);
+        if (algorithm && F.given("--speculative-num-steps") && !F.given("--speculative-eagle-topk") && !F.isSet("--speculative-adaptive")) return { algorithm };
+        return null;
+      },
+      "draft-tokens-adjusted": (p, F) => {
+        if (!SPECULATIVE(p, F)) return null;
+        const [topk, steps, draft] = ["--speculative-eagle-topk", "--speculative-num-steps", "--speculative-num-draft-tokens"].map((f) => F.value(f));
+        if (!known(topk, steps, draft) || !pyEq(topk, 1) || !isPyInt(steps) || draft === null) return null;
+        const next = typeof steps === "bigint" ? steps + 1n : Number(steps) + 1;
+        if (!pyEq(draft, next)) return { draft: show(draft), steps: show(typeof steps === "boolean" ? Number(steps) : steps), adjusted: show(next) };
+        return null;
+      },
+      "attn-dp-rescales": (p, F) => {
+        const attnDp = numberOf(F.value("--attn-dp-size"));
+        const value = numberOf(F.value(p.flag));
+        if (attnDp === null || attnDp <= 1 || value === null || !F.given(p.flag)) return null;
+        const adjusted = p.operation === "divide-by-attn-dp" ? Math.floor(value / attnDp) : Number((value * p.factor).toFixed(6));
+        return { value: show(value), attn_dp: show(attnDp), adjusted: show(adjusted) };
+      },
+      "public-host-without": (p, F) => {
+        const host = F.value("--host");
+        if (!known(host) || typeof host !== "string" || loopback(host) || F.isSet(p.flag)) return null;
+        return { host };
+      },
+      "docker-option-missing": (p, F) => (F.docker !== null && !dockerHas(F.docker, p.option) ? { option: p.option } : null),
+      "model-value-outside": (p, F) => {
+        const value = F.value(p.flag);
+        if (p.models.includes(F.model) && known(value) && !pyIn(value, p.allowed)) return { model: F.model, value: value === null ? "—" : show(value) };
+        return null;
+      },
+      "model-value-below": (p, F) => {
+        const value = numberOf(F.value(p.flag));
+        if (p.models.includes(F.model) && F.given(p.flag) && value !== null && value < p.minimum) return { model: F.model, value: show(value) };
+        return null;
+      },
+      exceeds: (p, F) => {
+        const value = numberOf(F.value(p.flag));
+        const other = numberOf(F.value(p.other));
+        if (F.given(p.flag) && value !== null && other !== null && value > other) return { value: show(value), other_value: show(other) };
+        return null;
+      },
+      "model-value-in": (p, F) => {
+        if (!p.models.includes(F.model)) return null;
+        for (const flag of p.flags) {
+          const value = F.value(flag);
+          if (known(value) && pyIn(value, p.values)) return { model: F.model, flag, value: show(value) };
+        }
+        return null;
+      },
+      "model-values-differ": (p, F) => {
+        if (!p.models.includes(F.model)) return null;
+        const values = p.flags.map((flag) => F.value(flag));
+        if (!known(...values) || pyEq(values[0], values[1])) return null;
+        return { model: F.model, values: p.flags.map((f, i) => `${f} ${show(values[i])}`).join(", ") };
+      },
+      "model-single-gpu-unset": (p, F) => {
+        const sizes = ["--tp-size", "--pp-size", "--dp-size"].map((f) => numberOf(F.value(f)));
+        if (!p.models.includes(F.model) || sizes.some((s) => s === null) || F.given(p.flag)) return null;
+        return sizes.reduce((a, b) => a * b, 1) === 1 ? { model: F.model } : null;
+      },
+    };
+
+    // Python's float %: the result takes the divisor's sign
+    function pyMod(a, b) {
+      const r = a % b;
+      return r !== 0 && (r < 0) !== (b < 0) ? r + b : r;
+    }
+
+    // ======================================================================== check.py
+    const RULES = data.rules;
+    const CHECKPOINTS = data.checkpoints;
+
+    function modelOf(args) {
+      if (!args.given.has("model_path")) return null;
+      const value = args.given.get("model_path").value;
+      if (value === UNKNOWN || typeof value !== "string") return null;
+      const name = pyLower(value.replace(/\/+$/, "").split("/").pop());
+      for (const [model, checkpoint] of CHECKPOINTS) {
+        const lower = pyLower(checkpoint);
+        if (pyLower(value) === lower || name === lower.split("/").pop()) return model;
+      }
+      return null;
+    }
+
+    function pyLower(text) {
+      return text.toLowerCase();
+    }
+
+    function placeholderNote(args) {
+      const hidden = args.order.filter((g) => g.values.some((w) => w.placeholder) || g.word.placeholder);
+      const shown = hidden.map((g) => `${g.spelling} ${g.values.map((w) => w.raw).join(" ")}`);
+      shown.push(...args.hidden.map((w) => w.raw));
+      if (!shown.length) return null;
+      const line = Math.min(...hidden.map((g) => g.word.line), ...args.hidden.map((w) => w.line));
+      return finding("note", "value.placeholder", message("check-value-placeholder", { values: shown.join(", ") }), line);
+    }
+
+    function deprecated(args) {
+      const out = [];
+      for (const given of args.order) {
+        const option = given.option;
+        if (!option.deprecated) continue;
+        const instead = option.replacement ? message("check-use-instead", { replacement: option.replacement }) : "";
+        out.push(finding("warning", "flag.deprecated", message("check-flag-deprecated", { flag: option.name, version: VERSION, instead }), given.word.line, option.name));
+      }
+      return out;
+    }
+
+    function moduleFindings(inv) {
+      const w = inv.launcher;
+      const line = w ? w.line : inv.line;
+      const module = inv.module;
+      if (inv.kind === "module") {
+        const close = closest(module || "", MODULE_NAMES);
+        const hint = close ? message("check-did-you-mean", { name: close }) : "";
+        const knownModules = [...MODULE_NAMES].sort(comparePoints).join(", ");
+        return [finding("warning", "module.unknown", message("check-module-unknown", { module, known: knownModules, hint }), line, module)];
+      }
+      if (module === null || inv.program === null) return [];
+      const alias = PARSERS[inv.program].modules[module];
+      if (alias) {
+        return [finding("warning", "module.deprecated", message("check-module-deprecated", { module, version: VERSION, replacement: alias }), line, module)];
+      }
+      return [];
+    }
+
+    function environment(assignments) {
+      const out = {};
+      for (const a of assignments) out[a.name] = a.value === null ? null : a.value.placeholder ? UNKNOWN : a.value.text;
+      return out;
+    }
+
+    function ruleLine(args, flags, fallback) {
+      const lines = [];
+      for (const flag of flags) {
+        const option = args.parser.get(flag);
+        if (option !== null && args.given.has(option.dest)) lines.push(args.given.get(option.dest).word.line);
+      }
+      return lines.length ? Math.min(...lines) : fallback;
+    }
+
+    function ruleFinding(rule, values, line) {
+      const zh = format(rule.message.zh, values).replace(/[。.]+$/, "");
+      const en = format(rule.message.en, values).replace(/\.+$/, "");
+      return finding(rule.severity, `rule.${rule.id}`, message("check-rule", { rule: { zh, en }, engine: rule.engine }), line, null, rule.link, rule.id);
+    }
+
+    function checkInvocation(inv, exported, model = null) {
+      const findings = moduleFindings(inv);
+      if (!["program", "fragment"].includes(inv.kind) || inv.program === null) return findings;
+      const fragment = inv.kind === "fragment";
+      const [args, parseFindings] = parseArgs(inv.program, inv.args, fragment);
+      findings.push(...parseFindings);
+      findings.push(...deprecated(args));
+      const note = placeholderNote(args);
+      if (note !== null) findings.push(note);
+      const F = facts(inv.program, args, inv.docker, model || modelOf(args), environment([...exported, ...inv.env]), fragment);
+      for (const rule of RULES) {
+        if (rule.program !== inv.program) continue;
+        const test = PREDICATES[rule.predicate];
+        if (!test) continue;
+        let values;
+        try {
+          values = applies(rule.params, F) ? test(rule.params, F) : null;
+        } catch (err) {
+          if (err instanceof KeyError || err instanceof Unwritten) continue;
+          throw err;
+        }
+        if (values !== null) findings.push(ruleFinding(rule, values, ruleLine(args, rule.flags, inv.line)));
+      }
+      return findings;
+    }
+
+    // ======================================================================== envcheck.py
+    const VARIABLES = new Map(data.environ.variables.map(([name, type, shown]) => [name, { type, shown }]));
+    const VARIABLE_NAMES = [...VARIABLES.keys()];
+    const DEPRECATED = new Map(data.environ.deprecated.map(([name, replacement, note]) => [name, { replacement, note }]));
+    const REWRITE = data.environ.rewrite;
+    const BOOL_WORDS = ["true", "1", "yes", "y", "false", "0", "no", "n"];
+
+    function expectedEnvValue(kind, value) {
+      if (kind === "bool") return BOOL_WORDS.includes(value.toLowerCase()) ? null : message("check-expect-env-bool");
+      if (kind === "int") return pyInt(value) === undefined ? message("check-expect-integer") : null;
+      if (kind === "float") return pyFloat(value) === undefined ? message("check-expect-number") : null;
+      if (kind === "json") {
+        if (!value || value.startsWith("/") || value.startsWith("./") || value.startsWith("~")) return null;
+        return pyJson(value) === undefined ? message("check-expect-env-json") : null;
+      }
+      return null;
+    }
+
+    function checkAssignment(a) {
+      const { name, line, value } = a;
+      const deprecation = DEPRECATED.get(name);
+      if (deprecation !== undefined) {
+        const instead = deprecation.replacement ? message("check-use-instead", { replacement: deprecation.replacement }) : "";
+        const note = deprecation.note ? message("check-env-deprecation-note", { note: deprecation.note }) : "";
+        return [finding("warning", "env.deprecated", message("check-env-deprecated", { name, version: VERSION, instead, note }), line, name)];
+      }
+      if (REWRITE.present && name.startsWith(REWRITE.from) && !name.startsWith(REWRITE.to)) {
+        const renamed = REWRITE.to + name.slice(REWRITE.from.length);
+        return [
+          finding("warning", "env.legacy-prefix", message("check-env-legacy-prefix", { name, prefix: REWRITE.from, version: VERSION, new: renamed }), line, name),
+          ...checkAssignment(env(renamed, value, a.how, line)),
+        ];
+      }
+      const variable = VARIABLES.get(name);
+      if (variable !== undefined) {
+        if (value === null || value.placeholder) return [];
+        const expected = expectedEnvValue(variable.type, value.text);
+        if (expected === null) return [];
+        return [
+          finding("warning", "env.type", message("check-env-type", { name, value: value.raw, expected, version: VERSION, default: variable.shown }), line, name),
+        ];
+      }
+      if (name.startsWith(REWRITE.to)) {
+        const close = closest(name, VARIABLE_NAMES);
+        const hint = close ? message("check-did-you-mean", { name: close }) : "";
+        return [finding("warning", "env.unknown", message("check-env-unknown", { name, version: VERSION, hint }), line, name)];
+      }
+      const reader = data.env_readers[name];
+      if (reader === undefined) return [];
+      return [finding("note", "env.foreign", message("check-env-foreign", { name, version: VERSION, reader: message(reader) }), line, name)];
+    }
+
+    // ======================================================================== findings.py + check_command
+    const RANK = { error: 0, warning: 1, note: 2 };
+
+    function ordered(findings) {
+      return findings
+        .map((f, i) => [f, i])
+        .sort((x, y) => (x[0].line || 0) - (y[0].line || 0) || RANK[x[0].severity] - RANK[y[0].severity] || x[1] - y[1])
+        .map(([f]) => f);
+    }
+
+    function checkCommand(text, model = null) {
+      let script;
+      try {
+        script = parseScript(text);
+      } catch (err) {
+        if (!(err instanceof ShellSyntaxError)) throw err;
+        return [finding("error", "shell.syntax", message("check-shell-syntax", { problem: err.problem }), err.line)];
+      }
+      const findings = [];
+      for (const orphan of script.orphans) {
+        const first = orphan.words[0];
+        findings.push(finding("error", "shell.orphan-flags", message("check-shell-orphan-flags", { flag: first.text }), first.line, first.text));
+      }
+      const exported = script.assignments.filter((a) => a.how === "export");
+      for (const inv of script.invocations) findings.push(...checkInvocation(inv, exported, model));
+      if (!(script.invocations.length || script.orphans.length)) findings.push(...uncheckedFlags(text));
+      for (const a of script.assignments) findings.push(...checkAssignment(a));
+      return ordered(findings);
+    }
+
+    // Flags in text that runs no program the checker knows: a warning, never a silent "no problems".
+    // (Python's \w is Unicode: letters, digits and the underscore.)
+    const FLAG_WORD = /(?<![\p{L}\p{N}_-])--[a-z][a-z0-9_-]*/gu;
+    function uncheckedFlags(text) {
+      const flags = [...new Set([...text.matchAll(FLAG_WORD)].map((m) => m[0]))];
+      if (!flags.length) return [];
+      const line = countNewlines(text, 0, text.indexOf(flags[0])) + 1;
+      const shown = flags.slice(0, 3).join(", ") + (flags.length > 3 ? ", …" : "");
+      return [finding("warning", "shell.no-program", message("check-shell-no-program", { flags: shown }), line, flags[0])];
+    }
+
+    // What `python -m handbook check` adds: whether the text holds anything the checker reads at all
+    function understood(text) {
+      try {
+        const script = parseScript(text);
+        return Boolean(script.invocations.length || script.assignments.length || script.orphans.length);
+      } catch (err) {
+        if (err instanceof ShellSyntaxError) return true;
+        throw err;
+      }
+    }
+
+    function exitStatus(findings) {
+      const severities = new Set(findings.map((f) => f.severity));
+      if (severities.has("error")) return 2;
+      if (severities.has("warning")) return 1;
+      return 0;
+    }
+
+    return { version: VERSION, check: checkCommand, understood, exitStatus, message };
+  }
+
+  const api = { create, closest, format, python: { pyInt, pyFloat, pyJson, floatRepr, pyEq } };
+  root.HandbookChecker = api;
+  if (typeof module === "object" && module.exports) module.exports = api;
+})(typeof globalThis !== "undefined" ? globalThis : this);

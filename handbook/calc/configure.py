@@ -1,0 +1,1077 @@
+"""The configurator: a model, an accelerator, a weight precision, a goal, a node count and PD on or off →
+the handbook's own command when one matches, else a command composed from the KB, or why there is none.
+
+One algorithm, two runtimes: ``compose`` here, and docs/assets/configure.js in the browser over the export
+``configurator_data`` (the KB facts it reads, and every planner result it can ask for, computed here).
+``handbook.site.configurator`` adds the checker's verdict to both; tests/test_doctor_parity.py compares
+them over every combination the page offers. Every value in a command comes from the KB: a recipe, the
+planner (handbook.calc.memory and launch), the model's parsers, a tuning scenario, or a placeholder the
+reader fills in; nothing is guessed, and a combination the KB cannot support says why.
+
+The planner is reached through ``Planner`` alone (its defaults, auto TP, plan figures and launch flags), so
+that a change of the planner's arithmetic changes the export and nothing else.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from handbook.calc import memory
+from handbook.calc.launch import launch_flags, model_path, rule_flags, rule_max_running_requests
+from handbook.calc.memory import Plan
+from handbook.calc.planner_data import kv_dtypes
+from handbook.calc.recipe_text import INDENT, MODULES, ONE_LINE_MAX, command_text, module_of
+from handbook.core.anchors import PARAMETERS_PAGE, option_anchor, parameter_anchor
+from handbook.core.formatting import binary_size, sig, thousands
+from handbook.core.messages import message
+from handbook.core.paths import DOCS_DIR
+from handbook.core.text import LANGS, Text
+from handbook.engine.snapshot import EngineSnapshot
+from handbook.kb.common import flag_line_text, flags_in
+from handbook.kb.loader import KB
+from handbook.kb.schema import Dtype, Hardware, Model, Recipe
+from handbook.pages.headings import source_headings
+
+SCHEMA_VERSION = 1
+CONFIGURATOR_DATA_PATH = "assets/configurator-data.json"
+
+NODE_CHOICES = (1, 2, 4, 8)
+ROLES_PD = ("prefill", "decode", "router")
+
+
+@dataclass(frozen=True)
+class Goal:
+    id: str
+    kind: str  # "strategy" (chapter 06's tiers) | "scenario" (chapter 07's table)
+    scenario: str | None  # the kb/tuning.yaml scenario whose flags it adds
+    strategies: tuple[str, ...]  # the recipe strategies (kb/recipes) that are this goal
+    label: str | None  # the wording key of a strategy's name; a scenario is named by the KB
+
+
+# The source's three tiers (06 · DeepSeek-V4-Pro, "Low-Latency / Balanced / High-Throughput") take the flags
+# of chapter 07's matching scenario; the other scenarios are goals of their own. Kimi's middle tier,
+# High-Concurrency, is its Balanced (the page says so when it shows that command).
+GOALS: tuple[Goal, ...] = (
+    Goal("low-latency", "strategy", "low-latency-chat", ("latency",), "cfg-goal-low-latency"),
+    Goal("balanced", "strategy", None, ("balanced", "concurrency"), "cfg-goal-balanced"),
+    Goal("high-throughput", "strategy", "high-throughput-batch", ("throughput",), "cfg-goal-high-throughput"),
+    Goal("long-context-rag", "scenario", "long-context-rag", ("long-context",), None),
+    Goal("multi-turn-agent", "scenario", "multi-turn-agent", (), None),
+    Goal("mixed-online", "scenario", "mixed-online", (), None),
+)
+GOAL = {goal.id: goal for goal in GOALS}
+# Recipe strategies that name no goal: the model's plain command for that hardware, a base for any goal.
+NEUTRAL = (None, "baseline", "multi-gpu", "tool-calling", "reference")
+
+# The flags the planner sizes memory with: a goal that sets one changes the plan, not just the command.
+# (The planner's other inputs, --max-total-tokens and --swa-full-tokens-ratio, are set by no command or
+# scenario of the KB; tests/test_configurator.py keeps it so.)
+PLAN_FLAGS = (
+    "--tp-size",
+    "--ep-size",
+    "--mem-fraction-static",
+    "--kv-cache-dtype",
+    "--context-length",
+    "--page-size",
+    "--max-running-requests",
+)
+SETTINGS_FLAGS = PLAN_FLAGS[2:]  # Settings' fields, in order
+
+# What multi-node and PD commands add, as chapter 05's examples write it (kb/recipes/deepseek-v3-pd-*.yaml:
+# --dist-init-addr …:5000, --nnodes, --node-rank; pd-router-local.yaml and llama-3.1-8b-pd-*.yaml: the
+# ports 30000 / 30001 / 8000, --disaggregation-ib-device). Placeholders stand for what only the reader knows.
+DIST_PORT = "5000"
+PD_PORTS = {"prefill": "30000", "decode": "30001"}
+PD_HOSTS = {"prefill": "<prefill-ip>", "decode": "<decode-ip>"}
+PD_MASTERS = {"standalone": "<master-ip>", "prefill": "<prefill-master-ip>", "decode": "<decode-master-ip>"}
+ROUTER_LINES = (
+    "--pd-disaggregation",
+    "--prefill http://<prefill-ip>:30000",
+    "--decode http://<decode-ip>:30001",
+    "--host 0.0.0.0",
+    "--port 8000",
+)
+
+_MARKER = re.compile(r"<!--\s*kb:recipe(?:-tabs|-set)?\s+(?:id|ids)=([\w.,-]+)")
+
+
+_NO_WORDS = Text.of("", "")
+
+
+def _blank(key: str, /, **values: object) -> Text:
+    return _NO_WORDS
+
+
+def T(value: Text) -> dict[str, str]:
+    return {"zh": value.zh, "en": value.en}
+
+
+# ------------------------------------------------------------------------------------------ the planner
+def _number(text: str, kind: type) -> Any:
+    try:
+        value = kind(text)
+    except ValueError:
+        return None
+    return value
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The planner's inputs as a command writes them ("" where the command leaves them to the engine or to
+    the planner: the engine's own --mem-fraction-static and page size, the model's native context)."""
+
+    mem: str = ""
+    kv: str = ""
+    context: str = ""
+    page: str = ""
+    running: str = ""
+
+    @classmethod
+    def of(cls, flags: dict[str, str]) -> Settings:
+        """From a command's plan flags (``Composer.settings``)."""
+        return cls(*(flags.get(flag, "") for flag in SETTINGS_FLAGS))
+
+    def key(self) -> str:
+        return f"{self.mem}|{self.kv}|{self.context}|{self.page}|{self.running}"
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """``Settings`` read as the planner takes them (None: the engine's or the planner's own value)."""
+
+    mem: float | None
+    kv: Dtype
+    context: int | None
+    page: int | None
+    running: int | None
+
+
+def plan_record(p: Plan) -> dict[str, Any]:
+    """What the composer and the page read of a plan: the bar's byte figures (planner.js's renderBar),
+    the fraction that sized the pool, the tokens, and the fields no source gives (memory / weights / kv)."""
+    return {
+        "free": p.free_bytes,
+        "static": p.static_bytes,
+        "rest": p.rest_bytes,
+        "weights": p.weights_per_gpu,
+        "budget": p.kv_budget_bytes,
+        "pool": p.kv_pool_bytes,
+        "mm": p.mm_reserve_bytes,
+        "fraction": p.mem_fraction_static,
+        "tokens": p.max_tokens,
+        "missing": {part: list(fields) for part, fields in sorted(p.missing.items())},
+    }
+
+
+class Planner:
+    """The configurator's one door to the planner (handbook.calc.memory and launch); every plan it makes is
+    kept, by key, for the export."""
+
+    def __init__(self, kb: KB):
+        self.kb = kb
+        self.kv_default = kb.dtypes[kv_dtypes(kb)[0]]
+        self.autos: dict[str, list[Any] | None] = {}
+        self.plans: dict[str, Plan | None] = {}
+        self._kv_by_value = {d.engine_kv_value: d for d in kb.dtypes.values() if d.engine_kv_value}
+
+    def defaults(self) -> dict[str, Any]:
+        return {
+            "context": memory.DEFAULT_CONTEXT,
+            "kv": self.kv_default.engine_kv_value,
+            "kv_name": self.kv_default.name,
+        }
+
+    def kv_ids(self) -> dict[str, str]:
+        """--kv-cache-dtype spellings → the planner's KV dtype ids (its page's kv-dtype parameter)."""
+        return {value: d.id for value, d in self._kv_by_value.items()}
+
+    def _inputs(self, s: Settings) -> Inputs | None:
+        """None where a value is one the planner does not take (the page then shows no plan)."""
+        mem = None if not s.mem else _number(s.mem, float)
+        kv = self.kv_default if not s.kv else self._kv_by_value.get(s.kv)
+        context = None if not s.context else _number(s.context, int)
+        page = None if not s.page else _number(s.page, int)
+        running = None if not s.running else _number(s.running, int)
+        if kv is None or (s.mem and (mem is None or not 0 < mem < 1)):
+            return None
+        if any(given and (value is None or value < 1) for given, value in
+               ((s.context, context), (s.page, page), (s.running, running))):  # fmt: skip
+            return None
+        return Inputs(mem, kv, context, page, running)
+
+    def auto(self, model: Model, hw: Hardware, dtype: str, s: Settings) -> list[Any] | None:
+        """[tp, basis] of the planner's automatic TP (memory.auto_tp), or None for unusable settings."""
+        key = f"{model.id}|{hw.id}|{dtype}|{s.key()}"
+        if key not in self.autos:
+            inputs = self._inputs(s)
+            if inputs is None:
+                self.autos[key] = None
+                return None
+            found = memory.auto_tp(
+                model,
+                hw,
+                self.kb.dtypes[dtype],
+                inputs.kv,
+                mem_fraction_static=inputs.mem,
+                context=inputs.context,
+            )
+            self.autos[key] = [found.tp, found.basis]
+        return self.autos[key]
+
+    def plan(self, model: Model, hw: Hardware, dtype: str, tp: str, ep: str, s: Settings) -> Plan | None:
+        """The planner's plan for a command's settings; None where the planner cannot read them."""
+        key = f"{model.id}|{hw.id}|{dtype}|{tp}|{ep}|{s.key()}"
+        if key not in self.plans:
+            inputs = self._inputs(s)
+            tp_n = _number(tp or "1", int)
+            ep_n = _number(ep or "1", int)
+            found = None
+            if inputs is not None and tp_n and ep_n and tp_n >= 1 and 1 <= ep_n <= tp_n and tp_n % ep_n == 0:
+                found = memory.plan(
+                    model,
+                    hw,
+                    self.kb.dtypes[dtype],
+                    inputs.kv,
+                    tp_n,
+                    mem_fraction_static=inputs.mem,
+                    context=inputs.context,
+                    page_size=inputs.page,
+                    ep=ep_n,
+                    max_running_requests=inputs.running,
+                )
+            self.plans[key] = found
+        return self.plans[key]
+
+    def record(
+        self, model: Model, hw: Hardware, dtype: str, tp: str, ep: str, s: Settings
+    ) -> dict[str, Any] | None:
+        found = self.plan(model, hw, dtype, tp, ep, s)
+        return None if found is None else plan_record(found)
+
+    def launch_lines(
+        self, model: Model, hw: Hardware, dtype: str, tp: int, s: Settings, path: str
+    ) -> list[tuple[str, str]]:
+        """The planner's launch flags for this TP and these settings, (flag, value) in order, as its page
+        and ``python -m handbook plan`` suggest them: the rules' --max-running-requests sizes the plan too."""
+        inputs = self._inputs(s)
+        assert inputs is not None, s
+        rules = rule_flags(self.kb, model)
+        running = inputs.running if inputs.running is not None else rule_max_running_requests(rules, tp)
+        p = memory.plan(
+            model,
+            hw,
+            self.kb.dtypes[dtype],
+            inputs.kv,
+            tp,
+            mem_fraction_static=inputs.mem,
+            context=inputs.context,
+            page_size=inputs.page,
+            max_running_requests=running,
+        )
+        return launch_flags(p, model, inputs.kv, path, rules)
+
+
+# ------------------------------------------------------------------------------------------ KB facts
+def checkpoint(kb: KB, model: Model, dtype: str) -> tuple[str | None, str | None, str | None]:
+    """(path, basis, recipe id) of the checkpoint the configurator launches ``model`` in ``dtype`` with.
+
+    The planner's choice (launch.model_path), except that a command whose precision the handbook does not
+    state is taken only when the model lists one precision without a checkpoint: with several, which of
+    them it is would be a guess."""
+    found = model_path(kb, model, dtype)
+    if found.path is None:
+        return None, None, None
+    if found.basis == "recipe-unstated-precision":
+        lacking = [p for p in model.precisions if not p.checkpoint]
+        if len(lacking) != 1:
+            return None, None, None
+    basis = {"checkpoint": "checkpoint", "recipe": "recipe", "recipe-unstated-precision": "unstated"}[
+        found.basis
+    ]
+    recipe = None
+    if basis != "checkpoint":
+        for r in kb.recipes.values():
+            if r.model == model.id and r.kind == "launch" and _model_path(r) == found.path:
+                if basis == "unstated" and r.precision is not None:
+                    continue
+                if basis == "recipe" and r.precision != dtype:
+                    continue
+                recipe = r.id
+                break
+        if recipe is None:  # only a fragment or a docker example names it: nothing to cite as a command
+            return None, None, None
+    return found.path, basis, recipe
+
+
+def _model_path(recipe: Recipe) -> str | None:
+    for flag, values in flags_in(recipe.flags):
+        if flag in ("--model-path", "--model") and values:
+            return values[0]
+    return None
+
+
+@dataclass(frozen=True)
+class Sections:
+    """Where the pages show each recipe: its section and the chapter section (h2) around it, as
+    ``page.md#anchor``, and every such section's title in both languages."""
+
+    of_recipe: dict[str, str]
+    chapter_of_recipe: dict[str, str]
+    titles: dict[str, dict[str, str]]
+
+
+def recipe_sections(docs_dir: Path = DOCS_DIR) -> Sections:
+    """Each recipe marker's section (the first place, in the default language's pages; both languages
+    share anchors) and its h2, with the headings' text in each language."""
+    of_recipe: dict[str, str] = {}
+    chapter: dict[str, str] = {}
+    titles: dict[str, dict[str, str]] = {}
+    for lang in LANGS:
+        root = docs_dir / lang
+        for page in sorted(root.rglob("*.md")):
+            rel = page.relative_to(root).as_posix()
+            text = page.read_text(encoding="utf-8")
+            headings = [h for h in source_headings(text) if h.anchor]
+            for h in headings:
+                titles.setdefault(f"{rel}#{h.anchor}", {})[lang] = h.text
+            if lang != LANGS[0]:
+                continue
+            for number, line in enumerate(text.splitlines(), 1):
+                match = _MARKER.search(line)
+                above = [h for h in headings if h.line < number]
+                if not match or not above:
+                    continue
+                h2 = [h for h in above if h.level == 2]
+                for rid in match.group(1).split(","):
+                    of_recipe.setdefault(rid, f"{rel}#{above[-1].anchor}")
+                    if h2:
+                        chapter.setdefault(rid, f"{rel}#{h2[-1].anchor}")
+    return Sections(of_recipe, chapter, titles)
+
+
+def flag_link(kb: KB, snapshot: EngineSnapshot, flag: str, program: str) -> str | None:
+    """Where a flag is explained: its chapter-04 entry, else the engine's option reference."""
+    parameter = kb.parameter(flag, program)
+    if parameter is not None:
+        return f"{PARAMETERS_PAGE}#{parameter_anchor(parameter.program, parameter.flag)}"
+    option = snapshot.parser(program).get(flag)
+    if option is not None:
+        return f"engine-options.md#{option_anchor(program, option.name)}"
+    return None
+
+
+# ------------------------------------------------------------------------------------------ the data
+@functools.lru_cache(maxsize=4096)
+def _pairs(line: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    return tuple((flag, tuple(values)) for flag, values in flags_in([line]))
+
+
+def line_pairs(line: str) -> list[list[Any]]:
+    """The (flag, values) a flag line holds, as flags_in reads it."""
+    return [[flag, list(values)] for flag, values in _pairs(line)]
+
+
+def _lines(lines: list[str]) -> list[list[Any]]:
+    """Each flag line with the (flag, values) it holds."""
+    return [[line, line_pairs(line)] for line in lines]
+
+
+def configurator_data(kb: KB, snapshot: EngineSnapshot, docs_dir: Path = DOCS_DIR) -> dict[str, Any]:
+    """The KB facts configure.js composes from (the planner's results are added by ``export``)."""
+    sections = recipe_sections(docs_dir)
+    planner = Planner(kb)
+    models = []
+    pd_models = {r.model for r in kb.recipes.values() if r.deployment and r.role == "prefill" and r.model}
+    for model in kb.models.values():
+        if not model.precisions:
+            continue
+        precisions = []
+        for p in model.precisions:
+            path, basis, recipe = checkpoint(kb, model, p.dtype)
+            precisions.append(
+                {
+                    "dtype": p.dtype,
+                    "name": kb.dtypes[p.dtype].name,
+                    "path": path,
+                    "basis": basis,
+                    "recipe": recipe,
+                }
+            )
+        own = [r for r in kb.recipes.values() if r.model == model.id]
+        found = sections.chapter_of_recipe
+        section = next((found[r.id] for r in own if found.get(r.id, "").startswith("06-")), None)
+        rec = model.recommended
+        models.append(
+            {
+                "id": model.id,
+                "name": model.name,
+                "precisions": precisions,
+                "tool_call": model.parsers.tool_call if model.parsers else None,
+                "reasoning": model.parsers.reasoning if model.parsers else None,
+                "pd": model.id in pd_models,
+                "section": section,
+                "native": model.context.native if model.context else None,
+                "key_flags": [flag_line_text(f) for f in rec.key_flags] if rec else [],
+                "key_flag_names": [flags_in([flag_line_text(f)])[0][0] for f in rec.key_flags] if rec else [],
+                "layout": T(rec.layout) if rec else None,
+                "rules": {r.flag: r.rule for r in rule_flags(kb, model)},
+                # what the planner's command adds for the checker's model rules (launch.rule_flags)
+                "rule_lines": [
+                    {"flag": r.flag, "value": r.value, "when": r.when} for r in rule_flags(kb, model)
+                ],
+                "heads": model.config.num_attention_heads,
+            }
+        )
+    used_models = {m["id"] for m in models}
+    recipes = []
+    for recipe in kb.recipes.values():
+        if recipe.model not in used_models or recipe.program not in ("launch_server", "launch_router"):
+            continue
+        if recipe.kind not in ("launch", "router"):
+            continue
+        recipes.append(_recipe(kb, recipe, sections.of_recipe))
+    goals = []
+    scenarios = {s.id: s for s in kb.tuning.scenarios}
+    for goal in GOALS:
+        scenario = scenarios.get(goal.scenario) if goal.scenario else None
+        name = T(message(goal.label)) if goal.label else T(scenario.name)  # type: ignore[union-attr]
+        goals.append(
+            {
+                "id": goal.id,
+                "kind": goal.kind,
+                "name": name,
+                "strategies": list(goal.strategies),
+                "scenario": T(scenario.name) if scenario else None,
+                "reason": T(scenario.reason) if scenario else None,
+                "lines": _lines(list(scenario.flags)) if scenario else [],
+            }
+        )
+    flags = set(PLAN_FLAGS) | {"--model-path", "--reasoning-parser", "--tool-call-parser"}
+    flags |= {"--nnodes", "--node-rank", "--dist-init-addr", "--disaggregation-mode"}
+    flags |= {
+        "--disaggregation-ib-device",
+        "--host",
+        "--port",
+        "--swa-full-tokens-ratio",
+        "--max-total-tokens",
+    }
+    for g in goals:
+        flags |= {f for _, fv in g["lines"] for f, _ in fv}
+    for m in models:
+        flags |= set(m["rules"])
+    flags |= {f for r in recipes if r["program"] == "launch_server" for _, fv in r["lines"] for f, _ in fv}
+    links = {}
+    for flag in sorted(flags):
+        link = flag_link(kb, snapshot, flag, "launch_server")
+        if link:
+            links[flag] = link
+    router_links = {}
+    for _, fv in _lines(list(ROUTER_LINES)):
+        for flag, _ in fv:
+            link = flag_link(kb, snapshot, flag, "launch_router")
+            if link:
+                router_links[flag] = link
+    shown = {m["section"] for m in models} | {r["link"] for r in recipes}
+    return {
+        "schema_version": SCHEMA_VERSION,
+        # the titles of the sections the results link to, in both languages
+        "sections": {link: sections.titles[link] for link in sorted(shown - {None})},
+        "models": models,
+        "hardware": [
+            {"id": h.id, "name": h.name, "memory_gb": h.memory_gb, "gpus_per_node": h.gpus_per_node}
+            for h in kb.hardware.values()
+        ],
+        "goals": goals,
+        "recipes": recipes,
+        "nodes": list(NODE_CHOICES),
+        "defaults": planner.defaults(),
+        "kv_ids": planner.kv_ids(),
+        "links": links,
+        "router_links": router_links,
+        "router_lines": _lines(list(ROUTER_LINES)),
+        "canonical": _canonical(
+            snapshot, flags | {f for r in recipes for _, fv in r["lines"] for f, _ in fv}
+        ),
+        "plan_flags": list(PLAN_FLAGS),
+        "settings_flags": list(SETTINGS_FLAGS),
+        # the TPs SGLang refuses for a model's heads (memory.layout_problems), for multi-node TPs
+        "layout": {
+            f"{m['id']}|{tp}": True
+            for m in models
+            for tp in memory.TP_CHOICES
+            if memory.layout_problems(kb.models[m["id"]], tp)
+        },
+        "messages": {},  # filled by the export: the configurator's wording
+        "autos": {},
+        "plans": {},
+    }
+
+
+def _canonical(snapshot: EngineSnapshot, flags: set[str]) -> dict[str, str]:
+    """Each spelling → the option's canonical name, where they differ (aliases)."""
+    parser = snapshot.parser("launch_server")
+    out = {}
+    for flag in sorted(flags):
+        option = parser.get(flag)
+        if option is not None and option.name != flag:
+            out[flag] = option.name
+    return out
+
+
+def _recipe(kb: KB, recipe: Recipe, sections: dict[str, str]) -> dict[str, Any]:
+    model = kb.models[recipe.model] if recipe.model else None
+    precision = recipe.precision
+    if precision is None and model is not None:
+        path = _model_path(recipe)
+        for p in model.precisions:
+            found, basis, _ = checkpoint(kb, model, p.dtype)
+            if found is not None and found == path and basis == "unstated":
+                precision = p.dtype
+    return {
+        "id": recipe.id,
+        "model": recipe.model,
+        "hardware": list(recipe.hardware),
+        "precision": precision,
+        "nodes": recipe.nodes,
+        "strategy": recipe.strategy,
+        "role": recipe.role,
+        "deployment": recipe.deployment,
+        "title": T(recipe.title),
+        "text": command_text(recipe),
+        "program": recipe.program,
+        "module": module_of(recipe),
+        "env": [[e.name, e.value] for e in recipe.env],
+        "env_style": recipe.env_style,
+        "lines": _lines([flag_line_text(item) for item in recipe.flags]),
+        "link": sections.get(recipe.id),
+        "notes": [T(n) for n in recipe.notes],
+        "corrections": [
+            {"stated": c.stated, "published": c.published, "why": T(c.why)} for c in recipe.corrections
+        ],
+    }
+
+
+# ------------------------------------------------------------------------------------------ composing
+def render(module: str, lines: list[str], env: list[list[str]], env_style: str) -> str:
+    """A command as recipe_text.command_text writes a launch recipe: exports first, one flag line each,
+    on one line when it is short."""
+    out: list[str] = []
+    if env and env_style == "export":
+        out += [f"export {name}={value}" for name, value in env]
+        out.append("")
+    prefix = "".join(f"{name}={value} " for name, value in env) if env and env_style == "inline" else ""
+    program = f"{prefix}python -m {module}"
+    one_line = " ".join([program, *lines])
+    if len(lines) <= 2 and len(one_line) <= ONE_LINE_MAX:
+        out.append(one_line)
+    else:
+        out.append(" \\\n".join([program, *(INDENT + line for line in lines)]))
+    return "\n".join(out)
+
+
+class Composer:
+    """``compose(choice)`` over ``data`` (configurator_data): the algorithm configure.js repeats."""
+
+    def __init__(
+        self,
+        kb: KB,
+        data: dict[str, Any],
+        planner: Planner,
+        *,
+        words: bool = True,
+        figures: Callable[[Plan], dict[str, Any]] | None = None,
+    ):
+        """``words=False`` skips the wording (every text is blank): the same decisions and planner calls,
+        for the export, which needs only the planner's results. ``figures`` words a plan's rows (the site's
+        handbook.site.configurator.plan_figures, which the planner's page words them with); without it a
+        command's plan has its key only."""
+        self.kb = kb
+        self.figures = figures if words else None
+        self.message = message if words else _blank
+        self.words = words
+        self.by_model: dict[str, list[dict[str, Any]]] = {}
+        for recipe in data["recipes"]:  # in the data's (id) order, as base() reads them
+            self.by_model.setdefault(recipe["model"], []).append(recipe)
+        self.data = data
+        self.planner = planner
+        self.models = {m["id"]: m for m in data["models"]}
+        self.hardware = {h["id"]: h for h in data["hardware"]}
+        self.goals = {g["id"]: g for g in data["goals"]}
+        self._reasons: dict[str, Text] = {}
+
+    # -------------------------------------------------------------------------- small helpers
+    def text(self, value: dict[str, str]) -> Text:
+        """A {zh, en} of the data as a Text a message can quote (blank when the wording is skipped)."""
+        return Text.of(value["zh"], value["en"]) if self.words else _NO_WORDS
+
+    def canonical(self, flag: str) -> str:
+        return self.data["canonical"].get(flag, flag)
+
+    def line_flags(self, entry: list[Any]) -> list[str]:
+        return [self.canonical(f) for f, _ in entry[1]]
+
+    def settings(self, lines: list[list[Any]]) -> dict[str, str]:
+        """The planner's inputs a command's lines give (the last one of each flag wins, as in argparse)."""
+        out: dict[str, str] = {}
+        for _, pairs in lines:
+            for flag, values in pairs:
+                name = self.canonical(flag)
+                if name in PLAN_FLAGS and values:
+                    out[name] = values[0]
+        return out
+
+    def link(self, flag: str, role: str) -> str | None:
+        table = self.data["router_links"] if role == "router" else self.data["links"]
+        return table.get(self.canonical(flag))
+
+    def line(self, entry: list[Any], why: Text, role: str) -> dict[str, Any]:
+        first = entry[1][0][0] if entry[1] else None
+        return {"text": entry[0], "why": T(why), "link": self.link(first, role) if first else None}
+
+    # -------------------------------------------------------------------------- the choice
+    def choices(self) -> list[dict[str, Any]]:
+        out = []
+        for model in self.data["models"]:
+            for hw in self.data["hardware"]:
+                for p in model["precisions"]:
+                    for goal in self.data["goals"]:
+                        for nodes in self.data["nodes"]:
+                            for pd in (False, True) if model["pd"] else (False,):
+                                out.append(
+                                    {
+                                        "model": model["id"],
+                                        "gpu": hw["id"],
+                                        "precision": p["dtype"],
+                                        "goal": goal["id"],
+                                        "nodes": nodes,
+                                        "pd": pd,
+                                    }
+                                )
+        return out
+
+    def headline(self, result: dict[str, Any], goal: dict[str, Any]) -> dict[str, str]:
+        """What the result is, in one sentence: the handbook's command, one composed from it or from the KB,
+        or a refusal (whose reasons follow)."""
+        title = result["title"]
+        if result["status"] == "refused":
+            return T(self.message("cfg-status-refused"))
+        if result["status"] == "recipe":
+            return T(self.message("cfg-status-recipe", title=self.text(title)))
+        if title is not None:
+            name = self.text(goal["name"])
+            return T(self.message("cfg-status-recipe-goal", title=self.text(title), goal=name))
+        return T(self.message("cfg-status-composed"))
+
+    # -------------------------------------------------------------------------- bases
+    def _matches(self, recipe: dict[str, Any], choice: dict[str, Any]) -> bool:
+        return (
+            recipe["model"] == choice["model"]
+            and choice["gpu"] in recipe["hardware"]
+            and recipe["precision"] == choice["precision"]
+            and recipe["nodes"] == choice["nodes"]
+        )
+
+    def base(self, choice: dict[str, Any]) -> tuple[dict[str, dict[str, Any]], bool] | None:
+        """The handbook's command(s) for this model, accelerator, precision and node count, by role, and
+        whether its strategy is the chosen goal's (else it names no goal); None when there is none."""
+        goal = self.goals[choice["goal"]]
+        found: list[tuple[dict[str, dict[str, Any]], bool]] = []
+        recipes = self.by_model.get(choice["model"], [])  # the model's recipes, in the data's order
+        if choice["pd"]:
+            deployments: dict[str, dict[str, dict[str, Any]]] = {}
+            for r in recipes:
+                if r["deployment"] and r["model"] == choice["model"]:
+                    deployments.setdefault(r["deployment"], {})[r["role"]] = r
+            for roles in deployments.values():
+                prefill, decode, router = roles.get("prefill"), roles.get("decode"), roles.get("router")
+                if not (prefill and decode and router):
+                    continue
+                if self._matches(prefill, choice) and self._matches(decode, choice):
+                    strategy = prefill["strategy"]
+                    if strategy in goal["strategies"] or strategy in NEUTRAL:
+                        found.append(
+                            (
+                                {"prefill": prefill, "decode": decode, "router": router},
+                                strategy in goal["strategies"],
+                            )
+                        )
+        else:
+            for r in recipes:
+                if (
+                    r["role"] != "standalone"
+                    or r["program"] != "launch_server"
+                    or not self._matches(r, choice)
+                ):
+                    continue
+                if r["strategy"] in goal["strategies"] or r["strategy"] in NEUTRAL:
+                    found.append(({"standalone": r}, r["strategy"] in goal["strategies"]))
+        exact = [f for f in found if f[1]]
+        return (exact or found or [None])[0]
+
+    # -------------------------------------------------------------------------- compose
+    def compose(self, choice: dict[str, Any]) -> dict[str, Any]:
+        model = self.models[choice["model"]]
+        hw = self.hardware[choice["gpu"]]
+        precision = next(p for p in model["precisions"] if p["dtype"] == choice["precision"])
+        goal = self.goals[choice["goal"]]
+        result: dict[str, Any] = {
+            "choice": dict(choice),
+            "status": "refused",
+            "title": None,
+            "why": [],
+            "notes": [],
+            "commands": [],
+            "related": [],
+            "section": model["section"],
+        }
+        notes: list[Text] = []
+        found = self.base(choice)
+        roles = ROLES_PD if choice["pd"] else ("standalone",)
+        if found is not None:
+            bases, _ = found
+            commands, changed = self._from_recipes(bases, goal, roles, notes)
+            first = bases[roles[0]]
+            result["title"] = first["title"]
+            result["status"] = "composed" if changed else "recipe"
+            if first["strategy"] == "concurrency" and goal["id"] == "balanced":
+                notes.append(self.message("cfg-note-concurrency"))
+        else:
+            commands = self._from_planner(choice, model, hw, precision, goal, roles, notes, result)
+            if commands:
+                result["status"] = "composed"
+        for command in commands:
+            if command["plan"] is not None:
+                command["plan"] = self.plan(choice, command["plan"])
+        if commands:
+            if result["status"] != "recipe":
+                notes += self._goal_notes(goal)
+            if choice["nodes"] > 1:
+                notes.append(self.message("cfg-note-multi-node"))
+            if choice["pd"]:
+                notes.append(self.message("cfg-note-pd", nodes=choice["nodes"]))
+            result["commands"] = commands
+        result["notes"] = [T(n) for n in notes]
+        result["headline"] = self.headline(result, goal)
+        used = {c.get("recipe") for c in commands}
+        result["related"] = (
+            []
+            if not self.words
+            else [
+                {"id": r["id"], "title": r["title"], "link": r["link"]}
+                for r in self.data["recipes"]
+                if r["model"] == choice["model"]
+                and r["id"] not in used
+                and r["link"]
+                and r["program"] == "launch_server"
+            ]
+        )
+        return result
+
+    def _goal_notes(self, goal: dict[str, Any]) -> list[Text]:
+        notes = []
+        if goal["id"] == "balanced":
+            notes.append(self.message("cfg-note-balanced"))
+        if goal["id"] == "high-throughput":
+            notes.append(self.message("cfg-note-high-throughput"))
+        if goal["id"] == "low-latency":
+            notes.append(self.message("cfg-note-speculative"))
+        return notes
+
+    def _from_recipes(
+        self,
+        bases: dict[str, dict[str, Any]],
+        goal: dict[str, Any],
+        roles: tuple[str, ...],
+        notes: list[Text],
+    ) -> tuple[list[dict[str, Any]], bool]:
+        commands = []
+        changed = False
+        goal_name = self.text(goal["name"])
+        for role in roles:
+            recipe = bases[role]
+            entries = [list(e) for e in recipe["lines"]]
+            why = [self.message("cfg-why-recipe", title=self.text(recipe["title"]))] * len(entries)
+            touched = False
+            if role != "router":
+                for goal_line in goal["lines"]:
+                    text, pairs = goal_line
+                    flag = self.canonical(pairs[0][0])
+                    reason = self._goal_reason(goal)
+                    same = [i for i, e in enumerate(entries) if self.line_flags(e) == [flag]]
+                    shared = [
+                        i for i, e in enumerate(entries) if flag in self.line_flags(e) and len(e[1]) > 1
+                    ]
+                    if same:
+                        i = same[-1]
+                        if entries[i][0] != text:
+                            notes.append(
+                                self.message("cfg-note-replaced", goal=goal_name, old=entries[i][0], new=text)
+                            )
+                            entries[i] = [text, pairs]
+                            why[i] = reason
+                            touched = True
+                    elif shared:
+                        notes.append(
+                            self.message(
+                                "cfg-note-kept", goal=goal_name, old=entries[shared[-1]][0], new=text
+                            )
+                        )
+                    else:
+                        entries.append([text, pairs])
+                        why.append(reason)
+                        touched = True
+            command = self._command(role, recipe, entries, why if touched else None)
+            changed = changed or touched
+            commands.append(command)
+        return commands, changed
+
+    def _goal_reason(self, goal: dict[str, Any]) -> Text:
+        if goal["id"] not in self._reasons:
+            self._reasons[goal["id"]] = self._goal_reason_of(goal)
+        return self._reasons[goal["id"]]
+
+    def _goal_reason_of(self, goal: dict[str, Any]) -> Text:
+        return self.message(
+            "cfg-why-goal",
+            scenario=self.text(goal["scenario"]),
+            reason=self.text(goal["reason"]),
+        )
+
+    def _command(
+        self,
+        role: str,
+        recipe: dict[str, Any] | None,
+        entries: list[list[Any]],
+        why: list[Text] | None,
+        module: str | None = None,
+    ) -> dict[str, Any]:
+        """One command: verbatim when ``why`` is None (a recipe as published), else re-rendered with each
+        line's reason."""
+        if recipe is not None and why is None:
+            text = recipe["text"]
+            lines: list[dict[str, Any]] = []
+        else:
+            mod = module or (recipe["module"] if recipe else MODULES["launch_server"])
+            env = recipe["env"] if recipe else []
+            style = recipe["env_style"] if recipe else "export"
+            text = render(mod, [e[0] for e in entries], env, style)
+            lines = [self.line(e, w, role) for e, w in zip(entries, why or [], strict=True)]
+        command = {
+            "role": role,
+            "text": text,
+            "lines": lines,
+            "recipe": recipe["id"] if recipe else None,
+            "link": recipe["link"] if recipe else None,
+            "recipe_notes": recipe["notes"] if recipe else [],
+            "corrections": recipe["corrections"] if recipe else [],
+            "plan": None,
+        }
+        if role != "router":
+            command["plan"] = self.settings(entries if why is not None or recipe is None else recipe["lines"])
+        return command
+
+    def plan(self, choice: dict[str, Any], s: dict[str, str]) -> dict[str, Any]:
+        """The planner's figures for a command's settings (its TP, EP, fraction, KV dtype, context, page,
+        max running requests): the key of its plan in the export, and the rows the page shows."""
+        settings = Settings.of(s)
+        tp, ep = s.get("--tp-size", ""), s.get("--ep-size", "")
+        kbm, kbh = self.kb.models[choice["model"]], self.kb.hardware[choice["gpu"]]
+        found = self.planner.plan(kbm, kbh, choice["precision"], tp, ep, settings)
+        key = f"{choice['model']}|{choice['gpu']}|{choice['precision']}|{tp}|{ep}|{settings.key()}"
+        shown = self.figures is not None and found is not None
+        return {"key": key, "figures": self.figures(found) if shown else None}  # type: ignore[misc]
+
+    def _from_planner(
+        self,
+        choice: dict[str, Any],
+        model: dict[str, Any],
+        hw: dict[str, Any],
+        precision: dict[str, Any],
+        goal: dict[str, Any],
+        roles: tuple[str, ...],
+        notes: list[Text],
+        result: dict[str, Any],
+    ) -> list[dict[str, Any]]:
+        kbm, kbh = self.kb.models[model["id"]], self.kb.hardware[hw["id"]]
+        why = result["why"]
+
+        def refuse(key: str, **values: Any) -> list[dict[str, Any]]:
+            why.append(T(self.message(key, **values)))
+            return []
+
+        if precision["path"] is None:
+            return refuse("cfg-refused-no-checkpoint", model=model["name"], precision=precision["name"])
+        settings = Settings.of(self.settings(goal["lines"]))
+        goal_name = self.text(goal["name"])
+        native = model["native"]
+        if settings.context and native is not None and int(settings.context) > native:
+            return refuse(
+                "cfg-refused-context", goal=goal_name, context=settings.context, model=model["name"],
+                native=thousands(native),
+            )  # fmt: skip
+        defaults = self.data["defaults"]
+        auto = self.planner.auto(kbm, kbh, precision["dtype"], settings)
+        if auto is None:  # a value the planner does not take (a KV spelling no dtype of the KB has)
+            lines = [text for text, pairs in goal["lines"] if self.canonical(pairs[0][0]) in SETTINGS_FLAGS]
+            return refuse("cfg-refused-settings", goal=goal_name, lines=", ".join(lines))
+        tp, basis = auto
+        if basis == "unknown":
+            probe = self.planner.record(kbm, kbh, precision["dtype"], "1", "", settings)
+            missing = probe["missing"] if probe else {}
+            if "memory" in missing:
+                return refuse("cfg-refused-memory", gpu=hw["name"], fields=", ".join(missing["memory"]))
+            return refuse(
+                "cfg-refused-weights", model=model["name"], fields=", ".join(missing.get("weights", []))
+            )
+        context_shown = thousands(
+            int(settings.context) if settings.context else (native or defaults["context"])
+        )
+        gpus = hw["gpus_per_node"]
+        nodes = choice["nodes"]
+        if nodes == 1:
+            if basis == "none-fits":
+                key = "cfg-refused-none-fits" if settings.mem else "cfg-refused-none-fits-default"
+                return refuse(
+                    key,
+                    model=model["name"],
+                    precision=precision["name"],
+                    context=context_shown,
+                    gpu=hw["name"],
+                    fraction=settings.mem,
+                )
+            if gpus is not None and tp > gpus:
+                need = -(-tp // gpus)
+                return refuse("cfg-refused-more-nodes", tp=tp, gpu=hw["name"], gpus=gpus, nodes=need)
+            tp_why = self.message(
+                "cfg-why-tp-weights-only" if basis == "weights-only" else "cfg-why-tp", context=context_shown
+            )
+            if gpus is None and tp > 1:
+                notes.append(self.message("cfg-note-node-size-unknown", gpu=hw["name"], tp=tp))
+        else:
+            if gpus is None:
+                return refuse("cfg-refused-node-size", gpu=hw["name"])
+            single = tp
+            tp = nodes * gpus
+            if self.data["layout"].get(f"{model['id']}|{tp}"):
+                heads = model["heads"]
+                return refuse("cfg-refused-layout", nodes=nodes, tp=tp, model=model["name"], heads=heads)
+            record = self.planner.record(kbm, kbh, precision["dtype"], str(tp), "", settings)
+            if record is not None and record["budget"] is not None and record["budget"] <= 0:
+                return refuse(
+                    "cfg-refused-do-not-fit",
+                    tp=tp,
+                    weights=binary_size(record["weights"]),
+                    fraction=sig(record["fraction"], 4),
+                    budget=binary_size(record["static"]),
+                )
+            if record is not None and record["tokens"] == 0:
+                return refuse("cfg-refused-no-room", tp=tp)
+            if basis in ("headroom", "weights-only") and single <= gpus * (nodes - 1):
+                notes.append(self.message("cfg-note-fewer-nodes", nodes=-(-single // gpus), tp=single))
+            tp_why = self.message("cfg-why-tp-nodes", nodes=nodes, gpus=gpus)
+        if basis == "weights-only":
+            notes.append(self.message("cfg-note-weights-only", model=model["name"]))
+        planner_lines = self.planner.launch_lines(
+            kbm, kbh, precision["dtype"], tp, settings, precision["path"]
+        )
+        base: list[list[Any]] = []
+        why: list[Text] = []
+        for flag, value in planner_lines:  # as the planner gives them: no shell words to read back
+            entry = [f"{flag} {value}", [[flag, [value]]]]
+            base.append(entry)
+            why.append(self._planner_reason(entry, model, precision, goal, tp_why))
+        for flag, value, key in (
+            ("--reasoning-parser", model["reasoning"], "cfg-why-reasoning-parser"),
+            ("--tool-call-parser", model["tool_call"], "cfg-why-tool-parser"),
+        ):
+            if value and not any(flag in self.line_flags(e) for e in base):
+                text = f"{flag} {value}"
+                base.append([text, [[flag, [value]]]])
+                why.append(self.message(key))
+        for text, pairs in goal["lines"]:
+            flag = self.canonical(pairs[0][0])
+            if any(flag in self.line_flags(e) for e in base):
+                continue  # a planner input: the planner's lines already carry the goal's value
+            base.append([text, pairs])
+            why.append(self._goal_reason(goal))
+        present = {flag for e in base for flag in self.line_flags(e)}
+        missing = [
+            line
+            for line, flag in zip(model["key_flags"], model["key_flag_names"], strict=True)
+            if flag not in present
+        ]
+        if missing:
+            layout = model["layout"]
+            notes.append(
+                self.message("cfg-note-key-flags", flags=", ".join(missing), layout=self.text(layout))
+            )
+        commands = []
+        for role in roles:
+            if role == "router":
+                entries = [list(e) for e in self.data["router_lines"]]
+                reasons = [self.message("cfg-why-router")] * len(entries)
+                commands.append(self._command(role, None, entries, reasons, module=MODULES["launch_router"]))
+                continue
+            entries = [list(e) for e in base]
+            reasons = list(why)
+            if nodes > 1:
+                master = PD_MASTERS[role]
+                for text, reason in (
+                    (f"--nnodes {nodes}", self.message("cfg-why-nnodes", nodes=nodes)),
+                    ("--node-rank <node-rank>", self.message("cfg-why-node-rank", last=nodes - 1)),
+                    (
+                        f"--dist-init-addr {master}:{DIST_PORT}",
+                        self.message("cfg-why-dist-init-addr", master=master),
+                    ),
+                ):
+                    entries.append([text, line_pairs(text)])
+                    reasons.append(reason)
+            if role in PD_PORTS:
+                host = PD_HOSTS[role]
+                for text, reason in (
+                    (f"--disaggregation-mode {role}", self.message("cfg-why-pd-mode")),
+                    ("--disaggregation-ib-device <ib-device>", self.message("cfg-why-pd-ib")),
+                    (f"--host {host}", self.message("cfg-why-pd-host", host=host)),
+                    (f"--port {PD_PORTS[role]}", self.message("cfg-why-pd-port")),
+                ):
+                    entries.append([text, line_pairs(text)])
+                    reasons.append(reason)
+            commands.append(self._command(role, None, entries, reasons))
+        return commands
+
+    def _planner_reason(
+        self,
+        entry: list[Any],
+        model: dict[str, Any],
+        precision: dict[str, Any],
+        goal: dict[str, Any],
+        tp_why: Text,
+    ) -> Text:
+        flag = self.canonical(entry[1][0][0])
+        if flag == "--model-path":
+            if precision["basis"] == "checkpoint":
+                return self.message("cfg-why-checkpoint", precision=precision["name"])
+            recipe = next(r for r in self.data["recipes"] if r["id"] == precision["recipe"])
+            title = self.text(recipe["title"])
+            key = (
+                "cfg-why-checkpoint-recipe"
+                if precision["basis"] == "recipe"
+                else "cfg-why-checkpoint-unstated"
+            )
+            return self.message(key, title=title, precision=precision["name"])
+        if flag == "--tp-size":
+            return tp_why
+        if flag == "--ep-size":
+            return self.message("cfg-why-ep")
+        if any(self.canonical(pairs[0][0]) == flag for _, pairs in goal["lines"]):
+            return self._goal_reason(goal)
+        if flag == "--context-length":
+            return self.message("cfg-why-context")
+        if flag in model["rules"]:
+            return self.message("cfg-why-rule", rule=model["rules"][flag])
+        return self.message("cfg-why-planner")

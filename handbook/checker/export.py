@@ -1,0 +1,113 @@
+"""The command checker as data: what docs/assets/checker.js needs to give ``check_command``'s findings.
+
+The browser's checker (the command doctor and the configurator pages) runs the same algorithm as this
+package, written again in JavaScript, over this export: the engine snapshot's three parsers (only the fields
+argparse and the checker read), its variable registry, the KB's rules with their validated parameters, the
+KB's checkpoints and variable readers, and the checker's wording in both languages. Nothing here is
+computed for the browser that the Python checker computes at check time, except each rule's engine clause,
+which depends on the rule alone. tests/test_doctor_parity.py runs both on the same commands and compares
+every finding.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from handbook.checker.check import _engine_clause, entry_points, rule_params
+from handbook.checker.envcheck import READ_BY_KEYS
+from handbook.core.messages import DOMAINS
+from handbook.engine.snapshot import EngineSnapshot, Option, Parser
+
+SCHEMA_VERSION = 1
+# Where the build writes it, under the site root (beside the scripts that read it).
+CHECKER_DATA_PATH = "assets/checker-data.json"
+
+
+def _option(option: Option) -> dict[str, Any]:
+    """One argparse action, without the fields the checker never reads (help, groups, metavars…)."""
+    out: dict[str, Any] = {"s": list(option.option_strings), "d": option.dest}
+    if option.type is not None:
+        out["t"] = option.type
+    if option.choices is not None:
+        out["c"] = list(option.choices)
+    if option.nargs is not None:
+        out["n"] = option.nargs
+    if option.const is not None:
+        out["k"] = option.const
+    if option.default is not None:
+        out["v"] = option.default
+    if option.action != "store":
+        out["a"] = option.action
+    if option.required:
+        out["r"] = True
+    if option.deprecated:
+        out["x"] = option.replacement or ""
+    return out
+
+
+def _shown_default(default: Any) -> str:
+    return json.dumps(default) if not isinstance(default, str) else default
+
+
+def _parser(parser: Parser) -> dict[str, Any]:
+    return {
+        "prefix_chars": parser.prefix_chars,
+        "allow_abbrev": parser.allow_abbrev,
+        "modules": {name: info.deprecated_alias_of for name, info in parser.modules.items()},
+        "options": [_option(option) for option in parser.options],
+    }
+
+
+def _rules(kb: Any, version: str) -> list[dict[str, Any]]:
+    out = []
+    for rule in kb.rules.values():
+        params = rule_params(rule)
+        if params is None:  # the checker skips a broken rule too (validate reports it)
+            continue
+        engine = _engine_clause(rule, version)
+        out.append(
+            {
+                "id": rule.id,
+                "program": rule.program,
+                "severity": rule.severity,
+                "predicate": rule.predicate,
+                "params": params.model_dump(by_alias=True, mode="json"),
+                "flags": params.flags(),
+                "message": {"zh": rule.message.zh, "en": rule.message.en},
+                "engine": {"zh": engine.zh, "en": engine.en},
+                "link": rule.explained_at,
+            }
+        )
+    return out
+
+
+def checker_data(snapshot: EngineSnapshot, kb: Any) -> dict[str, Any]:
+    """The export, for ``check_command(text, snapshot, kb)``; deterministic for one KB and snapshot."""
+    commands, modules = entry_points(snapshot)
+    environ = snapshot.environ
+    rewrite = environ.legacy_prefix_rewrite
+    checkpoints = [
+        [model.id, precision.checkpoint]
+        for model in kb.models.values()
+        for precision in model.precisions
+        if precision.checkpoint
+    ]
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "version": snapshot.sglang_version,
+        "parsers": {name: _parser(parser) for name, parser in snapshot.parsers.items()},
+        "commands": [[list(words), program] for words, program in commands.items()],
+        "modules": modules,
+        "environ": {
+            # the default as env.type quotes it (envcheck.check_assignment)
+            "variables": [[v.name, v.type, _shown_default(v.default)] for v in environ.variables],
+            "deprecated": [[d.name, d.replacement, d.note] for d in environ.deprecated],
+            "rewrite": {"from": rewrite.from_, "to": rewrite.to, "present": rewrite.present},
+        },
+        "env_readers": {name: READ_BY_KEYS[var.read_by] for name, var in kb.env_vars.items()},
+        "checkpoints": checkpoints,
+        # what the engine does was established against the pinned release (check.check_invocation)
+        "rules": _rules(kb, kb.handbook.engine_version),
+        "messages": {key: list(pair) for key, pair in DOMAINS["checker"].items()},
+    }

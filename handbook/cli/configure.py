@@ -1,0 +1,188 @@
+"""``python -m handbook configure``: the configurator page's answer for one choice, zh or en.
+
+Prints the handbook's command, or the command composed from the KB (each flag with its reason), or why the
+KB cannot support the choice; with the checker's verdict and the planner's figures. ``--json`` prints the
+whole result as the page computes it. Exit status: 0 with commands, 1 when the choice is refused, 2 for bad
+input (an unknown id, PD for a model without a PD command).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from handbook.cli import report
+from handbook.cli.check import SEVERITY_WORDS, site_url
+from handbook.core.messages import msg
+from handbook.core.paths import KB_ROOT
+from handbook.core.suggest import closest
+from handbook.core.text import LANGS
+from handbook.engine.snapshot import SnapshotError, load_snapshot
+from handbook.kb.loader import KBInvalid, load_kb
+from handbook.render.planner import FIGURE_KEYS
+from handbook.site.configurator import PLAN_ROWS, ROLE_KEYS, Configurator
+
+WHAT_KEYS = {
+    "model": "cfg-cli-what-model",
+    "gpu": "cfg-cli-what-gpu",
+    "precision": "cfg-cli-what-precision",
+    "goal": "cfg-cli-what-goal",
+    "nodes": "cfg-cli-what-nodes",
+}
+
+
+class BadInput(Exception):
+    """A value the command cannot use; the message says which and what would do."""
+
+
+def _resolve(lang: str, what: str, value: str, choices: dict[str, str]) -> str:
+    """The id ``value`` names (an id or a display name, any case), else ``BadInput`` with the closest."""
+    if value in choices:
+        return value
+    folded = {key.lower(): key for key in choices} | {name.lower(): key for key, name in choices.items()}
+    if value.lower() in folded:
+        return folded[value.lower()]
+    close = closest(value.lower(), folded)
+    hint = msg("cfg-cli-did-you-mean", lang, close=folded[close]) if close else ""
+    raise BadInput(
+        msg(
+            "cfg-cli-unknown",
+            lang,
+            what=msg(WHAT_KEYS[what], lang),
+            value=value,
+            hint=hint,
+            choices=", ".join(choices),
+        )
+    )
+
+
+def choose(configurator: Configurator, args: argparse.Namespace) -> dict[str, Any]:
+    """The choice the arguments name, checked against what the page offers."""
+    lang, data = args.lang, configurator.data
+    models = {m["id"]: m for m in data["models"]}
+    model = models[_resolve(lang, "model", args.model, {m["id"]: m["name"] for m in data["models"]})]
+    gpu = _resolve(lang, "gpu", args.gpu, {h["id"]: h["name"] for h in data["hardware"]})
+    precision = _resolve(
+        lang, "precision", args.precision, {p["dtype"]: p["name"] for p in model["precisions"]}
+    )
+    goal = _resolve(lang, "goal", args.goal, {g["id"]: g["name"][lang] for g in data["goals"]})
+    nodes = _resolve(lang, "nodes", str(args.nodes), {str(n): str(n) for n in data["nodes"]})
+    if args.pd and not model["pd"]:
+        with_pd = ", ".join(m["id"] for m in data["models"] if m["pd"])
+        raise BadInput(msg("cfg-cli-no-pd", lang, model=model["id"], models=with_pd))
+    return {
+        "model": model["id"],
+        "gpu": gpu,
+        "precision": precision,
+        "goal": goal,
+        "nodes": int(nodes),
+        "pd": args.pd,
+    }
+
+
+def link(page_anchor: str, lang: str) -> str:
+    """A page#anchor of the site as a URL: under HANDBOOK_SITE_URL when set, else relative to the site."""
+    page, _, anchor = page_anchor.partition("#")
+    path = ("en/" if lang == "en" else "") + page.removesuffix(".md") + "/" + (f"#{anchor}" if anchor else "")
+    return (site_url() or "") + path
+
+
+def text_lines(result: dict[str, Any], lang: str, version: str, sections: dict[str, Any]) -> list[str]:
+    """The result as the page words it, in ``lang``; ``sections`` gives the linked sections' titles."""
+
+    def section(page_anchor: str) -> str:
+        title = sections.get(page_anchor)
+        return f"{title[lang]} ({link(page_anchor, lang)})" if title else link(page_anchor, lang)
+
+    out: list[str] = [result["headline"][lang]]
+    out += [f"  ✖ {why[lang]}" for why in result["why"]]
+    for command in result["commands"]:
+        out += ["", f"# {msg(ROLE_KEYS[command['role']], lang)}", command["text"]]
+        if command["lines"]:
+            out.append(msg("cfg-why-heading", lang) + msg("sep-label", lang).rstrip())
+            for line in command["lines"]:
+                where = f" → {link(line['link'], lang)}" if line["link"] else ""
+                out.append(f"  {line['text']}: {line['why'][lang]}{where}")
+        if command["link"]:
+            out.append(f"{msg('cfg-section', lang)}{msg('sep-label', lang)}{section(command['link'])}")
+        for correction in command["corrections"]:
+            out.append(
+                "  "
+                + msg(
+                    "cfg-correction",
+                    lang,
+                    stated=correction["stated"],
+                    published=correction["published"],
+                    why=correction["why"][lang],
+                )
+            )
+        out += [f"  · {note[lang]}" for note in command["recipe_notes"]]
+        if command["findings"]:
+            for finding in command["findings"]:
+                where = msg("doc-line", lang, line=finding["line"]) + " " if finding["line"] else ""
+                severity = msg(SEVERITY_WORDS[finding["severity"]], lang)
+                out.append(f"  {where}{severity}[{finding['code']}]: {finding['message'][lang]}")
+        else:
+            out.append(msg("cfg-checked-clean", lang, version=version))
+        plan = command["plan"]
+        if plan is not None and plan["figures"] is not None:
+            figures = plan["figures"]
+            shown = []
+            for key in (row for row in PLAN_ROWS if row in figures):  # the planner's rows, as the page
+                label = msg(FIGURE_KEYS[key], lang, context=figures["context"])
+                value = figures[key] if isinstance(figures[key], str) else figures[key][lang]
+                shown.append(f"{label}{msg('sep-label', lang)}{value}")
+            out.append(f"{msg('cfg-plan', lang)}{msg('sep-label', lang)}" + " · ".join(shown))
+    if result["notes"]:
+        out += ["", msg("cfg-notes", lang) + msg("sep-label", lang).rstrip()]
+        out += [f"  - {note[lang]}" for note in result["notes"]]
+    if result["section"]:
+        out += ["", f"{msg('cfg-section', lang)}{msg('sep-label', lang)}{section(result['section'])}"]
+    if result["related"]:
+        out += ["", msg("cfg-related", lang) + msg("sep-label", lang).rstrip()]
+        out += [f"  - {r['title'][lang]} ({link(r['link'], lang)})" for r in result["related"]]
+    return out
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        kb = load_kb(Path(args.kb) if args.kb else KB_ROOT)
+    except KBInvalid as exc:
+        return report(exc.problems)
+    try:
+        snapshot = load_snapshot(kb.handbook.engine_version)
+    except SnapshotError as exc:
+        print(f"✖ {exc}", file=sys.stderr)
+        return 2
+    configurator = Configurator(kb, snapshot)
+    try:
+        choice = choose(configurator, args)
+    except BadInput as exc:
+        print(f"✖ {exc}", file=sys.stderr)
+        return 2
+    result = configurator.configure(choice)
+    if args.json:
+        print(json.dumps(result, ensure_ascii=False, sort_keys=True, indent=2))
+    else:
+        for line in text_lines(result, args.lang, snapshot.sglang_version, configurator.data["sections"]):
+            print(line)
+    return 1 if result["status"] == "refused" else 0
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--model", required=True, help="a model id of kb/models/ (or its name)")
+    parser.add_argument("--gpu", required=True, help="an accelerator id of kb/hardware/ (or its name)")
+    parser.add_argument("--precision", required=True, help="one of the model's weight precisions (dtype id)")
+    parser.add_argument(
+        "--goal",
+        required=True,
+        help="low-latency, balanced, high-throughput, long-context-rag, multi-turn-agent or mixed-online",
+    )
+    parser.add_argument("--nodes", type=int, default=1, help="nodes per server instance: 1, 2, 4 or 8")
+    parser.add_argument("--pd", action="store_true", help="PD disaggregation (models with a PD command)")
+    parser.add_argument("--lang", choices=LANGS, default=LANGS[0], help=f"language (default: {LANGS[0]})")
+    parser.add_argument("--json", action="store_true", help="the whole result as JSON, as the page has it")
+    parser.add_argument("--kb", default=None, help="the KB folder (default: kb/)")

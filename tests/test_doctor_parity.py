@@ -1,0 +1,186 @@
+"""One truth, two runtimes: the browser's checker and configurator (docs/assets/checker.js, configure.js, run
+by node over the exports the build writes) give exactly what the Python package gives.
+
+Compared in full: every finding (severity, code, line, subject, link, rule, message in both languages) of
+every command on the site, of the checker tests' own inputs and of seeded variants of them (typos, wrong
+choices, abbreviations, dropped values, shuffled order, wrappers…), and every result of every combination
+the configurator page offers (commands, reasons, notes, refusals, the planner's figures, the checker's
+findings on each command). The case counts are printed (``pytest -s``). Node is needed; without it these
+tests skip, unless HANDBOOK_REQUIRE_NODE=1 (as in CI), where a missing node is a failure.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import doctor_cases
+import pytest
+
+from handbook.checker import check_command
+from handbook.checker.check import entry_points
+from handbook.checker.export import checker_data
+from handbook.checker.shell import ShellSyntaxError, parse_script
+from handbook.engine.snapshot import load_snapshot
+from handbook.kb.loader import load_kb
+from handbook.site.configurator import Configurator, finding_json
+
+JS = Path(__file__).parent / "js"
+KB = load_kb()
+SNAPSHOT = load_snapshot()
+VARIANTS = 12_000
+# The finding codes the checker's docstring promises (rule.* aside): the corpus must reach every one.
+CODES = {
+    "shell.syntax", "shell.orphan-flags", "module.unknown", "module.deprecated", "flag.unknown",
+    "flag.wrong-program", "flag.abbreviation", "flag.ambiguous", "flag.deprecated", "flag.repeated",
+    "flag.takes-no-value", "value.missing", "value.type", "value.choice", "value.placeholder",
+    "args.required", "args.unexpected", "env.unknown", "env.type", "env.deprecated", "env.legacy-prefix",
+    "env.foreign",
+}  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def node() -> str:
+    found = shutil.which("node")
+    if found:
+        return found
+    message = "node not found (apt-get install nodejs): the browser's scripts cannot be run"
+    if os.environ.get("HANDBOOK_REQUIRE_NODE") == "1":
+        pytest.fail(message + "; HANDBOOK_REQUIRE_NODE=1 forbids skipping")
+    pytest.skip(message)
+
+
+def run_node(node: str, script: str, payload: dict[str, Any]) -> list[dict[str, Any]]:
+    done = subprocess.run(
+        [node, str(JS / script)], input=json.dumps(payload), capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr[-4000:]
+    return [json.loads(line) for line in done.stdout.splitlines()]
+
+
+def python_check(text: str) -> dict[str, Any]:
+    """What `python -m handbook check` decides for ``text``: the findings, and whether it read anything."""
+    findings = [finding_json(f) for f in check_command(text, SNAPSHOT, KB)]
+    try:
+        script = parse_script(text, *entry_points(SNAPSHOT))
+        understood = bool(script.invocations or script.assignments or script.orphans)
+    except ShellSyntaxError:
+        understood = True
+    return {"findings": findings, "understood": understood}
+
+
+def differences(cases: list[str], js: list[dict[str, Any]]) -> list[str]:
+    out = []
+    for text, got in zip(cases, js, strict=True):
+        expected = python_check(text)
+        if got != expected:
+            out.append(f"{text!r}\n  python: {expected}\n  js:     {got}")
+    return out
+
+
+# ------------------------------------------------------------------------------------------ the checker
+def test_every_command_on_the_site_gets_the_same_findings_in_both_runtimes(node):
+    cases = doctor_cases.site_commands(KB)
+    assert len(cases) >= 60
+    js = run_node(node, "run_checker.js", {"data": checker_data(SNAPSHOT, KB), "cases": cases})
+    assert differences(cases, js) == []
+    print(f"\nchecker parity: {len(cases)} commands of the site, 0 differences")
+
+
+def test_generated_variants_get_the_same_findings_in_both_runtimes(node):
+    bases = doctor_cases.site_commands(KB) + doctor_cases.test_inputs() + doctor_cases.edge_cases()
+    cases = bases + list(doctor_cases.Variants(SNAPSHOT).many(bases, VARIANTS))
+    js = run_node(node, "run_checker.js", {"data": checker_data(SNAPSHOT, KB), "cases": cases})
+    assert "crash" not in {key for result in js for key in result}
+    found = differences(cases, js)
+    assert found[:5] == [], f"{len(found)} of {len(cases)} cases differ"
+    codes = Counter(f["code"] for result in js for f in result["findings"])
+    assert CODES - set(codes) == set(), "the corpus must reach every kind of finding"
+    rules = {code for code in codes if code.startswith("rule.")}
+    assert len(rules) >= 30
+    print(f"\nchecker parity: {len(cases)} cases ({len(bases)} commands, {VARIANTS} variants), 0 differences")
+
+
+def test_the_checker_export_is_deterministic_and_plain_json():
+    first = json.dumps(checker_data(SNAPSHOT, KB), sort_keys=True)
+    assert first == json.dumps(checker_data(SNAPSHOT, KB), sort_keys=True)
+    assert json.loads(first)["version"] == SNAPSHOT.sglang_version
+
+
+# ------------------------------------------------------------------------------------------ the configurator
+def _configurator_parity(node: str, configurator: Configurator) -> int:
+    payload = {"checker": checker_data(SNAPSHOT, KB), "configurator": configurator.export()}
+    js = run_node(node, "run_configure.js", payload)
+    python = configurator.results
+    assert len(js) == len(python) == len(configurator.choices())
+    bad = [
+        (p["choice"], "python", p, "js", j)
+        for p, j in zip(python, js, strict=True)
+        if json.dumps(p, sort_keys=True) != json.dumps(j, sort_keys=True)
+    ]
+    assert bad[:3] == [], f"{len(bad)} of {len(python)} combinations differ"
+    return len(python)
+
+
+def test_every_combination_of_the_configurator_gives_the_same_result_in_both_runtimes(node):
+    configurator = Configurator(KB, SNAPSHOT)
+    count = _configurator_parity(node, configurator)
+    statuses = Counter(r["status"] for r in configurator.results)
+    assert statuses["recipe"] >= 15 and statuses["composed"] >= 500 and statuses["refused"]
+    # the multi-node and PD paths are among them: composed across nodes where the KB gives GPUs per node,
+    # refused for the node size where it does not
+    multi = Counter(r["status"] for r in configurator.results if r["choice"]["nodes"] > 1)
+    assert multi["composed"] >= 300 and multi["refused"]
+    assert sum(1 for r in configurator.results if r["choice"]["pd"] and r["status"] == "composed") >= 50
+    print(f"\nconfigurator parity: {count} combinations ({dict(statuses)}), 0 differences")
+
+
+def test_no_combination_shows_a_command_the_checker_finds_an_error_in():
+    configurator = Configurator(KB, SNAPSHOT)
+    shown = 0
+    for result in configurator.results:
+        for command in result["commands"]:
+            shown += 1
+            errors = [
+                f for f in check_command(command["text"], SNAPSHOT, KB, model=result["choice"]["model"])
+                if f.severity == "error"
+            ]  # fmt: skip
+            assert errors == [], (result["choice"], command["text"])
+    assert shown >= 700
+
+
+def test_the_command_line_prints_what_the_page_computes(node, capsys):
+    from handbook.cli import main
+
+    picked = [
+        {"model": "qwen3.5-397b-a17b", "gpu": "h100", "precision": "fp8", "goal": "low-latency", "nodes": 1, "pd": False},
+        {"model": "gpt-oss-120b", "gpu": "h200", "precision": "mxfp4", "goal": "balanced", "nodes": 1, "pd": False},
+        {"model": "deepseek-v4-pro", "gpu": "mi355x", "precision": "fp4", "goal": "low-latency", "nodes": 1, "pd": True},
+        {"model": "glm-5.3", "gpu": "h100", "precision": "fp8", "goal": "balanced", "nodes": 1, "pd": False},
+    ]  # fmt: skip
+    configurator = Configurator(KB, SNAPSHOT)
+    payload = {
+        "checker": checker_data(SNAPSHOT, KB),
+        "configurator": configurator.export(),
+        "choices": picked,
+    }
+    for choice, page in zip(picked, run_node(node, "run_configure.js", payload), strict=True):
+        args = [
+            "configure",
+            "--model",
+            choice["model"],
+            "--gpu",
+            choice["gpu"],
+            "--precision",
+            choice["precision"],
+        ]
+        args += ["--goal", choice["goal"], "--nodes", str(choice["nodes"]), "--json"] + (
+            ["--pd"] if choice["pd"] else []
+        )
+        main(args)
+        assert json.loads(capsys.readouterr().out) == page

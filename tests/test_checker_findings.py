@@ -131,6 +131,12 @@ CASES = {
         ("warning", "env.unknown", 1, "SGLANG_USE_AITR is not in sglang 0.5.23's variable registry (environ.py); "
          "the engine does not read it; did you mean SGLANG_USE_AITER?"),
     ),
+    # Before comparing without the shared SGLANG_ prefix, this suggested SGLANG_PORT.
+    "unknown SGLANG_ variable like no registered one": (
+        "export SGLANG_FOO_BAR=1",
+        ("warning", "env.unknown", 1, "SGLANG_FOO_BAR is not in sglang 0.5.23's variable registry (environ.py); "
+         "the engine does not read it"),
+    ),
     "bool variable with a wrong value": (
         f"SGLANG_USE_AITER=maybe {SERVER}",
         ("warning", "env.type", 1, "SGLANG_USE_AITER=maybe is not a valid value (expected true/1/yes/y or "

@@ -1620,7 +1620,11 @@
         ];
       }
       if (name.startsWith(REWRITE.to)) {
-        const close = closest(name, VARIABLE_NAMES);
+        // envcheck.py: every candidate shares the prefix, so compare what follows it
+        const prefix = REWRITE.to;
+        const rests = new Map(VARIABLE_NAMES.filter((known) => known.startsWith(prefix)).map((known) => [known.slice(prefix.length), known]));
+        const rest = closest(name.slice(prefix.length), [...rests.keys()]);
+        const close = rest ? rests.get(rest) : null;
         const hint = close ? message("check-did-you-mean", { name: close }) : "";
         return [finding("warning", "env.unknown", message("check-env-unknown", { name, version: VERSION, hint }), line, name)];
       }

@@ -119,7 +119,11 @@ def check_assignment(
             )
         ]
     if name.startswith(rewrite.to):
-        close = closest(name, environ.names())
+        # Every candidate shares the prefix, which would make any two names look alike: compare the rest.
+        prefix = rewrite.to
+        rests = {known[len(prefix) :]: known for known in environ.names() if known.startswith(prefix)}
+        rest = closest(name[len(prefix) :], rests)
+        close = rests[rest] if rest else None
         hint = message("check-did-you-mean", name=close) if close else ""
         return [
             Finding(

@@ -4,7 +4,6 @@ option's history across the stored releases, from handbook/render/versions.py)."
 
 from __future__ import annotations
 
-import json
 import string
 from typing import Any
 
@@ -23,7 +22,7 @@ from handbook.core.anchors import (
 from handbook.engine.snapshot import EngineSnapshot, Option
 from handbook.kb.schema import Correction, Parameter, Recipe
 from handbook.render.context import RenderContext, attr, esc
-from handbook.render.html import change, table
+from handbook.render.html import change, parser_value, parser_value_code, table
 from handbook.render.markers import RenderError, renderer
 from handbook.render.params import default_text, default_verdict
 from handbook.render.versions import history_caption, option_history
@@ -62,18 +61,6 @@ DEFAULT_MEANING_KEYS = {
 
 def snapshot_of(ctx: RenderContext) -> EngineSnapshot:
     return ctx.engine()
-
-
-def _shown(value: Any) -> str:
-    if isinstance(value, dict) and set(value) == {"repr"}:
-        return str(value["repr"])
-    if isinstance(value, str):
-        return value
-    return json.dumps(value, ensure_ascii=False)
-
-
-def _code(value: Any) -> str:
-    return f"<code>{esc(_shown(value))}</code>"
 
 
 # ------------------------------------------------------------------------------------------ command status
@@ -143,7 +130,7 @@ def _engine_default(ctx: RenderContext, option: Option) -> str:
         return esc(ctx.msg("param-default-required"))
     if option.default is None:
         return "<code>None</code>"
-    return ctx.engine_value(_shown(option.default))
+    return ctx.engine_value(parser_value(option.default))
 
 
 @renderer("engine-drift-defaults")
@@ -227,7 +214,7 @@ def drift_choices(ctx: RenderContext) -> str:
         if option.choices is None:
             rows.append([_flag(ctx, parameter), _values(listed), esc(ctx.msg("engine-choices-free")), "—"])
             continue
-        engine = [_shown(c) for c in option.choices]
+        engine = [parser_value(c) for c in option.choices]
         lacks = [v for v in listed if v not in engine]
         omitted = [c for c in engine if c not in listed]
         omitted_cell = f"{len(omitted)}: {_values(omitted)}" if omitted else "—"
@@ -391,7 +378,7 @@ def drift_env(ctx: RenderContext) -> str:
             engine = ctx.msg(
                 "engine-env-registered",
                 type=registered.type,
-                default="None" if registered.default is None else _shown(registered.default),
+                default="None" if registered.default is None else parser_value(registered.default),
                 line=registered.line or "?",
             )
         else:
@@ -493,7 +480,7 @@ def _type_cell(ctx: RenderContext, option: Option) -> str:
     if option.nargs not in (None,):
         text += f" × <code>{esc(option.nargs)}</code>"
     if option.choices is not None:
-        text += "<br>" + ", ".join(_code(c) for c in option.choices)
+        text += "<br>" + ", ".join(parser_value_code(c) for c in option.choices)
     return text
 
 

@@ -26,6 +26,18 @@ def wrappable_code(html: str) -> str:
     return _CODE.sub(_wrappable, html)
 
 
+def parser_value(value: object) -> str:
+    """An argparse default or choice as Python (and so ``--help``) writes it: ``False``, ``None``, ``['a']``;
+    a value the snapshot could only store as its repr is shown as that repr."""
+    if isinstance(value, dict) and set(value) == {"repr"}:
+        return str(value["repr"])
+    return value if isinstance(value, str) else repr(value)
+
+
+def parser_value_code(value: object) -> str:
+    return f"<code>{esc(parser_value(value))}</code>"
+
+
 def table(
     headers: Sequence[str],
     rows: Sequence[Sequence[str]],

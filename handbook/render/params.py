@@ -9,7 +9,7 @@ from handbook.engine.snapshot import Option
 from handbook.kb.schema import Default, Parameter, ResolvedDefault
 from handbook.pages.headings import Heading, source_headings
 from handbook.render.context import RenderContext, attr, esc
-from handbook.render.html import table
+from handbook.render.html import parser_value, table
 from handbook.render.markers import RenderError, renderer
 from handbook.render.verdicts import verdicts
 
@@ -77,7 +77,7 @@ def default_cell(ctx: RenderContext, p: Parameter) -> str:
     verdict = default_verdict(p, option, resolved)
     if verdict == "agrees" and resolved is None:
         return default_text(ctx, p.default)
-    engine = "<code>None</code>" if option.default is None else ctx.engine_value(_shown(option.default))
+    engine = "<code>None</code>" if option.default is None else ctx.engine_value(parser_value(option.default))
     if option.required:
         engine = esc(ctx.msg("param-default-required"))
     if resolved is not None:
@@ -86,14 +86,6 @@ def default_cell(ctx: RenderContext, p: Parameter) -> str:
     if verdict == "unstated":
         return engine_line
     return ctx.msg("default-source", value=default_text(ctx, p.default)) + "<br>" + engine_line
-
-
-def _shown(value: object) -> str:
-    if isinstance(value, dict) and set(value) == {"repr"}:
-        return str(value["repr"])
-    if isinstance(value, bool):
-        return "True" if value else "False"
-    return str(value)
 
 
 def _flag_cell(ctx: RenderContext, p: Parameter) -> str:

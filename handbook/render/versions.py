@@ -22,7 +22,7 @@ from handbook.engine.history import Change, History, version_key
 from handbook.engine.snapshot import EngineSnapshot, Option, load_history, load_snapshot
 from handbook.kb.schema import Recipe
 from handbook.render.context import RenderContext, attr, esc
-from handbook.render.html import table
+from handbook.render.html import parser_value, parser_value_code, table
 from handbook.render.markers import RenderError, renderer
 
 COMPAT_PAGE = "compatibility.md"
@@ -71,20 +71,8 @@ def releases_file() -> dict[str, Any]:
     return json.loads(RELEASES_FILE.read_text(encoding="utf-8"))
 
 
-def _shown(value: Any) -> str:
-    if isinstance(value, dict) and set(value) == {"repr"}:
-        return str(value["repr"])
-    if isinstance(value, str):
-        return value
-    return json.dumps(value, ensure_ascii=False)
-
-
-def _code(value: Any) -> str:
-    return f"<code>{esc(_shown(value))}</code>"
-
-
 def _codes(values: Iterable[Any]) -> str:
-    return ", ".join(_code(v) for v in values)
+    return ", ".join(parser_value_code(v) for v in values)
 
 
 def _choices_diff(ctx: RenderContext, change: Change) -> str:
@@ -94,7 +82,7 @@ def _choices_diff(ctx: RenderContext, change: Change) -> str:
         return (
             esc(ctx.msg("versions-choices-now-listed", version=change.version)) + " " + _codes(change.after)
         )
-    before, after = [_shown(v) for v in change.before], [_shown(v) for v in change.after]
+    before, after = [parser_value(v) for v in change.before], [parser_value(v) for v in change.after]
     added = [v for v in after if v not in before]
     gone = [v for v in before if v not in after]
     parts = []
@@ -127,8 +115,11 @@ def describe(ctx: RenderContext, change: Change, state: dict[str, Any] | None = 
     if field == "option_strings":
         before = " / ".join(change.before or [])
         after = " / ".join(change.after or [])
-        return esc(ctx.msg("versions-spellings", version=version)) + f" {_code(before)} → {_code(after)}"
-    before, after = (ctx.engine_value(_shown(v)) for v in (change.before, change.after))
+        return (
+            esc(ctx.msg("versions-spellings", version=version))
+            + f" {parser_value_code(before)} → {parser_value_code(after)}"
+        )
+    before, after = (ctx.engine_value(parser_value(v)) for v in (change.before, change.after))
     return esc(ctx.msg(CHANGE_KEYS[field], version=version)) + f" {before} → {after}"
 
 

@@ -340,7 +340,8 @@ def test_what_the_pages_load_of_their_own_stays_small(configurator):
 
     assets = DOCS_DIR / "assets"
     own = sum(
-        gz((assets / name).read_bytes()) for name in ("checker.js", "configure.js", "doctor.js", "doctor.css")
+        gz((assets / name).read_bytes())
+        for name in ("checker.js", "numbers.js", "configure.js", "doctor.js", "doctor.css")
     )
     data = gz(canonical_json(checker_data(SNAPSHOT, KB)).encode()) + gz(
         canonical_json(configurator.export()).encode()

@@ -11,9 +11,6 @@
 (function (root) {
   "use strict";
 
-  const KIB = 1024;
-  const MIB = KIB * 1024;
-  const GIB = MIB * 1024;
   const ONE_LINE_MAX = 88;
   const INDENT = "  ";
   const MODULES = { launch_server: "sglang.launch_server", launch_router: "sglang_router.launch_router" };
@@ -31,73 +28,9 @@
   };
 
   // ------------------------------------------------------------------------------------------ numbers
-  // handbook/core/formatting.py (as docs/assets/planner.js writes it): Python's rounding, half to even on
-  // the exact binary value.
-  function roundDigits(x, keep) {
-    const [mantissa, exp] = x.toExponential(99).split("e");
-    const all = mantissa.replace(".", "");
-    let head = all.slice(0, keep);
-    const tail = all.slice(keep);
-    let up = false;
-    if (tail[0] > "5") up = true;
-    else if (tail[0] === "5") up = /[1-9]/.test(tail.slice(1)) || Number(head[head.length - 1] || "0") % 2 === 1;
-    let e = Number(exp);
-    if (up) {
-      let carried = "";
-      let carry = 1;
-      for (let i = head.length - 1; i >= 0; i -= 1) {
-        const digit = Number(head[i]) + carry;
-        carry = digit === 10 ? 1 : 0;
-        carried = String(digit % 10) + carried;
-      }
-      if (carry) {
-        carried = "1" + carried.slice(0, -1);
-        e += 1;
-      }
-      head = carried;
-    }
-    return [head, e];
-  }
-
-  const grouped = (digits) => digits.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
-
-  function thousands(n) {
-    if (n === 0) return "0";
-    const sign = n < 0 ? "-" : "";
-    const x = Math.abs(n);
-    if (Number.isInteger(x)) return sign + grouped(BigInt(x).toString());
-    const e = Number(x.toExponential(99).split("e")[1]);
-    if (e < 0) return x > 0.5 ? sign + "1" : "0";
-    const [head, exp] = roundDigits(x, e + 1);
-    const digits = head.padEnd(exp + 1, "0");
-    return (digits === "0" ? "" : sign) + grouped(digits);
-  }
-
-  const fixed0 = (x) => (x < 0 ? "-" + thousands(-x) : thousands(x));
-
-  function sig(x, digits = 3) {
-    if (x === 0) return "0";
-    const sign = x < 0 ? "-" : "";
-    const [head, exp] = roundDigits(Math.abs(x), digits);
-    if (exp < -4 || exp >= digits) return fixed0(x);
-    let text;
-    if (exp >= 0) {
-      const whole = head.slice(0, exp + 1).padEnd(exp + 1, "0");
-      const frac = head.slice(exp + 1).replace(/0+$/, "");
-      text = frac ? `${whole}.${frac}` : whole;
-    } else {
-      text = `0.${"0".repeat(-exp - 1)}${head}`.replace(/0+$/, "");
-    }
-    return sign + text;
-  }
-
-  // formatting.binary_size: the largest binary unit that keeps the number ≥ 1
-  function binarySize(n) {
-    for (const [unit, size] of [["GiB", GIB], ["MiB", MIB], ["KiB", KIB]]) {
-      if (n >= size) return `${sig(n / size)} ${unit}`;
-    }
-    return `${thousands(n)} B`;
-  }
+  // numbers.js (loaded before this script in the browser, required in node): handbook/core/formatting.py
+  // with Python's rounding, as the planner writes its figures.
+  const { thousands, sig, binarySize } = root.HandbookNumbers || require("./numbers.js");
 
   // ------------------------------------------------------------------------------------------ wording
   function format(template, values) {

@@ -46,7 +46,7 @@ PLANNER_KEYS = (
     "planner-legend-rest",
     "planner-legend-over",
 )
-SCRIPTS = ("assets/checker.js", "assets/configure.js", "assets/doctor.js")
+SCRIPTS = ("assets/checker.js", "assets/numbers.js", "assets/configure.js", "assets/doctor.js")
 
 
 def messages(lang: str) -> str:

@@ -358,6 +358,7 @@ def planner(ctx: RenderContext) -> str:
         "</div>",
         # Only this page loads the planner's code and style (not every page of the site).
         f'<link rel="stylesheet" href="{attr(ctx.asset("assets/planner.css"))}">',
+        f'<script src="{attr(ctx.asset("assets/numbers.js"))}"></script>',
         f'<script src="{attr(ctx.asset("assets/planner.js"))}"></script>',
     ]
     return "\n".join(parts)

@@ -16,9 +16,9 @@ from typing import Any
 
 from handbook.cli import report
 from handbook.cli.check import SEVERITY_WORDS, site_url
+from handbook.cli.choices import BadInput, resolve
 from handbook.core.messages import msg
 from handbook.core.paths import KB_ROOT
-from handbook.core.suggest import closest
 from handbook.core.text import LANGS
 from handbook.engine.snapshot import SnapshotError, load_snapshot
 from handbook.kb.loader import KBInvalid, load_kb
@@ -34,42 +34,19 @@ WHAT_KEYS = {
 }
 
 
-class BadInput(Exception):
-    """A value the command cannot use; the message says which and what would do."""
-
-
-def _resolve(lang: str, what: str, value: str, choices: dict[str, str]) -> str:
-    """The id ``value`` names (an id or a display name, any case), else ``BadInput`` with the closest."""
-    if value in choices:
-        return value
-    folded = {key.lower(): key for key in choices} | {name.lower(): key for key, name in choices.items()}
-    if value.lower() in folded:
-        return folded[value.lower()]
-    close = closest(value.lower(), folded)
-    hint = msg("cfg-cli-did-you-mean", lang, close=folded[close]) if close else ""
-    raise BadInput(
-        msg(
-            "cfg-cli-unknown",
-            lang,
-            what=msg(WHAT_KEYS[what], lang),
-            value=value,
-            hint=hint,
-            choices=", ".join(choices),
-        )
-    )
-
-
 def choose(configurator: Configurator, args: argparse.Namespace) -> dict[str, Any]:
     """The choice the arguments name, checked against what the page offers."""
     lang, data = args.lang, configurator.data
+
+    def pick(what: str, value: str, choices: dict[str, str]) -> str:
+        return resolve(lang, WHAT_KEYS[what], value, choices)
+
     models = {m["id"]: m for m in data["models"]}
-    model = models[_resolve(lang, "model", args.model, {m["id"]: m["name"] for m in data["models"]})]
-    gpu = _resolve(lang, "gpu", args.gpu, {h["id"]: h["name"] for h in data["hardware"]})
-    precision = _resolve(
-        lang, "precision", args.precision, {p["dtype"]: p["name"] for p in model["precisions"]}
-    )
-    goal = _resolve(lang, "goal", args.goal, {g["id"]: g["name"][lang] for g in data["goals"]})
-    nodes = _resolve(lang, "nodes", str(args.nodes), {str(n): str(n) for n in data["nodes"]})
+    model = models[pick("model", args.model, {m["id"]: m["name"] for m in data["models"]})]
+    gpu = pick("gpu", args.gpu, {h["id"]: h["name"] for h in data["hardware"]})
+    precision = pick("precision", args.precision, {p["dtype"]: p["name"] for p in model["precisions"]})
+    goal = pick("goal", args.goal, {g["id"]: g["name"][lang] for g in data["goals"]})
+    nodes = pick("nodes", str(args.nodes), {str(n): str(n) for n in data["nodes"]})
     if args.pd and not model["pd"]:
         with_pd = ", ".join(m["id"] for m in data["models"] if m["pd"])
         raise BadInput(msg("cfg-cli-no-pd", lang, model=model["id"], models=with_pd))

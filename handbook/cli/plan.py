@@ -14,10 +14,10 @@ from handbook.calc import memory
 from handbook.calc.launch import model_path, rule_flags, rule_max_running_requests, suggested_command
 from handbook.calc.planner_data import kv_dtypes, weight_dtypes
 from handbook.cli import report
+from handbook.cli.choices import BadInput, resolve
 from handbook.core.formatting import thousands
 from handbook.core.messages import msg
 from handbook.core.paths import KB_ROOT
-from handbook.core.suggest import closest
 from handbook.core.text import LANGS
 from handbook.kb.loader import KB, KBInvalid, load_kb
 from handbook.render.planner import (
@@ -30,11 +30,6 @@ from handbook.render.planner import (
     note_values,
     size,
 )
-
-
-class BadInput(Exception):
-    """A value the command cannot use; the message says which and what would do."""
-
 
 # What each option names, for "unknown …" (by the option's dest), and each range rule's wording.
 WHAT_KEYS = {
@@ -50,27 +45,6 @@ RULE_KEYS = {
     "ep": "planner-cli-rule-ep",
     "free": "planner-cli-rule-free",
 }
-
-
-def _resolve(lang: str, what: str, value: str, choices: dict[str, str]) -> str:
-    """The id ``value`` names (an id or a display name, any case); else ``BadInput`` with the closest ids."""
-    if value in choices:
-        return value
-    folded = {key.lower(): key for key in choices} | {name.lower(): key for key, name in choices.items()}
-    if value.lower() in folded:
-        return folded[value.lower()]
-    close = closest(value.lower(), folded)
-    hint = msg("planner-cli-did-you-mean", lang, close=folded[close]) if close else ""
-    raise BadInput(
-        msg(
-            "planner-cli-unknown",
-            lang,
-            what=msg(WHAT_KEYS[what], lang),
-            value=value,
-            hint=hint,
-            choices=", ".join(choices),
-        )
-    )
 
 
 def _check_ranges(args: argparse.Namespace, lang: str) -> None:
@@ -108,13 +82,17 @@ def _check_ranges(args: argparse.Namespace, lang: str) -> None:
 def run_plan(args: argparse.Namespace, kb: KB) -> int:
     lang = args.lang
     _check_ranges(args, lang)
-    model = kb.models[_resolve(lang, "model", args.model, {m.id: m.name for m in kb.models.values()})]
-    hw = kb.hardware[_resolve(lang, "gpu", args.gpu, {h.id: h.name for h in kb.hardware.values()})]
+
+    def pick(what: str, value: str, choices: dict[str, str]) -> str:
+        return resolve(lang, WHAT_KEYS[what], value, choices)
+
+    model = kb.models[pick("model", args.model, {m.id: m.name for m in kb.models.values()})]
+    hw = kb.hardware[pick("gpu", args.gpu, {h.id: h.name for h in kb.hardware.values()})]
     offered = weight_dtypes(kb, model)
     weights_id = offered[0] if args.weights_dtype is None else args.weights_dtype
-    weights = kb.dtypes[_resolve(lang, "weights-dtype", weights_id, {d: kb.dtypes[d].name for d in offered})]
+    weights = kb.dtypes[pick("weights-dtype", weights_id, {d: kb.dtypes[d].name for d in offered})]
     kv_id = kv_dtypes(kb)[0] if args.kv_dtype is None else args.kv_dtype
-    kv = kb.dtypes[_resolve(lang, "kv-dtype", kv_id, {d: kb.dtypes[d].name for d in kv_dtypes(kb)})]
+    kv = kb.dtypes[pick("kv-dtype", kv_id, {d: kb.dtypes[d].name for d in kv_dtypes(kb)})]
 
     lines, errors = [], []
     rules = rule_flags(kb, model)

@@ -263,11 +263,6 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "The configurator updates after a change of its form (median of {runs}, chromium)",
     ),
     # python -m handbook configure
-    "cfg-cli-unknown": (
-        "未知的{what} “{value}”{hint}。可选：{choices}",
-        "unknown {what} '{value}'{hint}. Choose one of: {choices}",
-    ),
-    "cfg-cli-did-you-mean": ("（是否指 “{close}”？）", " (did you mean '{close}'?)"),
     "cfg-cli-what-model": ("模型", "model"),
     "cfg-cli-what-gpu": ("加速卡", "accelerator"),
     "cfg-cli-what-precision": ("权重精度", "precision"),

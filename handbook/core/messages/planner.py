@@ -246,11 +246,6 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "这种加速卡每台服务器装几张未公开：TP 组若跨机器，还需 --nnodes、--node-rank 与 --dist-init-addr（见第 05 章）。",
         "How many of these GPUs one server holds is not published: if the TP group spans machines, it also needs --nnodes, --node-rank and --dist-init-addr (chapter 05).",
     ),
-    "planner-cli-unknown": (
-        "未知的{what} “{value}”{hint}。可选：{choices}",
-        "unknown {what} '{value}'{hint}. Choose one of: {choices}",
-    ),
-    "planner-cli-did-you-mean": ("（是否指 “{close}”？）", " (did you mean '{close}'?)"),
     "planner-cli-range": ("{flag} 须{rule}，收到 {value}", "{flag} must be {rule}, got {value}"),
     "planner-cli-rule-fraction": ("大于 0 且小于 1", "greater than 0 and less than 1"),
     "planner-cli-rule-ratio": ("大于 0 且不超过 1", "greater than 0 and at most 1"),

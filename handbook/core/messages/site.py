@@ -337,5 +337,10 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "{command} 的全部 {count} 个参数（sglang {version}）",
         "All {count} options of {command} (sglang {version})",
     ),
+    # the command line: a KB entity picked by name (handbook/cli/choices.py, for plan and configure)
+    "cli-unknown-choice": (
+        "未知的{what} “{value}”{hint}。可选：{choices}",
+        "unknown {what} '{value}'{hint}. Choose one of: {choices}",
+    ),
+    "cli-did-you-mean": ("（是否指 “{close}”？）", " (did you mean '{close}'?)"),
 }
-

@@ -39,7 +39,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 # Only the standard library and three small modules of the package at import time: the probe times the
 # import of what the hook loads (handbook.site.state), which must not be loaded before it.
@@ -48,6 +48,7 @@ from handbook.site.browser import CHROMIUM, CHROMIUM_ARGS, serve_folder
 from handbook.site.build import build_site
 
 RECORD = BENCH_RECORD
+T = TypeVar("T")
 TARGETS = {
     "hooks_share": 0.10,
     "warm_rebuild_s": 3.0,
@@ -159,21 +160,26 @@ def _kind(path: str) -> str:
     return {".html": "html", ".css": "css", ".js": "js"}.get(suffix, "html" if page else "other")
 
 
+def in_own_chromium(measure: Callable[[Path, Any], T], site_dir: Path) -> T | str:
+    """``measure(site_dir, browser)`` in a chromium launched for it, or why there is none."""
+    if not Path(CHROMIUM).exists():
+        return f"chromium not found at {CHROMIUM} (apt-get install chromium)"
+    from playwright.sync_api import sync_playwright  # heavy, and only for these measurements
+
+    with sync_playwright() as playwright:
+        own = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            return measure(site_dir, own)
+        finally:
+            own.close()
+
+
 def page_weights(site_dir: Path, browser: Any = None) -> list[PageWeight] | str:
     """Every page's gzip transfer size as chromium loads it (cold cache), or why it could not be measured.
 
     ``browser``: a Playwright chromium already running (the tests' fixture); else one is launched here."""
     if browser is None:
-        if not Path(CHROMIUM).exists():
-            return f"chromium not found at {CHROMIUM} (apt-get install chromium)"
-        from playwright.sync_api import sync_playwright  # heavy, and only for this measurement
-
-        with sync_playwright() as playwright:
-            own = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-            try:
-                return page_weights(site_dir, own)
-            finally:
-                own.close()
+        return in_own_chromium(page_weights, site_dir)
 
     pages = sorted(
         rel
@@ -264,16 +270,7 @@ def doctor_timings(site_dir: Path, browser: Any = None) -> dict[str, Any] | str:
     """The doctor's check of a 40-flag command and the configurator's update, in ms (medians of RUNS), or
     why they could not be measured."""
     if browser is None:
-        if not Path(CHROMIUM).exists():
-            return f"chromium not found at {CHROMIUM} (apt-get install chromium)"
-        from playwright.sync_api import sync_playwright
-
-        with sync_playwright() as playwright:
-            own = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-            try:
-                return doctor_timings(site_dir, own)
-            finally:
-                own.close()
+        return in_own_chromium(doctor_timings, site_dir)
     import statistics
 
     command = forty_flag_command()

@@ -33,15 +33,8 @@
   const { thousands, sig, binarySize } = root.HandbookNumbers || require("./numbers.js");
 
   // ------------------------------------------------------------------------------------------ wording
-  function format(template, values) {
-    return template.replace(/\{\{|\}\}|\{(\w+)\}/g, (whole, name) => {
-      if (whole === "{{") return "{";
-      if (whole === "}}") return "}";
-      const value = values[name];
-      if (value === null) return "None";
-      return String(value);
-    });
-  }
+  // checker.js's str.format (named fields, None/True/False as Python writes them); loaded before this script.
+  const { format } = root.HandbookChecker || require("./checker.js");
 
   // ================================================================================= the composer
   function create(data, checker) {

@@ -204,7 +204,7 @@ def test_engine_adjustments_carry_their_log_line(data):
         ("en", "1 warning (checked against sglang 0.5.23) · startup replay: the published command accepted, "
                "8 values adjusted; the source's command refused (AssertionError)",
          "SGLang 0.5.23's startup resolution (replayed on a CPU emulating NVIDIA B300): the source's "
-         "command refused: AssertionError at sglang/srt/arg_groups/speculative_hook.py:1162"),
+         "command refused (AssertionError at sglang/srt/arg_groups/speculative_hook.py:1162"),
         ("zh", "1 条警告（已对照 sglang 0.5.23 检查） · 启动重放：本站写法通过，调整 8 个值；源稿写法启动失败（AssertionError）",
          "SGLang 0.5.23 启动时的参数解析（在 CPU，模拟 NVIDIA B300 上重放）：源稿的写法启动失败，"
          "sglang/srt/arg_groups/speculative_hook.py:1162"),
@@ -219,6 +219,29 @@ def test_the_replay_is_folded_under_the_status_line_in_both_languages(kb, lang, 
     assert _plain(folded).startswith({"en": "Warning", "zh": "警告"}[lang])  # the finding, then the replay
     assert summary in _plain(folded)
     assert "max_running_requests" in _plain(folded)
+
+
+@pytest.mark.parametrize(
+    ("lang", "line"),
+    [
+        ("en", "Checked against sglang 0.5.23 · startup replay: the published command stopped partway on the CPU "
+               "(AssertionError); the source's command stopped partway on the CPU (ValueError)"),
+        ("zh", "已对照 sglang 0.5.23 检查 · 启动重放：本站写法在 CPU 上中途停下（AssertionError）；"
+               "源稿写法在 CPU 上中途停下（ValueError）"),
+    ],
+)  # fmt: skip
+def test_two_commands_that_stop_at_different_places_are_not_called_the_same(kb, lang, line):
+    """The YaRN command: the source's stops at the context-length check (a ValueError a GPU would raise too),
+    the published one gets past it and stops at a CPU platform gate; the status line tells them apart."""
+    ctx = RenderContext(kb=kb, lang=lang, page="06-models.md", command_status=True)
+    block = check_block(ctx, kb.recipes["qwen3.5-397b-fp8-long-context-yarn"])
+    assert _plain(block[: block.index("</summary>")]) == line
+    folded = _plain(block[block.index("</summary>") :])
+    if lang == "en":
+        assert (
+            "the source's command stopped in the CPU replay (ValueError at sglang/srt/configs/model_config.py:1314"
+            in folded
+        )
 
 
 def test_the_overview_counts_every_recipe(kb):

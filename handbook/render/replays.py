@@ -148,7 +148,8 @@ def _short(ctx: RenderContext, variants: dict[str, dict[str, Any]], cpu: bool) -
     if "source" not in variants:
         return ctx.msg("cmd-replay", outcome=published)
     source = _short_outcome(ctx, variants["source"], cpu)
-    if source == published:
+    # "the same" only where both stopped at the same place, not merely with the same words
+    if _outcome(ctx, variants["source"], cpu) == _outcome(ctx, variants["published"], cpu):
         return ctx.msg("cmd-replay-same", outcome=published)
     return ctx.msg("cmd-replay-both", published=published, source=source)
 

@@ -116,10 +116,10 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "SGLang {version}'s startup resolution on a stand-in model ({mode})",
     ),
     "replay-accepted": ("接受", "accepted"),
-    "replay-raised": ("启动失败，{at} 抛出 {error}", "refused: {error} at {at}"),
+    "replay-raised": ("启动失败，{at} 抛出 {error}", "refused ({error} at {at})"),
     "replay-stopped-cpu": (
         "在 CPU 上的重放停在 {at}（{error}）",
-        "the CPU replay stopped: {error} at {at}",
+        "stopped in the CPU replay ({error} at {at})",
     ),
     "replay-filled": (
         "命令与解析器都没给值、引擎自己补上的 {count} 个默认值：",
@@ -139,7 +139,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     ),
     "cmd-replay-accepted": ("通过", "accepted"),
     "cmd-replay-refused": ("启动失败（{error}）", "refused ({error})"),
-    "cmd-replay-cpu": ("在 CPU 上中途停下", "stopped partway on the CPU"),
+    "cmd-replay-cpu": ("在 CPU 上中途停下（{error}）", "stopped partway on the CPU ({error})"),
     "cmd-replay-adjusted-one": ("，调整 {count} 个值", ", {count} value adjusted"),
     "cmd-replay-adjusted": ("，调整 {count} 个值", ", {count} values adjusted"),
     "cmd-replay-not-replayable": ("未重放（模型配置未公开）", "not replayed (the model's config is unpublished)"),

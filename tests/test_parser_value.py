@@ -1,13 +1,14 @@
 """Every engine page writes an argparse default or choice the way Python (and so ``--help``) does: the option
 reference, chapter 04's default column, the drift tables and the upgrade notes agree on ``False`` and
 ``None`` (a JSON ``false`` or ``null`` on one page and ``False`` on another was the site contradicting
-itself)."""
+itself). The checker lists a flag's choices with the same function."""
 
 from __future__ import annotations
 
 import pytest
 
-from handbook.render.html import parser_value, parser_value_code
+from handbook.core.formatting import parser_value
+from handbook.render.html import parser_value_code
 
 
 @pytest.mark.parametrize(

@@ -18,6 +18,7 @@ from typing import Any
 
 from handbook.checker.findings import Finding
 from handbook.checker.shell import Word
+from handbook.core.formatting import parser_value
 from handbook.core.messages import message
 from handbook.core.suggest import closest
 from handbook.core.text import Text
@@ -102,12 +103,6 @@ def convert(option: Option, text: str) -> Any:
     if kind == "nullable_str":
         return None if not text or text == "None" else text
     return text
-
-
-def _shown(value: Any) -> str:
-    if isinstance(value, dict) and set(value) == {"repr"}:
-        return str(value["repr"])
-    return json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else value
 
 
 @dataclass
@@ -391,7 +386,7 @@ def _checked_value(findings: list[Finding], option: Option, spelling: str, word:
         )
         return UNKNOWN
     if option.choices is not None and value not in option.choices:
-        choices = [_shown(c) for c in option.choices]
+        choices = [parser_value(c) for c in option.choices]
         close = closest(str(value), choices)
         hint = message("check-did-you-mean", name=close) if close else ""
         findings.append(

@@ -48,3 +48,11 @@ def json_safe(text: str) -> str:
     """JSON text with ``<``, ``>`` and ``&`` written as \\u escapes: the same data when parsed, and never
     markup when the file is opened as a page or set inside a <script> element."""
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def parser_value(value: object) -> str:
+    """An argparse default or choice as Python (and so ``--help``) writes it: ``False``, ``None``, ``['a']``;
+    a value the snapshot could only store as its repr is shown as that repr."""
+    if isinstance(value, dict) and set(value) == {"repr"}:
+        return str(value["repr"])
+    return value if isinstance(value, str) else repr(value)

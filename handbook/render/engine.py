@@ -19,10 +19,11 @@ from handbook.core.anchors import (
     option_anchor,
     parameter_anchor,
 )
+from handbook.core.formatting import parser_value
 from handbook.engine.snapshot import EngineSnapshot, Option
 from handbook.kb.schema import Correction, Parameter, Recipe
 from handbook.render.context import RenderContext, attr, esc
-from handbook.render.html import change, parser_value, parser_value_code, table
+from handbook.render.html import change, parser_value_code, table
 from handbook.render.markers import RenderError, renderer
 from handbook.render.params import default_text, default_verdict
 from handbook.render.versions import history_caption, option_history

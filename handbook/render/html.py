@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from handbook.core.formatting import parser_value
 from handbook.render.context import attr, esc
 
 _CODE = re.compile(r"<code>([^<]*)</code>")
@@ -24,14 +25,6 @@ def _wrappable(match: re.Match[str]) -> str:
 def wrappable_code(html: str) -> str:
     """Every code span of a table cell made wrappable between its words (see ``_wrappable``)."""
     return _CODE.sub(_wrappable, html)
-
-
-def parser_value(value: object) -> str:
-    """An argparse default or choice as Python (and so ``--help``) writes it: ``False``, ``None``, ``['a']``;
-    a value the snapshot could only store as its repr is shown as that repr."""
-    if isinstance(value, dict) and set(value) == {"repr"}:
-        return str(value["repr"])
-    return value if isinstance(value, str) else repr(value)
 
 
 def parser_value_code(value: object) -> str:

@@ -5,11 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from handbook.core.anchors import OPTIONS_PAGE, PARAMETERS_PAGE, option_anchor, parameter_anchor
+from handbook.core.formatting import parser_value
 from handbook.engine.snapshot import Option
 from handbook.kb.schema import Default, Parameter, ResolvedDefault
 from handbook.pages.headings import Heading, source_headings
 from handbook.render.context import RenderContext, attr, esc
-from handbook.render.html import parser_value, table
+from handbook.render.html import table
 from handbook.render.markers import RenderError, renderer
 from handbook.render.verdicts import verdicts
 

@@ -17,12 +17,13 @@ from handbook.checker.check import check_recipe, entry_points, rule_params
 from handbook.checker.findings import Finding
 from handbook.checker.shell import ShellSyntaxError, parse_script
 from handbook.core.anchors import OPTIONS_PAGE, option_anchor
+from handbook.core.formatting import parser_value
 from handbook.core.paths import ENGINE_DIR
 from handbook.engine.history import Change, History, version_key
 from handbook.engine.snapshot import EngineSnapshot, Option, load_history, load_snapshot
 from handbook.kb.schema import Recipe
 from handbook.render.context import RenderContext, attr, esc
-from handbook.render.html import parser_value, parser_value_code, table
+from handbook.render.html import parser_value_code, table
 from handbook.render.markers import RenderError, renderer
 
 COMPAT_PAGE = "compatibility.md"

@@ -80,7 +80,7 @@ def test_inputs() -> list[str]:
 
 def edge_cases() -> list[str]:
     """Values where Python and JavaScript part ways unless handled: Unicode digits, integers beyond 2^53,
-    float spellings, JSON's NaN and Infinity, IPv6 loopbacks, variables' odd casing."""
+    float spellings, JSON's NaN and Infinity, IPv6 loopbacks, variables' odd casing, the lexer's brackets."""
     server = "python -m sglang.launch_server --model-path m"
     values = [
         "٣", "１２", "99999999999999999999999", "-99999999999999999999", "1e400", "inf", "-inf", "nan", "NaN",
@@ -120,6 +120,11 @@ def edge_cases() -> list[str]:
         f"{server} --chunked-prefill-size 4096 --attn-dp-size 3 --tp-size 3 --schedule-conservativeness 0.7",
         "python -m sglang_router.launch_router --host ::1",
         "python -m sglang_router.launch_router --policy cache_awar",
+        # the lexer: a bracket inside quotes, nested braces, newlines inside a substitution
+        f'{server} --served-model-name $(echo ")") --tp-size x',
+        f'{server} --served-model-name ${{A:-"}}"}} --tp-size x',
+        f"{server} --served-model-name ${{N:-${{HOME}}/my m}} --tp-size x",
+        f"{server} --served-model-name $(ls\n  /models) \\\n  --tp-size x",
     ]
     return out
 

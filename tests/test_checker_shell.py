@@ -175,6 +175,40 @@ def test_braced_expansions_outside_and_inside_double_quotes():
     ]
 
 
+def test_a_bracket_inside_quotes_does_not_close_an_expansion():
+    # the shell reads $(echo ")") as one substitution and ${A:-"}"} as one expansion
+    assert marked('echo $(echo ")") x ${A:-"}"}y z\n') == [
+        [
+            ("echo", "echo", 1, False),
+            ('$(echo ")")', '$(echo ")")', 1, True),
+            ("x", "x", 1, False),
+            ('${A:-"}"}y', '${A:-"}"}y', 1, True),
+            ("z", "z", 1, False),
+        ]
+    ]
+
+
+def test_nested_braced_expansions_are_one_word():
+    # the first } closes the inner expansion, not the outer one: the space is inside it
+    assert marked("run --path ${DIR:-${HOME}/my models} --port 1\n") == [
+        [
+            ("run", "run", 1, False),
+            ("--path", "--path", 1, False),
+            ("${DIR:-${HOME}/my models}", "${DIR:-${HOME}/my models}", 1, True),
+            ("--port", "--port", 1, False),
+            ("1", "1", 1, False),
+        ]
+    ]
+
+
+def test_newlines_inside_a_substitution_still_count_as_lines():
+    text = "python -m sglang.launch_server --model-path $(ls\n  /models) \\\n  --tp-size x\n"
+    (command,) = split_commands(text)
+    assert [(w.text, w.line) for w in command.words][-2:] == [("--tp-size", 3), ("x", 3)]
+    (finding,) = [f for f in check_command(text, SNAPSHOT) if f.severity == "error"]
+    assert finding.line == 3  # the bad value is reported where it is written
+
+
 def test_a_lone_dollar_is_a_plain_character():
     assert marked('echo $ "a$" $1\n') == [
         [("echo", "echo", 1, False), ("$", "$", 1, False), ("a$", '"a$"', 1, False), ("$1", "$1", 1, True)]

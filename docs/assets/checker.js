@@ -479,11 +479,8 @@
       const expansion = (at) => {
         const after = text.slice(at + 1, at + 2);
         let last;
-        if (after === "{") {
-          const end = text.indexOf("}", at + 2);
-          last = end < 0 ? text.length - 1 : end;
-        } else if (after === "(") {
-          last = closingParenthesis(text, at + 1);
+        if (after === "{" || after === "(") {
+          last = closingBracket(text, at + 1);
         } else {
           const name = matchAt(NAME, text, at + 1) || matchAt(SPECIAL_PARAMETER, text, at + 1);
           if (!name) return null;
@@ -492,6 +489,7 @@
         const chunk = text.slice(at, last + 1);
         add(chunk, chunk);
         L.placeholder = true;
+        L.line += countNewlines(chunk, 0, chunk.length);
         return last + 1;
       };
       while (L.at < text.length) {
@@ -614,14 +612,38 @@
       return n;
     }
 
-    function closingParenthesis(text, opening) {
+    // shell.py _closing_bracket: nested brackets counted, one inside quotes or after a backslash is text
+    function closingBracket(text, opening) {
+      const open = text[opening];
+      const close = open === "(" ? ")" : "}";
       let depth = 0;
-      for (let at = opening; at < text.length; at += 1) {
-        if (text[at] === "(") depth += 1;
-        else if (text[at] === ")") depth -= 1;
-        if (depth === 0) return at;
+      let at = opening;
+      while (at < text.length) {
+        const ch = text[at];
+        if (ch === "\\") {
+          at += 2;
+          continue;
+        }
+        if (ch === "'" || ch === '"') {
+          at = afterQuote(text, at);
+          continue;
+        }
+        if (ch === open) depth += 1;
+        else if (ch === close) {
+          depth -= 1;
+          if (depth === 0) return at;
+        }
+        at += 1;
       }
       return text.length - 1;
+    }
+
+    // shell.py _after_quote
+    function afterQuote(text, at) {
+      const quote = text[at];
+      at += 1;
+      while (at < text.length && text[at] !== quote) at += quote === '"' && text[at] === "\\" ? 2 : 1;
+      return Math.min(at + 1, text.length);
     }
 
     function splitCommands(text) {

@@ -196,16 +196,13 @@ class _Lexer:
             self.at = after
 
     def expansion(self, at: int) -> int | None:
-        """Read ``$NAME``, ``$1``, ``${…}`` or ``$(…)`` (nested parentheses counted) from the ``$`` at ``at``
-        into the word, as typed, marking it a placeholder. Returns the index after it, or None for a lone
-        ``$``."""
+        """Read ``$NAME``, ``$1``, ``${…}`` or ``$(…)`` from the ``$`` at ``at`` into the word, as typed,
+        marking it a placeholder (its newlines still count as lines). Returns the index after it, or None for
+        a lone ``$``."""
         text = self.text
         after_dollar = text[at + 1 : at + 2]
-        if after_dollar == "{":
-            end = text.find("}", at + 2)
-            last = len(text) - 1 if end < 0 else end
-        elif after_dollar == "(":
-            last = _closing_parenthesis(text, at + 1)
+        if after_dollar in _CLOSING:
+            last = _closing_bracket(text, at + 1)
         else:
             name = _NAME.match(text, at + 1) or _SPECIAL_PARAMETER.match(text, at + 1)
             if not name:
@@ -214,6 +211,7 @@ class _Lexer:
         chunk = text[at : last + 1]
         self.add(chunk, chunk)
         self.placeholder = True
+        self.line += chunk.count("\n")
         return last + 1
 
     def backquoted(self) -> None:
@@ -269,15 +267,42 @@ class _Lexer:
         self.at += len(separator)
 
 
-def _closing_parenthesis(text: str, opening: int) -> int:
-    """The index of the ``)`` that closes the ``(`` at ``opening`` (counting nested ones; quotes are not
-    read), or the last index when it is not closed."""
+_CLOSING = {"(": ")", "{": "}"}
+
+
+def _closing_bracket(text: str, opening: int) -> int:
+    """The index of the bracket that closes the ``(`` or ``{`` at ``opening``, or the last index when none
+    does. Nested brackets are counted; one inside quotes or after a backslash is text, as the shell reads
+    ``$(echo ")")`` and ``${VAR:-"}"}``."""
+    open_char, close_char = text[opening], _CLOSING[text[opening]]
     depth = 0
-    for at in range(opening, len(text)):
-        depth += {"(": 1, ")": -1}.get(text[at], 0)
-        if depth == 0:
-            return at
+    at = opening
+    while at < len(text):
+        char = text[at]
+        if char == "\\":
+            at += 2
+            continue
+        if char in "'\"":
+            at = _after_quote(text, at)
+            continue
+        if char == open_char:
+            depth += 1
+        elif char == close_char:
+            depth -= 1
+            if depth == 0:
+                return at
+        at += 1
     return len(text) - 1
+
+
+def _after_quote(text: str, at: int) -> int:
+    """The index after the quote that closes the one at ``at`` (a backslash escapes inside double quotes
+    only), or the text's length when none does."""
+    quote = text[at]
+    at += 1
+    while at < len(text) and text[at] != quote:
+        at += 2 if quote == '"' and text[at] == "\\" else 1
+    return min(at + 1, len(text))
 
 
 def split_commands(text: str) -> list[Command]:

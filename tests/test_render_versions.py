@@ -133,6 +133,20 @@ def test_the_matrix_covers_every_command_and_release(kb, lang):
         assert len(re.findall(r'class="compat-(clean|warnings|errors)"', row)) == 14
 
 
+def test_both_languages_of_a_build_share_one_matrix(kb, monkeypatch):
+    """The matrix is the same in zh and en, so a build checks the commands against every release once; a
+    context without the build's store (a renderer test) checks them itself."""
+    calls = []
+    real = versions.check_recipe
+    monkeypatch.setattr(versions, "check_recipe", lambda *a: calls.append(a) or real(*a))
+    store: dict = {}
+    pages = [RenderContext(kb, lang, "compatibility.md", build_store=store) for lang in ("zh", "en")]
+    zh, en = (versions.compatibility(page) for page in pages)
+    assert zh is en and len(calls) == len(zh) * 14
+    versions.compatibility(ctx(kb, "en", "compatibility.md"))
+    assert len(calls) == len(zh) * 14 * 2
+
+
 def test_the_matrix_gives_the_first_release_and_the_rejecting_finding(kb):
     table = versions.engine_compatibility(ctx(kb, "en", "compatibility.md"))
     row = _row(table, "compat-deepseek-v3-pd-decode")

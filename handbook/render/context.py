@@ -6,10 +6,10 @@ import functools
 import html
 import posixpath
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from handbook.checker.findings import Finding
 from handbook.core.anchors import ENV_PAGE, PARAMETERS_PAGE, env_anchor, page_url, parameter_anchor
@@ -30,6 +30,8 @@ _CODE_LIKE = re.compile(r"--|\w[_.=-]\w|^[\w.-]+$")
 # (lists, admonitions, tab labels) as well as in raw HTML blocks.
 _ENTITIES = str.maketrans({c: f"&#{ord(c)};" for c in "&<>\"'*_`[]\\|{}#~^:"})
 
+
+T = TypeVar("T")
 
 # argparse.SUPPRESS as a snapshot records a default: the parser sets no attribute unless the option is given.
 ARGPARSE_SUPPRESS = "==SUPPRESS=="
@@ -58,6 +60,17 @@ class RenderContext:
     recipe_findings: Mapping[str, list[Finding]] | None = None
     # the figures drawn once for the whole build, and the problems of those that cannot be (else per page)
     drawn: tuple[dict[str, Figure], tuple[str, ...]] | None = None
+    # results that do not depend on the page or its language, computed once for the whole build (the
+    # Site's store; without one, once per context)
+    build_store: dict[str, Any] | None = None
+
+    def once(self, key: str, compute: Callable[[], T]) -> T:
+        """``compute()``, or what it gave for ``key`` earlier in this build."""
+        if self.build_store is None:
+            return compute()
+        if key not in self.build_store:
+            self.build_store[key] = compute()
+        return self.build_store[key]
 
     def engine_value(self, shown: str) -> str:
         """An engine option's default (or other value) as code, already shown as text; argparse's SUPPRESS

@@ -424,7 +424,12 @@ def _cell(findings: list[Finding]) -> Cell:
 
 
 def compatibility(ctx: RenderContext) -> list[tuple[Recipe, dict[str, Cell]]]:
-    """Every command the site publishes (shell recipes aside) checked against every stored release."""
+    """Every command the site publishes (shell recipes aside) checked against every stored release (once a
+    build: both languages show the same matrix)."""
+    return ctx.once("compatibility", lambda: _compatibility(ctx))
+
+
+def _compatibility(ctx: RenderContext) -> list[tuple[Recipe, dict[str, Cell]]]:
     releases = releases_up_to(ctx)
     snapshots = {v: load_snapshot(v) for v in releases}
     rows = []

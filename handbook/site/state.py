@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from handbook.calc.planner_data import write_planner_data
 from handbook.checker.check import check_recipe
@@ -52,6 +53,8 @@ class Site:
     figures: list[str]  # the diagrams' SVGs to publish, relative to the KB's repository (checked fresh)
     stamp: tuple[tuple[str, int], ...]
     rendered: dict[tuple[str, str, int], str] = field(default_factory=dict)
+    # what renderers compute once for both languages (RenderContext.once); a new Site starts empty
+    build_store: dict[str, Any] = field(default_factory=dict)
 
     def is_current(self, kb_root: Path, docs_dir: Path) -> bool:
         """Whether this state still describes ``kb_root`` (``mkdocs serve`` rebuilds after edits)."""
@@ -67,6 +70,7 @@ class Site:
             command_status=True,
             drawn=self.drawn,
             recipe_findings=self.recipe_findings,
+            build_store=self.build_store,
         )
 
     def render(self, markdown: str, lang: str, page: str) -> str:

@@ -232,18 +232,7 @@ class Planner:
             ep_n = _number(ep or "1", int)
             found = None
             if inputs is not None and tp_n and ep_n and tp_n >= 1 and 1 <= ep_n <= tp_n and tp_n % ep_n == 0:
-                found = memory.plan(
-                    model,
-                    hw,
-                    self.kb.dtypes[dtype],
-                    inputs.kv,
-                    tp_n,
-                    mem_fraction_static=inputs.mem,
-                    context=inputs.context,
-                    page_size=inputs.page,
-                    ep=ep_n,
-                    max_running_requests=inputs.running,
-                )
+                found = self._sized(model, hw, dtype, inputs, tp_n, ep=ep_n, running=inputs.running)
             self.plans[key] = found
         return self.plans[key]
 
@@ -262,7 +251,22 @@ class Planner:
         assert inputs is not None, s
         rules = rule_flags(self.kb, model)
         running = inputs.running if inputs.running is not None else rule_max_running_requests(rules, tp)
-        p = memory.plan(
+        p = self._sized(model, hw, dtype, inputs, tp, running=running)
+        return launch_flags(p, model, inputs.kv, path, rules)
+
+    def _sized(
+        self,
+        model: Model,
+        hw: Hardware,
+        dtype: str,
+        inputs: Inputs,
+        tp: int,
+        *,
+        running: int | None,
+        ep: int = 1,
+    ) -> Plan:
+        """memory.plan with the settings a command gives (the rest left to the planner's defaults)."""
+        return memory.plan(
             model,
             hw,
             self.kb.dtypes[dtype],
@@ -271,9 +275,9 @@ class Planner:
             mem_fraction_static=inputs.mem,
             context=inputs.context,
             page_size=inputs.page,
+            ep=ep,
             max_running_requests=running,
         )
-        return launch_flags(p, model, inputs.kv, path, rules)
 
 
 # ------------------------------------------------------------------------------------------ KB facts

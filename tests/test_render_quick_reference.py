@@ -6,26 +6,14 @@ import re
 from pathlib import Path
 
 import pytest
+from page_rendering import errors, render
 
-import handbook.render.renderers  # noqa: F401 - registers the renderers
 from handbook.kb.loader import KB, load_kb
-from handbook.render.context import RenderContext
-from handbook.render.markers import MarkerErrors, render_page
 
 
 @pytest.fixture
 def kb(kb_mini_plus: KB) -> KB:
     return kb_mini_plus
-
-
-def render(kb: KB, markdown: str, lang: str, page: str) -> str:
-    return render_page(markdown + "\n", RenderContext(kb, lang, page), f"docs/{lang}/{page}").strip()
-
-
-def errors(kb: KB, markdown: str, page: str = "06-models.md") -> list[str]:
-    with pytest.raises(MarkerErrors) as caught:
-        render(kb, markdown, "zh", page)
-    return [str(p) for p in caught.value.problems]
 
 
 FIXTURES = Path(__file__).parent / "fixtures"

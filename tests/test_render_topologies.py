@@ -3,26 +3,14 @@
 from __future__ import annotations
 
 import pytest
+from page_rendering import errors, render
 
-import handbook.render.renderers  # noqa: F401 - registers the renderers
 from handbook.kb.loader import KB
-from handbook.render.context import RenderContext
-from handbook.render.markers import MarkerErrors, render_page
 
 
 @pytest.fixture
 def kb(kb_mini_plus: KB) -> KB:
     return kb_mini_plus
-
-
-def render(kb: KB, markdown: str, lang: str, page: str) -> str:
-    return render_page(markdown + "\n", RenderContext(kb, lang, page), f"docs/{lang}/{page}").strip()
-
-
-def errors(kb: KB, markdown: str, page: str = "05-parallelism.md") -> list[str]:
-    with pytest.raises(MarkerErrors) as caught:
-        render(kb, markdown, "zh", page)
-    return [str(p) for p in caught.value.problems]
 
 
 # ------------------------------------------------------------------------------------ kb:topologies
@@ -58,12 +46,12 @@ def test_topologies_in_chinese_join_caption_and_premise_without_a_space(kb):
 
 
 def test_topologies_need_a_known_basis_with_a_url(kb):
-    assert errors(kb, "<!-- kb:topologies basis=nope -->") == [
+    assert errors(kb, "<!-- kb:topologies basis=nope -->", "05-parallelism.md") == [
         "docs/zh/05-parallelism.md:1: kb:topologies: 'nope' is not a source id (kb/sources/<id>.yaml)"
     ]
-    assert errors(kb, "<!-- kb:topologies basis=handbook -->") == [
+    assert errors(kb, "<!-- kb:topologies basis=handbook -->", "05-parallelism.md") == [
         "docs/zh/05-parallelism.md:1: kb:topologies: source handbook has no url to link to"
     ]
-    assert errors(kb, "<!-- kb:topologies -->") == [
+    assert errors(kb, "<!-- kb:topologies -->", "05-parallelism.md") == [
         "docs/zh/05-parallelism.md:1: kb:topologies: missing argument(s) basis (accepts: basis)"
     ]

@@ -9,6 +9,8 @@ Screenshots go to HANDBOOK_SCREENSHOTS (default: screenshots/ at the repository 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -43,19 +45,29 @@ OVERFLOWING = """() => {
 }"""
 
 
+@contextmanager
+def page_at(browser, width: int, height: int = 1000) -> Iterator[object]:
+    """A fresh page in a browser window of this size, closed afterwards."""
+    context = browser.new_context(viewport={"width": width, "height": height})
+    try:
+        yield context.new_page()
+    finally:
+        context.close()
+
+
+def url(site_url: str, lang: str, rel: str) -> str:
+    return f"{site_url}/{'en/' if lang == 'en' else ''}{rel}"
+
+
 @pytest.mark.parametrize("width", WIDTHS)
 @pytest.mark.parametrize("lang", ["zh", "en"])
 @pytest.mark.parametrize("rel", PAGES)
 def test_the_page_fits_its_viewport_and_is_photographed(browser, site_url, rel, lang, width):
-    context = browser.new_context(viewport={"width": width, "height": 1000})
-    try:
-        page = context.new_page()
-        page.goto(f"{site_url}/{'en/' if lang == 'en' else ''}{rel}")
+    with page_at(browser, width) as page:
+        page.goto(url(site_url, lang, rel))
         SHOTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(SHOTS / f"{lang}-{rel.strip('/')}-{width}.png"))
         assert page.evaluate(OVERFLOWING) == []
-    finally:
-        context.close()
 
 
 DOCS = REPO / "docs" / "en"
@@ -73,26 +85,20 @@ SCROLLED_TABLES = """() => [...document.querySelectorAll('.md-typeset__table')]
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_tables_fit_a_desktop_page_without_horizontal_scroll(browser, site_url, lang):
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    try:
-        page = context.new_page()
+    with page_at(browser, 1400) as page:
         scrolled = {}
         for rel in WIDE_PAGES:
-            page.goto(f"{site_url}/{'en/' if lang == 'en' else ''}{rel}")
+            page.goto(url(site_url, lang, rel))
             found = page.evaluate(SCROLLED_TABLES)
             if found:
                 scrolled[rel] = found
         assert scrolled == {}
-    finally:
-        context.close()
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_tab_labels_are_never_cut_off(browser, site_url, lang):
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    try:
-        page = context.new_page()
-        page.goto(f"{site_url}/{'en/' if lang == 'en' else ''}06-models/")
+    with page_at(browser, 1400) as page:
+        page.goto(url(site_url, lang, "06-models/"))
         cut = page.evaluate(
             """() => [...document.querySelectorAll('.tabbed-labels > label')]
                  .filter(l => l.scrollWidth > l.clientWidth + 1
@@ -100,16 +106,12 @@ def test_tab_labels_are_never_cut_off(browser, site_url, lang):
                  .map(l => l.textContent)"""
         )
         assert cut == []
-    finally:
-        context.close()
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_print_shows_every_tab_under_its_label(browser, site_url, lang):
-    context = browser.new_context(viewport={"width": 1000, "height": 1400})
-    try:
-        page = context.new_page()
-        page.goto(f"{site_url}/{'en/' if lang == 'en' else ''}06-models/")
+    with page_at(browser, 1000, 1400) as page:
+        page.goto(url(site_url, lang, "06-models/"))
         page.emulate_media(media="print")
         sets = page.evaluate(
             """() => [...document.querySelectorAll('.tabbed-set')].map(set => {
@@ -123,5 +125,3 @@ def test_print_shows_every_tab_under_its_label(browser, site_url, lang):
                })"""
         )
         assert sets and all(all(ok) for ok in sets)
-    finally:
-        context.close()

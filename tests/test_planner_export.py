@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import re
+from html import unescape
+from pathlib import Path
 
 import pytest
 
@@ -21,6 +23,8 @@ from handbook.render.context import RenderContext
 from handbook.render.markers import render_page
 from handbook.render.planner import FIGURE_KEYS
 from handbook.site.state import load_site
+
+FIXTURES = Path(__file__).parent / "fixtures"
 
 KB = load_kb()
 
@@ -198,3 +202,35 @@ def test_planner_messages_are_the_page_language_and_script_safe():
     from handbook.calc.memory import NOTE_CODES
 
     assert notes == set(NOTE_CODES)
+
+
+# ------------------------------------------------------------------------------------------ opening context
+def _opening(kb, lang: str, part: str) -> str:
+    markdown = f"<!-- kb:planner-common-context part={part} -->\n"
+    html = render_page(markdown, RenderContext(kb, lang, "planner.md"), f"docs/{lang}/planner.md")
+    return unescape(html.strip())  # the text as read: escaped for Markdown and HTML on the page
+
+
+def test_the_page_says_which_context_each_model_opens_on():
+    """kb-mini: dense-a publishes 131,072 and latent-b 163,840, so no model opens above 131,072; secret-c
+    publishes none and opens on the planner's default, 8,192, which the page says in both languages."""
+    mini = load_kb(FIXTURES / "kb-mini")
+    assert _opening(mini, "en", "tokens") == "131,072"
+    assert _opening(mini, "en", "models") == mini.models["dense-a"].name
+    secret = mini.models["secret-c"].name
+    assert _opening(mini, "en", "unpublished") == (
+        f"A model that publishes no native context ({secret}) opens on the planner's default of 8,192 tokens: "
+        "change it to the context you serve."
+    )
+    assert _opening(mini, "zh", "unpublished") == (
+        f"没有公开原生上下文的模型（{secret}）以规划器的默认值 8,192 token 打开，请改成你实际服务的上下文。"
+    )
+
+
+def test_the_real_planner_page_names_the_models_that_open_on_the_default():
+    # DeepSeek-V3, the page's first model, publishes no native context in the KB: the prose must say why it
+    # opens on 8,192 tokens rather than on the 131,072 the paragraph names for the others
+    unpublished = [m for m in KB.models.values() if not (m.context and m.context.native)]
+    assert KB.models[planner_data(KB)["defaults"]["model"]] in unpublished
+    text = _opening(KB, "en", "unpublished")
+    assert all(m.name in text for m in unpublished) and "8,192 tokens" in text

@@ -11,7 +11,7 @@ import json
 
 from handbook.calc import sizing
 from handbook.calc.launch import number
-from handbook.calc.memory import Plan, has_sliding_window
+from handbook.calc.memory import DEFAULT_CONTEXT, Plan, has_sliding_window
 from handbook.calc.planner_data import common_context
 from handbook.core.formatting import binary_size, json_safe, sig, thousands
 from handbook.core.messages import msg
@@ -366,8 +366,21 @@ def planner(ctx: RenderContext) -> str:
 
 @renderer("planner-common-context", inline=True)
 def planner_common_context(ctx: RenderContext, part: str = "tokens") -> str:
-    """The context the planner opens no model above (``tokens``), or the models whose native context it is
-    (``models``): the page says which context it starts from and why."""
+    """The context the planner opens no model above (``tokens``), the models whose native context it is
+    (``models``), or the sentence on the models that publish none and open on the planner's default
+    (``unpublished``; empty when every model publishes one): the page says which context it starts from and
+    why."""
+    if part == "unpublished":
+        names = [m.name for m in ctx.kb.models.values() if not (m.context and m.context.native)]
+        if not names:
+            return ""
+        return esc(
+            ctx.msg(
+                "planner-opening-unpublished",
+                models=ctx.msg("sep-enum").join(names),
+                tokens=thousands(DEFAULT_CONTEXT),
+            )
+        )
     common = common_context(ctx.kb)
     if common is None:
         raise RenderError("no model publishes a native context")
@@ -376,4 +389,4 @@ def planner_common_context(ctx: RenderContext, part: str = "tokens") -> str:
     if part == "models":
         names = [m.name for m in ctx.kb.models.values() if m.context and m.context.native == common]
         return esc(ctx.msg("sep-enum").join(names))
-    raise RenderError("part= takes tokens or models")
+    raise RenderError("part= takes tokens, models or unpublished")

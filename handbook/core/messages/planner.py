@@ -3,6 +3,12 @@
 MESSAGES: dict[str, tuple[str, str]] = {
     # kb:planner (docs/*/planner.md), docs/assets/planner.js and `python -m handbook plan`
     "planner-model": ("模型", "Model"),
+    # planner.md's opening paragraph (render/planner.py planner_common_context)
+    "planner-opening-unpublished": (
+        "没有公开原生上下文的模型（{models}）以规划器的默认值 {tokens} token 打开，请改成你实际服务的上下文。",
+        "A model that publishes no native context ({models}) opens on the planner's default of {tokens} "
+        "tokens: change it to the context you serve.",
+    ),
     "planner-gpu": ("加速卡", "Accelerator"),
     "planner-tp": ("GPU 数（TP）", "GPUs (TP)"),
     "planner-tp-auto": ("自动", "auto"),

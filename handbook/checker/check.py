@@ -9,6 +9,7 @@ from pydantic import ValidationError
 
 from handbook.calc.recipe_text import command_text
 from handbook.checker.argv import UNKNOWN, ParsedArgs, parse_args
+from handbook.checker.deployment import deployment_findings
 from handbook.checker.envcheck import check_assignments
 from handbook.checker.findings import Finding, ordered
 from handbook.checker.predicates import PREDICATES, Facts, Predicate, Unwritten
@@ -299,6 +300,7 @@ def check_command(
     exported = [a for a in script.assignments if a.how == "export"]
     for invocation in script.invocations:
         findings += check_invocation(invocation, snapshot, kb, model, exported)
+    findings += deployment_findings(script.invocations, snapshot)
     if not (script.invocations or script.orphans):
         findings += _unchecked_flags(text)
     kb_env = kb.env_vars if kb is not None else {}

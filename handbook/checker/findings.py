@@ -31,6 +31,10 @@ class Finding:
     link: str | None = None
     rule: str | None = None
     said: Text | None = None
+    # A mechanical fix: edits to the command that starts on ``edit_line`` (``("set", flag, value)``,
+    # ``("drop", flag)``, ``("rename", spelling, flag)``), applied by corrections.corrected_commands.
+    edits: tuple[tuple[str, ...], ...] = ()
+    edit_line: int | None = None
 
     def format(self, lang: str, where: str = "") -> str:
         """``where:line: severity[code]: message`` — the form the CLI and the build print."""

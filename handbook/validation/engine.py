@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import shlex
 
-from handbook.calc.recipe_text import command_text
+from handbook.calc.recipe_text import command_text, deployment_text, deployments
 from handbook.checker.argv import spellings_abbreviated_by
 from handbook.checker.check import check_command, check_recipe, rule_params
 from handbook.checker.envcheck import expected_env_value
@@ -60,6 +60,25 @@ def recipe_problems(kb: KB, snapshot: EngineSnapshot) -> list[Problem]:
             if finding.severity == "error":
                 message = f"{finding.code}: {finding.message.en}"
                 problems.append(kb.origin(recipe).at(locate(recipe, finding, text), message))
+    return problems
+
+
+def deployment_problems(kb: KB, snapshot: EngineSnapshot) -> list[Problem]:
+    """Each deployment's commands, read together, connect: no error or warning of the deployment check
+    (handbook/checker/deployment.py), reported at the recipe whose command it is about."""
+    problems = []
+    for deployment, recipes in deployments(list(kb.recipes.values())).items():
+        text = deployment_text(recipes)
+        starts, line = [], 1
+        for recipe in recipes:
+            starts.append((line, recipe))
+            line += command_text(recipe).count("\n") + 1
+        for finding in check_command(text, snapshot, kb):
+            if not finding.code.startswith("deploy.") or finding.severity == "note":
+                continue
+            owner = next(r for first, r in reversed(starts) if first <= (finding.line or 1))
+            message = f"{finding.code}: deployment {deployment}: {finding.message.en}"
+            problems.append(kb.origin(owner).at(("deployment",), message))
     return problems
 
 

@@ -7,12 +7,22 @@ is used and every used key exists.
 
 from __future__ import annotations
 
-from handbook.core.messages import checker, configurator, diagrams, exports, planner, site, versions
+from handbook.core.messages import (
+    checker,
+    configurator,
+    deployment,
+    diagrams,
+    exports,
+    planner,
+    site,
+    versions,
+)
 from handbook.core.text import LANGS, Text
 
 DOMAINS = {
     "site": site.MESSAGES,
     "checker": checker.MESSAGES,
+    "deployment": deployment.MESSAGES,
     "planner": planner.MESSAGES,
     "diagrams": diagrams.MESSAGES,
     "exports": exports.MESSAGES,

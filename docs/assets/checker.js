@@ -376,6 +376,8 @@
       subject,
       link,
       rule,
+      edits: [],
+      edit_line: null,
     });
 
     // ---------------------------------------------------------------------------------- the parsers
@@ -1655,6 +1657,356 @@
       return [finding("note", "env.foreign", message("check-env-foreign", { name, version: VERSION, reader: message(reader) }), line, name)];
     }
 
+
+    // ======================================================================== deployment.py
+    // Several commands of one text as one deployment: router targets, hosts, ports, PD roles, bootstrap
+    // ports, the decode server's parsers, the nodes of one server.
+    const DEPLOY_LINK = "05-parallelism.md#pd-disaggregation";
+    const DEPLOY_ROLES = ["prefill", "decode"];
+    const SAME_ON_EVERY_NODE = ["--model-path", "--tp-size", "--pp-size", "--ep-size", "--attn-dp-size", "--dp-size", "--disaggregation-mode"];
+    const PD_PARSERS = ["--reasoning-parser", "--tool-call-parser"];
+    const URL_PARTS = /^(?:[a-z][a-z0-9+.-]*:\/\/)?(\[[^\]]*\]|[^:/[\]]*)(?::([^/]*))?(\/.*)?$/i;
+
+    const pyText = (v) => {
+      if (v === null) return "";
+      if (typeof v === "string") return v;
+      if (typeof v === "boolean") return v ? "True" : "False";
+      if (typeof v === "bigint") return v.toString();
+      if (typeof v === "number") return Number.isInteger(v) ? String(v) : floatRepr(v);
+      return pyStr(v);
+    };
+    const dValue = (text, placeholder = false, given = true) => ({ text, placeholder, given });
+
+    function canonical(text) {
+      const t = pyLower(pyStrip(text));
+      if (/^\p{Nd}+$/u.test(t)) return BigInt(asciiDigits(t)).toString();
+      return t.replace(/^[[\]]+|[[\]]+$/g, "");
+    }
+
+    function same(a, b) {
+      if (a.placeholder || b.placeholder) return a.text === b.text ? true : null;
+      return canonical(a.text) === canonical(b.text);
+    }
+
+    function valueOf(args, flag) {
+      const option = args.parser.get(flag);
+      if (option === null) return null;
+      const given = args.given.get(option.dest);
+      if (given === undefined) return dValue(pyText(args.value(option.dest)), false, false);
+      if (!given.values.length) return dValue(pyText(given.value));
+      return dValue(given.values[0].text, given.values[0].placeholder);
+    }
+
+    function integerOf(args, flag) {
+      const option = args.parser.get(flag);
+      if (option === null) return null;
+      const value = args.value(option.dest);
+      if (value === UNKNOWN || typeof value === "bigint" || (typeof value === "number" && Number.isInteger(value))) return value;
+      return typeof value === "boolean" ? value : null;
+    }
+
+    function urlOf(w) {
+      const match = URL_PARTS.exec(w.text);
+      let host = w.text;
+      let port;
+      if (match) {
+        host = match[1];
+        port = match[2];
+      }
+      if (port === undefined) port = w.text.toLowerCase().startsWith("https://") ? "443" : "80";
+      const hidden = (t) => t.includes("$") || t.includes("<");
+      return [dValue(host, hidden(host)), dValue(port, hidden(port))];
+    }
+
+    function serverOf(inv, args) {
+      const mode = valueOf(args, "--disaggregation-mode");
+      const dist = valueOf(args, "--dist-init-addr");
+      const rank = integerOf(args, "--node-rank");
+      return {
+        inv,
+        args,
+        line: inv.line,
+        role: mode !== null && DEPLOY_ROLES.includes(mode.text) ? mode.text : "plain",
+        host: valueOf(args, "--host") || dValue("127.0.0.1", false, false),
+        port: valueOf(args, "--port") || dValue("30000", false, false),
+        bootstrap: valueOf(args, "--disaggregation-bootstrap-port") || dValue("8998", false, false),
+        dist: dist !== null && dist.given ? dist : null,
+        nnodes: integerOf(args, "--nnodes"),
+        rank,
+        servesHttp: rank === 0 || rank === UNKNOWN || !(typeof rank === "number" || typeof rank === "bigint" || typeof rank === "boolean") || rank === false,
+        targeted: false,
+      };
+    }
+
+    function routerOf(inv, args) {
+      const router = { inv, args, line: inv.line, targets: [] };
+      for (const given of args.order) {
+        const flag = given.option.name;
+        if (!["--prefill", "--decode", "--worker-urls"].includes(flag)) continue;
+        const words = flag === "--worker-urls" ? given.values : given.values.slice(0, 1);
+        for (const w of words) {
+          const [host, port] = urlOf(w);
+          let bootstrap = null;
+          if (flag === "--prefill" && given.values.length > 1) {
+            const extra = given.values[1];
+            if (extra.text.toLowerCase() !== "none") bootstrap = dValue(extra.text, extra.placeholder);
+          }
+          const role = flag === "--prefill" ? "prefill" : flag === "--decode" ? "decode" : "plain";
+          router.targets.push({ flag, word: w, host, port, bootstrap, role });
+        }
+      }
+      return router;
+    }
+
+    function hostKind(host) {
+      if (host.placeholder) return "unknown";
+      const text = pyLower(pyStrip(host.text).replace(/^[[\]]+|[[\]]+$/g, ""));
+      if (["", "0.0.0.0", "::"].includes(text)) return "any";
+      return loopback(text) ? "loopback" : "literal";
+    }
+
+    function reaches(target, server) {
+      const bound = hostKind(server);
+      const to = hostKind(target);
+      if (bound === "any") return true;
+      if (bound === "loopback") return to === "loopback";
+      if (bound === "literal") {
+        if (to === "unknown") return null;
+        return to === "literal" && canonical(target.text) === canonical(server.text);
+      }
+      return target.text === server.text ? true : null;
+    }
+
+    const portsMeet = (target, server) => same(target, server) !== false;
+    const serves = (target, server) => portsMeet(target.port, server.port) && reaches(target.host, server.host) !== false;
+    const said = (value, flag) => (value.given ? value.text : `${value.text} (${flag} not given)`);
+    const fixText = (edits) => edits.filter((e) => e[0] === "set").map((e) => `${e[1]} ${e[2]}`).join(" ");
+
+    function deployFinding(severity, key, line, subject, edits, at, values) {
+      const code = `deploy.${key.replace(/^deploy-/, "").split("-")[0]}`;
+      const f = finding(severity, code, message(key, values), line, subject, DEPLOY_LINK);
+      f.edits = edits;
+      f.edit_line = at;
+      return f;
+    }
+
+    function unmatchedTarget(target, servers) {
+      const url = target.word.raw;
+      const role = target.role;
+      const line = target.word.line;
+      const sameRole = servers.filter((s) => s.role === role && s.servesHttp);
+      for (const server of sameRole) {
+        if (portsMeet(target.port, server.port)) {
+          const key = hostKind(server.host) === "loopback" ? "deploy-unreachable-loopback" : "deploy-unreachable-host";
+          return [
+            deployFinding("error", key, line, target.flag, [["set", "--host", target.host.text]], server.line, {
+              flag: target.flag, url, server_line: server.line, host: said(server.host, "--host"), target_host: target.host.text,
+            }),
+          ];
+        }
+      }
+      for (const server of servers) {
+        if (server.role !== role && server.servesHttp && reaches(target.host, server.host) === true && same(target.port, server.port) === true) {
+          return [
+            deployFinding("error", "deploy-role", line, target.flag, [], null, {
+              flag: target.flag, url, server_line: server.line, server_role: server.role, role,
+            }),
+          ];
+        }
+      }
+      const spare = sameRole.filter((s) => !s.targeted);
+      if (spare.length === 1) {
+        const server = spare[0];
+        const edits = [["set", "--port", target.port.text]];
+        if (reaches(target.host, server.host) === false) edits.push(["set", "--host", target.host.text]);
+        server.targeted = true;
+        return [
+          deployFinding("error", "deploy-port", line, target.flag, edits, server.line, {
+            flag: target.flag, url, server_line: server.line, port: said(server.port, "--port"), fix: fixText(edits),
+          }),
+        ];
+      }
+      if (sameRole.length || servers.some((s) => s.role !== role)) {
+        return [deployFinding("error", "deploy-absent", line, target.flag, [], null, { flag: target.flag, url, role })];
+      }
+      return [];
+    }
+
+    function targetFindings(servers, routers) {
+      const unmatched = [];
+      for (const router of routers) {
+        for (const target of router.targets) {
+          let found = false;
+          for (const server of servers) {
+            if (server.role !== target.role || !server.servesHttp) continue;
+            if (serves(target, server)) {
+              server.targeted = true;
+              found = true;
+            }
+          }
+          if (!found) unmatched.push(target);
+        }
+      }
+      const findings = [];
+      for (const target of unmatched) findings.push(...unmatchedTarget(target, servers));
+      return findings;
+    }
+
+    function pairing(servers, routers) {
+      const roles = new Set(servers.map((s) => s.role));
+      const wanted = new Set();
+      for (const r of routers) for (const t of r.targets) if (DEPLOY_ROLES.includes(t.role)) wanted.add(t.role);
+      const findings = [];
+      DEPLOY_ROLES.forEach((role, index) => {
+        const other = DEPLOY_ROLES[1 - index];
+        if ((roles.has(role) || wanted.has(role)) && !roles.has(other) && !wanted.has(other)) {
+          const first = servers.find((s) => s.role === role);
+          const line = first ? first.line : routers.length ? routers[0].line : 1;
+          findings.push(deployFinding("warning", "deploy-unpaired", line, "--disaggregation-mode", [], null, { role, missing: other }));
+        }
+      });
+      return findings;
+    }
+
+    function bootstrapFindings(servers, routers) {
+      const findings = [];
+      const prefills = servers.filter((s) => s.role === "prefill" && s.servesHttp);
+      const decodes = servers.filter((s) => s.role === "decode" && s.servesHttp);
+      for (const router of routers) {
+        for (const target of router.targets) {
+          if (target.role !== "prefill") continue;
+          for (const server of prefills) {
+            if (!serves(target, server)) continue;
+            if (target.bootstrap !== null) {
+              if (same(target.bootstrap, server.bootstrap) === false) {
+                findings.push(
+                  deployFinding("error", "deploy-bootstrap-router", target.word.line, "--prefill", [["set", "--disaggregation-bootstrap-port", target.bootstrap.text]], server.line, {
+                    url: target.word.raw, given: target.bootstrap.text, server_line: server.line, port: server.bootstrap.text,
+                  }),
+                );
+              }
+              continue;
+            }
+            for (const decode of decodes) {
+              if (same(decode.bootstrap, server.bootstrap) === false) {
+                findings.push(
+                  deployFinding("error", "deploy-bootstrap-own", decode.line, "--disaggregation-bootstrap-port", [["set", "--disaggregation-bootstrap-port", server.bootstrap.text]], decode.line, {
+                    url: target.word.raw, decode_line: decode.line, decode_port: decode.bootstrap.text, prefill_line: server.line, prefill_port: server.bootstrap.text,
+                  }),
+                );
+              }
+            }
+          }
+        }
+      }
+      if (!routers.length) {
+        for (const prefill of prefills) {
+          for (const decode of decodes) {
+            if (same(decode.bootstrap, prefill.bootstrap) === false) {
+              findings.push(
+                deployFinding("warning", "deploy-bootstrap-apart", decode.line, "--disaggregation-bootstrap-port", [], null, {
+                  decode_line: decode.line, decode_port: decode.bootstrap.text, prefill_line: prefill.line, prefill_port: prefill.bootstrap.text,
+                }),
+              );
+            }
+          }
+        }
+      }
+      return findings;
+    }
+
+    function parserFindings(servers, routers) {
+      if (routers.length && !routers.some((r) => r.targets.some((t) => t.role === "decode"))) return [];
+      const findings = [];
+      const prefills = servers.filter((s) => s.role === "prefill" && s.servesHttp);
+      const decodes = servers.filter((s) => s.role === "decode" && s.servesHttp);
+      for (const decode of decodes) {
+        for (const flag of PD_PARSERS) {
+          let wanted = null;
+          for (const prefill of prefills) {
+            const value = valueOf(prefill.args, flag);
+            if (value !== null && value.given) {
+              wanted = [prefill, value];
+              break;
+            }
+          }
+          if (wanted === null) continue;
+          const [prefill, value] = wanted;
+          const have = valueOf(decode.args, flag);
+          if (have !== null && have.given && same(have, value) !== false) continue;
+          findings.push(
+            deployFinding("warning", "deploy-parsers", decode.line, flag, [["set", flag, value.text]], decode.line, {
+              flag, value: value.text, prefill_line: prefill.line, decode_line: decode.line,
+            }),
+          );
+        }
+      }
+      return findings;
+    }
+
+    function nodeFindings(servers) {
+      const groups = new Map();
+      const isInt = (v) => (typeof v === "number" && Number.isInteger(v)) || typeof v === "bigint";
+      for (const server of servers) {
+        if (server.dist === null) continue;
+        if (!(isInt(server.nnodes) && server.nnodes > 1)) continue;
+        const key = JSON.stringify([server.dist.text, server.role]);
+        if (!groups.has(key)) groups.set(key, []);
+        groups.get(key).push(server);
+      }
+      const findings = [];
+      for (const [key, members] of groups) {
+        const addr = JSON.parse(key)[0];
+        const counts = [...new Set(members.map((m) => BigInt(m.nnodes)))].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+        if (counts.length > 1) {
+          findings.push(deployFinding("error", "deploy-nodes-count", members[0].line, "--nnodes", [], null, { addr, values: counts.map(String).join(", ") }));
+          continue;
+        }
+        const ranks = new Map();
+        for (const member of members) {
+          if (!(isInt(member.rank) || typeof member.rank === "boolean")) continue;
+          const rank = BigInt(member.rank);
+          if (ranks.has(rank)) {
+            findings.push(deployFinding("error", "deploy-nodes-rank", member.line, "--node-rank", [], null, { addr, rank: pyText(member.rank), first: ranks.get(rank).line }));
+          }
+          if (!ranks.has(rank)) ranks.set(rank, member);
+        }
+        for (const flag of SAME_ON_EVERY_NODE) {
+          const values = members.map((m) => valueOf(m.args, flag));
+          if (values.some((v) => v === null)) continue;
+          if (values.some((a) => values.some((b) => same(a, b) === false))) {
+            const shown = values.map((v, i) => `${v.text} (${members[i].line})`).join(", ");
+            findings.push(deployFinding("error", "deploy-nodes-flags", members[0].line, flag, [], null, { addr, flag, values: shown }));
+          }
+        }
+        const missing = [];
+        if (counts[0] <= 1024n) for (let r = 0n; r < counts[0]; r += 1n) if (!ranks.has(r)) missing.push(r.toString());
+        if (missing.length && ranks.size) {
+          findings.push(deployFinding("note", "deploy-nodes-missing", members[0].line, "--node-rank", [], null, { addr, nnodes: counts[0].toString(), ranks: missing.join(", ") }));
+        }
+      }
+      return findings;
+    }
+
+    function deploymentFindings(invocations) {
+      const servers = [];
+      const routers = [];
+      for (const inv of invocations) {
+        if (inv.kind !== "program" || !["launch_server", "launch_router"].includes(inv.program)) continue;
+        const [args] = parseArgs(inv.program, inv.args, false);
+        if (inv.program === "launch_server") servers.push(serverOf(inv, args));
+        else routers.push(routerOf(inv, args));
+      }
+      if (servers.length + routers.length < 2) return [];
+      return [
+        ...targetFindings(servers, routers),
+        ...pairing(servers, routers),
+        ...bootstrapFindings(servers, routers),
+        ...parserFindings(servers, routers),
+        ...nodeFindings(servers),
+      ];
+    }
+
     // ======================================================================== findings.py + check_command
     const RANK = { error: 0, warning: 1, note: 2 };
 
@@ -1680,6 +2032,7 @@
       }
       const exported = script.assignments.filter((a) => a.how === "export");
       for (const inv of script.invocations) findings.push(...checkInvocation(inv, exported, model));
+      findings.push(...deploymentFindings(script.invocations));
       if (!(script.invocations.length || script.orphans.length)) findings.push(...uncheckedFlags(text));
       for (const a of script.assignments) findings.push(...checkAssignment(a));
       return ordered(findings);

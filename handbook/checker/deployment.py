@@ -26,7 +26,6 @@ command they are about (``Finding.edits``), from which ``corrections.py`` writes
 
 from __future__ import annotations
 
-import ipaddress
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -34,6 +33,7 @@ from typing import Any
 
 from handbook.checker.argv import UNKNOWN, ParsedArgs, parse_args
 from handbook.checker.findings import Finding
+from handbook.checker.predicates import is_loopback
 from handbook.checker.shell import Invocation, Word
 from handbook.core.messages import message
 from handbook.engine.snapshot import EngineSnapshot
@@ -51,7 +51,8 @@ SAME_ON_EVERY_NODE = (
     "--disaggregation-mode",
 )
 PD_PARSERS = ("--reasoning-parser", "--tool-call-parser")
-_URL = re.compile(r"^(?:[a-z][a-z0-9+.-]*://)?(\[[^\]]*\]|[^:/\[\]]*)(?::([^/]*))?(/.*)?$", re.IGNORECASE)
+MAX_NODES = 1024  # the missing node ranks are listed up to this many nodes
+_URL = re.compile(r"(?:[a-z][a-z0-9+.-]*://)?(\[[^\]]*\]|[^:/\[\]]*)(?::([^/]*))?(/.*)?", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -72,7 +73,7 @@ class Value:
 
 def _canonical(text: str) -> str:
     text = text.strip().lower()
-    return str(int(text)) if text.isdigit() else text.strip("[]")
+    return str(int(text)) if text.isdecimal() else text.strip("[]")
 
 
 @dataclass
@@ -152,7 +153,7 @@ def _number(args: ParsedArgs, flag: str) -> Any:
 
 def _url(word: Word, default_port: str = "80") -> tuple[Value, Value]:
     """A router target's host and port as written; a placeholder in either part marks that part."""
-    match = _URL.match(word.text)
+    match = _URL.fullmatch(word.text)
     host, port = (match.group(1), match.group(2)) if match else (word.text, None)
     if port is None:
         port = "443" if word.text.lower().startswith("https://") else default_port
@@ -202,12 +203,7 @@ def _kind(host: Value) -> str:
     text = host.text.strip().strip("[]").lower()
     if text in ("", "0.0.0.0", "::"):
         return "any"
-    if text == "localhost":
-        return "loopback"
-    try:
-        return "loopback" if ipaddress.ip_address(text).is_loopback else "literal"
-    except ValueError:
-        return "literal"
+    return "loopback" if is_loopback(text) else "literal"
 
 
 def reaches(target: Value, server: Value) -> bool | None:
@@ -524,7 +520,7 @@ def _nodes(servers: list[Server]) -> list[Finding]:
                 findings.append(
                     _finding("error", "deploy-nodes-flags", line, flag, addr=addr, flag=flag, values=shown)
                 )
-        missing = [r for r in range(nnodes[0]) if r not in ranks]
+        missing = [r for r in range(nnodes[0]) if r not in ranks] if nnodes[0] <= MAX_NODES else []
         if missing and ranks:
             findings.append(
                 _finding(

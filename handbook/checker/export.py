@@ -109,5 +109,7 @@ def checker_data(snapshot: EngineSnapshot, kb: Any) -> dict[str, Any]:
         "checkpoints": checkpoints,
         # what the engine does was established against the pinned release (check.check_invocation)
         "rules": _rules(kb, kb.handbook.engine_version),
-        "messages": {key: list(pair) for key, pair in DOMAINS["checker"].items()},
+        "messages": {
+            key: list(pair) for domain in ("checker", "deployment") for key, pair in DOMAINS[domain].items()
+        },
     }

@@ -395,7 +395,7 @@ class AttnDpRescales(Predicate):
         return {"value": _show(value), "attn_dp": _show(attn_dp), "adjusted": _show(adjusted)}
 
 
-def _loopback(host: str) -> bool:
+def is_loopback(host: str) -> bool:
     if host in ("localhost",):
         return True
     try:
@@ -414,7 +414,7 @@ class PublicHostWithout(Predicate):
 
     def test(self, facts: Facts) -> dict[str, str] | None:
         host = facts.value("--host")
-        if not known(host) or not isinstance(host, str) or _loopback(host) or facts.is_set(self.flag):
+        if not known(host) or not isinstance(host, str) or is_loopback(host) or facts.is_set(self.flag):
             return None
         return {"host": host}
 

@@ -22,12 +22,12 @@ from handbook.core.text import LANGS, Text
 DOMAINS = {
     "site": site.MESSAGES,
     "checker": checker.MESSAGES,
-    "deployment": deployment.MESSAGES,
     "planner": planner.MESSAGES,
     "diagrams": diagrams.MESSAGES,
     "exports": exports.MESSAGES,
     "versions": versions.MESSAGES,
     "configurator": configurator.MESSAGES,
+    "deployment": deployment.MESSAGES,
 }
 
 

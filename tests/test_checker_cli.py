@@ -19,8 +19,10 @@ def check(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
     [
         (["python", "-m", "sglang.launch_server", "--model-path", "m", "--tp-size", "2"], 0,
          "✔ no problems found (checked against sglang 0.5.23)"),
-        (["python", "-m", "sglang.launch_server", "--model-path", "m", "--tp", "2"], 1,
+        (["python", "-m", "sglang.launch_server", "--model-path", "m", "--attn-d", "1"], 1,
          "✖ 0 error(s), 1 warning(s), 0 note(s) (sglang 0.5.23)"),
+        (["python", "-m", "sglang.launch_server", "--model-path", "m", "--tp", "2"], 0,
+         "✔ no problems found (checked against sglang 0.5.23)"),
         (["python", "-m", "sglang.launch_server", "--model-path", "m", "--tp-sise", "2"], 2,
          "✖ 1 error(s), 0 warning(s), 0 note(s) (sglang 0.5.23)"),
     ],

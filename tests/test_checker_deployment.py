@@ -86,7 +86,7 @@ def test_loopback_server_behind_a_network_address():
     assert deploy(text) == [
         ("error", "deploy.unreachable", 3,
          "the router sends --prefill requests to http://10.0.0.1:30000, but the server on line 1 listens on "
-         "127.0.0.1 (--host not given), a loopback address that no other address reaches, its own machine's "
+         "127.0.0.1 (--host not given: the default), a loopback address that no other address reaches, its own machine's "
          "network address included; give it --host 10.0.0.1 (or 0.0.0.0)"),
     ]  # fmt: skip
 
@@ -130,10 +130,10 @@ def test_nodes_of_one_server_agree():
     assert deploy(both) == []
     twice = deploy(node.format(rank=0, extra="") + node.format(rank=0, extra=""))
     assert [(s, c, line) for s, c, line, _ in twice] == [
-        ("note", "deploy.nodes", 1),
         ("error", "deploy.nodes", 2),
+        ("note", "deploy.nodes", 1),
     ]
-    assert "node rank 1 " in twice[0][3] and "both have --node-rank 0" in twice[1][3]
+    assert "both have --node-rank 0" in twice[0][3] and "node rank 1 " in twice[1][3]
     differ = node.format(rank=0, extra="") + node.format(rank=1, extra=" --ep-size 16")
     found = deploy(differ)
     assert [(s, c) for s, c, _, _ in found] == [("error", "deploy.nodes")]

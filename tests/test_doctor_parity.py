@@ -24,6 +24,7 @@ import pytest
 
 from handbook.checker import check_command
 from handbook.checker.check import entry_points
+from handbook.checker.corrections import corrected_commands
 from handbook.checker.export import checker_data
 from handbook.checker.shell import ShellSyntaxError, parse_script
 from handbook.engine.snapshot import load_snapshot
@@ -65,13 +66,15 @@ def run_node(node: str, script: str, payload: dict[str, Any]) -> list[dict[str, 
 
 def python_check(text: str) -> dict[str, Any]:
     """What `python -m handbook check` decides for ``text``: the findings, and whether it read anything."""
-    findings = [finding_json(f) for f in check_command(text, SNAPSHOT, KB)]
+    found = check_command(text, SNAPSHOT, KB)
+    findings = [finding_json(f) for f in found]
+    corrected = [[c.line, c.text] for c in corrected_commands(text, found, SNAPSHOT)]
     try:
         script = parse_script(text, *entry_points(SNAPSHOT))
         understood = bool(script.invocations or script.assignments or script.orphans)
     except ShellSyntaxError:
         understood = True
-    return {"findings": findings, "understood": understood}
+    return {"findings": findings, "understood": understood, "corrected": corrected}
 
 
 def differences(cases: list[str], js: list[dict[str, Any]]) -> list[str]:

@@ -368,6 +368,9 @@
       return out;
     }
 
+    // findings.py IMPACTS: errors refuse to start, warnings will misbehave, security advice, then style
+    const IMPACTS = ["refuses", "misbehaves", "security", "style"];
+    const IMPACT_OF = { error: "refuses", warning: "misbehaves", note: "style" };
     const finding = (severity, code, text, line = null, subject = null, link = null, rule = null) => ({
       severity,
       code,
@@ -378,6 +381,7 @@
       rule,
       edits: [],
       edit_line: null,
+      impact: IMPACT_OF[severity],
     });
 
     // ---------------------------------------------------------------------------------- the parsers
@@ -1187,6 +1191,26 @@
         .map((o) => finding("error", "args.required", message("check-args-required", { flag: o.name }), line, o.name));
     }
 
+    // abbreviations.py: a prefix that matched one option in every stored release is a note
+    const RELEASES = data.releases;
+    function stableAbbreviation(program, prefix) {
+      const spellings = RELEASES.spellings[program] || {};
+      const matched = Object.keys(spellings).filter((s) => s.startsWith(prefix));
+      if (matched.length !== 1) return null;
+      return spellings[matched[0]] === RELEASES.count ? matched[0] : null;
+    }
+
+    function abbreviation(program, name, full, label, w) {
+      let f;
+      if (stableAbbreviation(program, name) === full) {
+        f = finding("note", "flag.abbreviation", message("check-flag-abbreviation-stable", { flag: name, full, count: RELEASES.count, releases: RELEASES.span }), w.line, name);
+      } else {
+        f = finding("warning", "flag.abbreviation", message("check-flag-abbreviation", { flag: name, program: label, full }), w.line, name);
+      }
+      f.edits = [["rename", name, full]];
+      return f;
+    }
+
     function parseArgs(program, words, fragment) {
       const parser = PARSERS[program];
       const parsed = parsedArgs(parser);
@@ -1219,7 +1243,7 @@
           }
           if (spellings.length === 1) {
             option = parser.get(spellings[0]);
-            findings.push(finding("warning", "flag.abbreviation", message("check-flag-abbreviation", { flag: name, program: label, full: spellings[0] }), w.line, name));
+            findings.push(abbreviation(program, name, spellings[0], label, w));
           } else {
             findings.push(unknown(parser, w, name, label));
             i = skipValues(parser, words, i);
@@ -1536,11 +1560,148 @@
       return out;
     }
 
+    // check.py one_cause: --dp N --enable-dp-attention is one finding with one fix
+    function oneCause(args, findings) {
+      const enable = args.parser.get("--enable-dp-attention");
+      const dp = args.given.get("dp_size");
+      if (enable === null || !enable.deprecated || dp === undefined || !dp.values.length) return findings;
+      let attn;
+      try {
+        attn = args.value("attn_dp_size");
+      } catch (err) {
+        if (!(err instanceof KeyError)) throw err;
+        attn = undefined;
+      }
+      if (args.value(enable.dest) !== true || !(attn === 1 || attn === null)) return findings;
+      const flag = args.given.get(enable.dest);
+      const merged = finding(
+        "warning",
+        "flag.deprecated",
+        message("check-dp-attention-old-spelling", { dp: dp.spelling, value: dp.values[0].raw, version: VERSION, enable: enable.name }),
+        flag.word.line,
+        enable.name,
+      );
+      merged.edits = [["drop", enable.name], ["rename", dp.spelling, "--attn-dp-size"]];
+      const rest = findings.filter(
+        (f) => !(f.code === "flag.abbreviation" && f.subject === dp.spelling) && !(f.code === "flag.deprecated" && f.subject === enable.name),
+      );
+      return [...rest, merged];
+    }
+
+    // ======================================================================== entrypoints.py
+    const LIVES = RELEASES.modules;
+
+    function spans(versions, stored) {
+      const runs = [];
+      for (const version of stored) {
+        if (!versions.includes(version)) continue;
+        if (runs.length && stored.indexOf(runs[runs.length - 1][runs[runs.length - 1].length - 1]) === stored.indexOf(version) - 1) runs[runs.length - 1].push(version);
+        else runs.push([version]);
+      }
+      return runs.map((run) => (run.length === 1 ? run[0] : `${run[0]}–${run[run.length - 1]}`)).join(", ");
+    }
+
+    function replacementOf(name, version) {
+      const life = LIVES[name];
+      const candidates = life ? life.alias_of.map(([, target]) => target) : [];
+      for (const [other, otherLife] of Object.entries(LIVES)) if (otherLife.alias_of.some(([, t]) => t === name)) candidates.push(other);
+      for (const candidate of candidates) {
+        const found = LIVES[candidate];
+        if (found !== undefined && found.versions.includes(version)) return candidate;
+      }
+      return null;
+    }
+
+    function entryModuleFindings(inv, line) {
+      const name = inv.module || "";
+      if (!Object.prototype.hasOwnProperty.call(LIVES, name)) return null;
+      const life = LIVES[name];
+      const instead = replacementOf(name, VERSION);
+      let hint = instead ? message("check-module-instead", { module: instead }) : "";
+      if (life.versions.includes(VERSION)) {
+        const alias = life.alias_of.find(([v]) => v === VERSION);
+        if (alias) hint = message("check-module-alias", { module: alias[1] });
+        return [finding("warning", "module.unchecked", message("check-module-unchecked", { module: name, version: VERSION, hint }), line, name)];
+      }
+      const releases = spans(life.versions, RELEASES.versions) || "—";
+      return [finding("error", "module.absent", message("check-module-absent", { module: name, version: VERSION, releases, hint }), line, name)];
+    }
+
+    const MODEL_TYPE = "--model-type";
+    const shortName = (path) => path.replace(/\/+$/, "").split("/").pop().toLowerCase();
+
+    function isDiffusionModel(path, registered) {
+      if (registered.includes(path)) return true;
+      const short = shortName(path);
+      return registered.some((known) => shortName(known) && short.includes(shortName(known)));
+    }
+
+    function serveArgv(inv) {
+      const serve = RELEASES.serve;
+      const words = [...inv.args];
+      if (serve === null) return { words, findings: [], diffusion: null };
+      const findings = [];
+      let modelType = "auto";
+      let kept = [];
+      let i = 0;
+      while (i < words.length) {
+        const w = words[i];
+        let given;
+        if (w.text === MODEL_TYPE && i + 1 < words.length) {
+          modelType = words[i + 1].text;
+          i += 2;
+          given = words[i - 1];
+        } else if (w.text.startsWith(MODEL_TYPE + "=")) {
+          modelType = partition(w.text, "=")[2];
+          i += 1;
+          given = w;
+        } else {
+          kept.push(w);
+          i += 1;
+          continue;
+        }
+        if (!given.placeholder && serve.model_types.length && !serve.model_types.includes(modelType)) {
+          findings.push(
+            finding("error", "serve.model-type", message("check-serve-model-type", { flag: MODEL_TYPE, value: modelType, version: VERSION, values: serve.model_types.join(", ") }), given.line, MODEL_TYPE),
+          );
+        }
+      }
+      if (serve.positional_model_path && kept.length && !kept[0].text.startsWith("-")) kept = [word("--model-path", "--model-path", kept[0].line), ...kept];
+      let path = null;
+      for (let index = 0; index < kept.length; index += 1) {
+        const w = kept[index];
+        if ((w.text === "--model-path" || w.text === "--model") && index + 1 < kept.length) {
+          path = kept[index + 1];
+          break;
+        }
+        if (w.text.startsWith("--model-path=") || w.text.startsWith("--model=")) {
+          const value = partition(w.text, "=")[2];
+          path = word(value, value, w.line, w.placeholder);
+          break;
+        }
+      }
+      let why = null;
+      if (serve.diffusion_server) {
+        if (modelType === "diffusion") why = message("check-serve-why-model-type", { flag: MODEL_TYPE });
+        else if (modelType === "auto" && path !== null && !path.placeholder && isDiffusionModel(path.text, serve.diffusion_model_paths)) {
+          why = message("check-serve-why-registry", { version: VERSION });
+        }
+      }
+      if (why !== null) {
+        const model = path !== null ? path.raw : "—";
+        const line = inv.launcher ? inv.launcher.line : inv.line;
+        findings.push(finding("warning", "serve.diffusion", message("check-serve-diffusion", { model, why }), line, "sglang serve"));
+      }
+      return { words: kept, findings, diffusion: why };
+    }
+
     function moduleFindings(inv) {
       const w = inv.launcher;
       const line = w ? w.line : inv.line;
       const module = inv.module;
       if (inv.kind === "module") {
+        const known = entryModuleFindings(inv, line);
+        if (known !== null) return known;
         const close = closest(module || "", MODULE_NAMES);
         const hint = close ? message("check-did-you-mean", { name: close }) : "";
         const knownModules = [...MODULE_NAMES].sort(comparePoints).join(", ");
@@ -1572,16 +1733,29 @@
     function ruleFinding(rule, values, line) {
       const zh = format(rule.message.zh, values).replace(/[。.]+$/, "");
       const en = format(rule.message.en, values).replace(/\.+$/, "");
-      return finding(rule.severity, `rule.${rule.id}`, message("check-rule", { rule: { zh, en }, engine: rule.engine }), line, null, rule.link, rule.id);
+      const f = finding(rule.severity, `rule.${rule.id}`, message("check-rule", { rule: { zh, en }, engine: rule.engine }), line, null, rule.link, rule.id);
+      if (rule.security && rule.severity !== "error") f.impact = "security";
+      return f;
     }
 
     function checkInvocation(inv, exported, model = null) {
       const findings = moduleFindings(inv);
       if (!["program", "fragment"].includes(inv.kind) || inv.program === null) return findings;
       const fragment = inv.kind === "fragment";
-      const [args, parseFindings] = parseArgs(inv.program, inv.args, fragment);
+      let words = inv.args;
+      if (inv.program === "launch_server" && inv.kind === "program" && inv.module === null) {
+        const serve = serveArgv(inv); // sglang serve: its own reading of the argv first
+        findings.push(...serve.findings);
+        if (serve.diffusion !== null) return findings;
+        words = serve.words;
+      }
+      const [args, parseFindings] = parseArgs(inv.program, words, fragment);
       findings.push(...parseFindings);
       findings.push(...deprecated(args));
+      const merged = [...oneCause(args, findings)];
+      findings.length = 0;
+      findings.push(...merged);
+      for (const f of findings) if (f.edits.length && f.edit_line === null) f.edit_line = inv.line;
       const note = placeholderNote(args);
       if (note !== null) findings.push(note);
       const F = facts(inv.program, args, inv.docker, model || modelOf(args), environment([...exported, ...inv.env]), fragment);
@@ -1779,7 +1953,7 @@
 
     const portsMeet = (target, server) => same(target, server) !== false;
     const serves = (target, server) => portsMeet(target.port, server.port) && reaches(target.host, server.host) !== false;
-    const said = (value, flag) => (value.given ? value.text : `${value.text} (${flag} not given)`);
+    const said = (value, flag) => (value.given ? value.text : message("deploy-default", { value: value.text, flag }));
     const fixText = (edits) => edits.filter((e) => e[0] === "set").map((e) => `${e[1]} ${e[2]}`).join(" ");
 
     function deployFinding(severity, key, line, subject, edits, at, values) {
@@ -2013,7 +2187,13 @@
     function ordered(findings) {
       return findings
         .map((f, i) => [f, i])
-        .sort((x, y) => (x[0].line || 0) - (y[0].line || 0) || RANK[x[0].severity] - RANK[y[0].severity] || x[1] - y[1])
+        .sort(
+          (x, y) =>
+            IMPACTS.indexOf(x[0].impact) - IMPACTS.indexOf(y[0].impact) ||
+            (x[0].line || 0) - (y[0].line || 0) ||
+            RANK[x[0].severity] - RANK[y[0].severity] ||
+            x[1] - y[1],
+        )
         .map(([f]) => f);
     }
 
@@ -2060,6 +2240,66 @@
       }
     }
 
+    // ======================================================================== corrections.py
+    function commandHead(inv) {
+      const prefixes = inv.env.filter((a) => a.how === "prefix" && a.value !== null).map((a) => `${a.name}=${a.value.raw}`);
+      if (inv.module !== null) return [...prefixes, `python -m ${inv.module}`];
+      const launcher = inv.launcher !== null ? inv.launcher.text : "";
+      const command = COMMANDS.find(([words, program]) => program === inv.program && words[0] === launcher);
+      return [...prefixes, command ? command[0].join(" ") : launcher];
+    }
+
+    function flagName(args, spelling) {
+      let option = args.parser.get(spelling);
+      if (option === null) {
+        const matches = abbreviated(args.parser, spelling);
+        option = matches.length && matches.every((m) => args.parser.get(m) === args.parser.get(matches[0])) ? args.parser.get(matches[0]) : null;
+      }
+      return option !== null ? option.name : spelling;
+    }
+
+    function correctedCommand(inv, edits) {
+      let words = inv.args;
+      if (inv.program === "launch_server" && inv.module === null) words = serveArgv(inv).words;
+      const [args] = parseArgs(inv.program, words, false);
+      let lines = args.order.map((g) => [g.spelling, ...g.values.map((w) => w.raw)]);
+      for (const edit of edits) {
+        if (edit[0] === "rename") lines = lines.map(([first, ...rest]) => (first === edit[1] ? [edit[2], ...rest] : [first, ...rest]));
+        else if (edit[0] === "drop") lines = lines.filter((line) => flagName(args, line[0]) !== edit[1]);
+        else if (edit[0] === "set") {
+          const found = lines.map((line, i) => [line, i]).filter(([line]) => flagName(args, line[0]) === edit[1]);
+          if (found.length) {
+            const at = found[found.length - 1][1];
+            lines[at] = [lines[at][0], edit[2]];
+          } else lines.push([edit[1], edit[2]]);
+        }
+      }
+      lines.push(...args.hidden.map((w) => [w.raw]));
+      return [commandHead(inv).join(" "), ...lines.map((line) => `  ${line.join(" ")}`)].join(" \\\n");
+    }
+
+    function corrected(text, findings) {
+      const edits = new Map();
+      for (const f of findings) {
+        if (!f.edits.length || f.edit_line === null) continue;
+        if (!edits.has(f.edit_line)) edits.set(f.edit_line, []);
+        edits.get(f.edit_line).push(...f.edits);
+      }
+      if (!edits.size) return [];
+      let script;
+      try {
+        script = parseScript(text);
+      } catch (err) {
+        if (err instanceof ShellSyntaxError) return [];
+        throw err;
+      }
+      const out = [];
+      for (const inv of script.invocations) {
+        if (edits.has(inv.line) && inv.kind === "program" && inv.program !== null) out.push({ line: inv.line, text: correctedCommand(inv, edits.get(inv.line)) });
+      }
+      return out;
+    }
+
     function exitStatus(findings) {
       const severities = new Set(findings.map((f) => f.severity));
       if (severities.has("error")) return 2;
@@ -2067,7 +2307,7 @@
       return 0;
     }
 
-    return { version: VERSION, check: checkCommand, understood, exitStatus, message };
+    return { version: VERSION, check: checkCommand, understood, exitStatus, message, corrected };
   }
 
   const api = { create, closest, format, python: { pyInt, pyFloat, pyJson, floatRepr, pyEq } };

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Any
 
 from pydantic import ValidationError
@@ -10,6 +11,7 @@ from pydantic import ValidationError
 from handbook.calc.recipe_text import command_text
 from handbook.checker.argv import UNKNOWN, ParsedArgs, parse_args
 from handbook.checker.deployment import deployment_findings
+from handbook.checker.entrypoints import module_findings, serve_argv
 from handbook.checker.envcheck import check_assignments
 from handbook.checker.findings import Finding, ordered
 from handbook.checker.predicates import PREDICATES, Facts, Predicate, Unwritten
@@ -17,7 +19,8 @@ from handbook.checker.shell import EnvAssignment, Invocation, ShellSyntaxError, 
 from handbook.core.messages import message
 from handbook.core.suggest import closest
 from handbook.core.text import Text
-from handbook.engine.snapshot import EngineSnapshot, load_snapshot
+from handbook.engine.history import version_key
+from handbook.engine.snapshot import EngineSnapshot, SnapshotError, load_history, load_snapshot
 from handbook.kb.loader import KB
 from handbook.kb.schema import Recipe, Rule
 
@@ -31,8 +34,9 @@ def entry_points(snapshot: EngineSnapshot) -> tuple[dict[tuple[str, ...], str], 
             words = tuple(command.split())
             if words[:2] != ("python", "-m"):
                 commands[words] = name
-        for module in parser.modules:
-            modules[module] = name
+        for module, info in parser.modules.items():
+            if info.exists:  # a module of another release is not this one's (entrypoints.module_findings)
+                modules[module] = name
     return commands, modules
 
 
@@ -86,6 +90,7 @@ def rule_finding(rule: Rule, values: dict[str, str], version: str, line: int | N
         link=rule.explained_at,
         rule=rule.id,
         said=said,
+        security=rule.security,
     )
 
 
@@ -140,6 +145,41 @@ def _deprecated(args: ParsedArgs, version: str) -> list[Finding]:
     return out
 
 
+def one_cause(args: ParsedArgs, findings: list[Finding], version: str) -> list[Finding]:
+    """Findings with one root cause become one finding with one fix. ``--dp N --enable-dp-attention`` (the
+    old spelling of attention DP, which parallel_hook.handle_deprecated_dp_attention turns into
+    ``--attn-dp-size N``) would otherwise get "write --dp-size" and "use --attn-dp-size <dp-size>", which
+    applied together give ``--dp-size N --attn-dp-size N``: a combination the engine refuses."""
+    enable = args.parser.get("--enable-dp-attention")
+    dp = args.given.get("dp_size")
+    if enable is None or not enable.deprecated or dp is None or not dp.values:
+        return findings
+    if args.value(enable.dest) is not True or args.value("attn_dp_size") not in (1, None):
+        return findings
+    flag = args.given[enable.dest]
+    merged = Finding(
+        "warning",
+        "flag.deprecated",
+        message(
+            "check-dp-attention-old-spelling",
+            dp=dp.spelling,
+            value=dp.values[0].raw,
+            version=version,
+            enable=enable.name,
+        ),
+        flag.word.line,
+        enable.name,
+        edits=(("drop", enable.name), ("rename", dp.spelling, "--attn-dp-size")),
+    )
+    rest = [
+        f
+        for f in findings
+        if not (f.code == "flag.abbreviation" and f.subject == dp.spelling)
+        and not (f.code == "flag.deprecated" and f.subject == enable.name)
+    ]
+    return [*rest, merged]
+
+
 def _module_findings(
     invocation: Invocation, snapshot: EngineSnapshot, modules: dict[str, str]
 ) -> list[Finding]:
@@ -147,6 +187,9 @@ def _module_findings(
     line = word.line if word else invocation.line
     module = invocation.module
     if invocation.kind == "module":
+        known = module_findings(invocation, snapshot, line)
+        if known is not None:
+            return known
         close = closest(module or "", modules)
         hint = message("check-did-you-mean", name=close) if close else ""
         return [
@@ -210,9 +253,20 @@ def check_invocation(
     if invocation.kind not in ("program", "fragment") or invocation.program is None:
         return findings
     fragment = invocation.kind == "fragment"
-    args, parse_findings = parse_args(snapshot, invocation.program, invocation.args, fragment=fragment)
+    words = invocation.args
+    if invocation.program == "launch_server" and invocation.kind == "program" and invocation.module is None:
+        serve = serve_argv(invocation, snapshot)  # sglang serve: its own reading of the argv first
+        findings += serve.findings
+        if serve.diffusion is not None:
+            return findings
+        words = serve.words
+    args, parse_findings = parse_args(snapshot, invocation.program, words, fragment=fragment)
     findings += parse_findings
     findings += _deprecated(args, snapshot.sglang_version)
+    findings = one_cause(args, findings, snapshot.sglang_version)
+    findings = [
+        replace(f, edit_line=invocation.line) if f.edits and f.edit_line is None else f for f in findings
+    ]
     note = _placeholder_note(args)
     if note is not None:
         findings.append(note)
@@ -226,14 +280,58 @@ def check_invocation(
             env,
             written_only=fragment,
         )
-        # what the engine does was established against the pinned release, whichever release is checked
-        findings += rule_findings(facts, kb, kb.handbook.engine_version, invocation.line)
+        findings += rule_findings(facts, kb, snapshot.sglang_version, invocation.line)
     return findings
 
 
+def established(rule: Rule, version: str, kb: KB) -> bool:
+    """Whether what the rule says the engine does holds in ``version`` (``rule.releases``; none: the pinned
+    release only)."""
+    releases = rule.releases
+    if releases is None:
+        return version == kb.handbook.engine_version
+    key = version_key(version)
+    return version_key(releases.first) <= key and (releases.last is None or key <= version_key(releases.last))
+
+
+def releases_text(rule: Rule, kb: KB) -> str:
+    """The releases a rule holds in, as a span: ``0.5.22–0.5.23``."""
+    if rule.releases is None:
+        return kb.handbook.engine_version
+    last = rule.releases.last
+    if last is None:
+        try:
+            last = load_history().newest
+        except SnapshotError:
+            last = kb.handbook.engine_version
+    return rule.releases.first if last == rule.releases.first else f"{rule.releases.first}–{last}"
+
+
+def unestablished_finding(
+    rule: Rule, values: dict[str, str], version: str, line: int | None, kb: KB
+) -> Finding:
+    """A rule the command breaks in a release its engine behaviour was not established for: a note, never
+    a verdict the site cannot back."""
+    said = Text.of(
+        rule.message.zh.format(**values).rstrip("。."), rule.message.en.format(**values).rstrip(".")
+    )
+    return Finding(
+        "note",
+        f"rule.{rule.id}",
+        message("check-rule-unestablished", rule=said, releases=releases_text(rule, kb), version=version),
+        line,
+        link=rule.explained_at,
+        rule=rule.id,
+        said=said,
+        security=rule.security,
+    )
+
+
 def rule_findings(facts: Facts, kb: KB, version: str, line: int) -> list[Finding]:
-    """The findings of every KB rule of the facts' program that the parsed command breaks. In a fragment
-    (``facts.written_only``) a rule whose predicate reads a flag the fragment does not write is not judged."""
+    """The findings of every KB rule of the facts' program that the parsed command breaks, with what
+    ``version`` does about it where the rule holds in that release (a note where it is not established).
+    In a fragment (``facts.written_only``) a rule whose predicate reads a flag the fragment does not write is
+    not judged."""
     findings = []
     for rule in kb.rules.values():
         if rule.program != facts.program:
@@ -249,7 +347,10 @@ def rule_findings(facts: Facts, kb: KB, version: str, line: int) -> list[Finding
             continue
         if values is not None:
             where = _rule_line(facts.args, params.flags(), line)
-            findings.append(rule_finding(rule, values, version, where))
+            if established(rule, version, kb):
+                findings.append(rule_finding(rule, values, version, where))
+            else:
+                findings.append(unestablished_finding(rule, values, version, where, kb))
     return findings
 
 

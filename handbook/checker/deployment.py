@@ -36,6 +36,7 @@ from handbook.checker.findings import Finding
 from handbook.checker.predicates import is_loopback
 from handbook.checker.shell import Invocation, Word
 from handbook.core.messages import message
+from handbook.core.text import Text
 from handbook.engine.snapshot import EngineSnapshot
 
 LINK = "05-parallelism.md#pd-disaggregation"
@@ -230,9 +231,9 @@ def _serves(target: Target, server: Server) -> bool:
     return _ports_meet(target.port, server.port) and reaches(target.host, server.host) is not False
 
 
-def _said(value: Value, flag: str) -> str:
+def _said(value: Value, flag: str) -> str | Text:
     """A server's value as the message quotes it: as written, or the default with the flag it stands for."""
-    return value.text if value.given else f"{value.text} ({flag} not given)"
+    return value.text if value.given else message("deploy-default", value=value.text, flag=flag)
 
 
 def _fix_text(edits: list[tuple[str, ...]]) -> str:

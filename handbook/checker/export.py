@@ -14,14 +14,18 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from handbook.checker.abbreviations import stored_span
 from handbook.checker.check import _engine_clause, entry_points, rule_params
+from handbook.checker.entrypoints import module_lives
 from handbook.checker.envcheck import READ_BY_KEYS
 from handbook.core.messages import DOMAINS
-from handbook.engine.snapshot import EngineSnapshot, Option, Parser
+from handbook.engine.snapshot import EngineSnapshot, Option, Parser, SnapshotError, load_history
 
 SCHEMA_VERSION = 1
 # Where the build writes it, under the site root (beside the scripts that read it).
 CHECKER_DATA_PATH = "assets/checker-data.json"
+# The catalogue's domains the browser's checker words its findings with.
+MESSAGE_DOMAINS = ("checker", "deployment", "releases", "doctor")
 
 
 def _option(option: Option) -> dict[str, Any]:
@@ -77,9 +81,42 @@ def _rules(kb: Any, version: str) -> list[dict[str, Any]]:
                 "message": {"zh": rule.message.zh, "en": rule.message.en},
                 "engine": {"zh": engine.zh, "en": engine.en},
                 "link": rule.explained_at,
+                "security": rule.security,
             }
         )
     return out
+
+
+def _releases(snapshot: EngineSnapshot) -> dict[str, Any]:
+    """What the checker reads about the other stored releases: how many releases have each spelling (a
+    stable abbreviation, abbreviations.py), each entry-point module's releases (entrypoints.py), and how the
+    checked release's ``sglang serve`` dispatches."""
+    try:
+        history = load_history()
+    except SnapshotError:
+        return {"count": 0, "span": "", "versions": [], "spellings": {}, "modules": {}, "serve": None}
+    count, span = stored_span()
+    spellings = {
+        name: {s: len(r) for s, r in sorted(history.spellings_by_release(name).items())}
+        for name in snapshot.parsers
+    }
+    modules = {
+        name: {
+            "parser": life.parser,
+            "versions": list(life.versions),
+            "alias_of": [list(a) for a in life.alias_of],
+        }
+        for name, life in sorted(module_lives().items())
+    }
+    serve = snapshot.entry_points.serve if snapshot.entry_points is not None else None
+    return {
+        "count": count,
+        "span": span,
+        "versions": list(history.versions),
+        "spellings": spellings,
+        "modules": modules,
+        "serve": serve.model_dump(mode="json") if serve is not None else None,
+    }
 
 
 def checker_data(snapshot: EngineSnapshot, kb: Any) -> dict[str, Any]:
@@ -109,7 +146,6 @@ def checker_data(snapshot: EngineSnapshot, kb: Any) -> dict[str, Any]:
         "checkpoints": checkpoints,
         # what the engine does was established against the pinned release (check.check_invocation)
         "rules": _rules(kb, kb.handbook.engine_version),
-        "messages": {
-            key: list(pair) for domain in ("checker", "deployment") for key, pair in DOMAINS[domain].items()
-        },
+        "releases": _releases(snapshot),
+        "messages": {key: list(pair) for domain in MESSAGE_DOMAINS for key, pair in DOMAINS[domain].items()},
     }

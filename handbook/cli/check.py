@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 from handbook.checker.check import check_command, entry_points
+from handbook.checker.corrections import Corrected, corrected_commands
 from handbook.checker.findings import SEVERITIES, Finding, exit_status
 from handbook.checker.shell import ShellSyntaxError, parse_script
 from handbook.core.messages import msg
@@ -70,7 +71,13 @@ def release_note(finding: Finding, lang: str, version: str) -> str | None:
     return None
 
 
-def render(findings: list[Finding], lang: str, version: str, base: str | None) -> list[str]:
+def render(
+    findings: list[Finding],
+    lang: str,
+    version: str,
+    base: str | None,
+    corrected: list[Corrected] = (),  # type: ignore[assignment]
+) -> list[str]:
     lines = []
     for finding in findings:
         where = f"{finding.line}: " if finding.line else ""
@@ -82,6 +89,9 @@ def render(findings: list[Finding], lang: str, version: str, base: str | None) -
         link = link_of(finding, lang, base)
         if link:
             lines.append(f"    → {link}")
+    for command in corrected:
+        lines.append(msg("check-corrected", lang, line=command.line))
+        lines += ["    " + line for line in command.text.splitlines()]
     counts = {s: sum(f.severity == s for f in findings) for s in SEVERITIES}
     if counts["error"] or counts["warning"]:
         lines.append(
@@ -135,7 +145,8 @@ def run(args: argparse.Namespace) -> int:
     if not understood and not findings:
         print(msg("check-cli-nothing", args.lang))
         return 0
-    for line in render(findings, args.lang, snapshot.sglang_version, site_url()):
+    corrected = corrected_commands(text, findings, snapshot)
+    for line in render(findings, args.lang, snapshot.sglang_version, site_url(), corrected):
         print(line)
     return exit_status(findings)
 

@@ -253,6 +253,35 @@ class Environ(_Frozen):
         return list(self._by_name)
 
 
+class EntryModule(_Frozen):
+    """A ``python -m`` module a release may ship (read from its source, never imported); ``parser`` names the
+    snapshot's parser it runs, if any."""
+
+    parser: str | None
+    exists: bool
+    file: str | None
+    deprecated_alias_of: str | None
+    source_warnings: tuple[SourceWarning, ...]
+
+
+class ServeDispatch(_Frozen):
+    """How ``sglang serve`` reads its argv (sglang/cli/serve.py): a positional model path, the
+    ``--model-type`` values, and the diffusion server it sends registered diffusion models to."""
+
+    positional_model_path: bool
+    model_types: tuple[str, ...]
+    diffusion_server: bool
+    diffusion_model_paths: tuple[str, ...]
+
+
+class EntryPoints(_Frozen):
+    """What a release ships to run it: modules, console scripts, ``sglang serve``'s dispatch."""
+
+    modules: dict[str, EntryModule]
+    console_scripts: dict[str, str]
+    serve: ServeDispatch | None
+
+
 class Wheel(_Frozen):
     filename: str
     sha256: str
@@ -273,6 +302,7 @@ class EngineSnapshot(_Frozen):
     wheels: tuple[Wheel, ...]
     parsers: dict[str, Parser]
     environ: Environ
+    entry_points: EntryPoints | None = None  # None in a snapshot dumped before it was recorded
 
     def parser(self, name: str) -> Parser:
         try:

@@ -70,6 +70,7 @@ def finding_json(finding: Finding) -> dict[str, Any]:
         "rule": finding.rule,
         "edits": [list(edit) for edit in finding.edits],
         "edit_line": finding.edit_line,
+        "impact": finding.impact,
     }
 
 

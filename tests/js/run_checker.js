@@ -1,5 +1,5 @@
 // Reads {"data": <checker export>, "cases": [text, …]} on stdin; writes one line of JSON per case:
-// {"findings": [...], "understood": bool}. Used by tests/test_doctor_parity.py.
+// {"findings": [...], "understood": bool, "corrected": [[line, text], …]}. Used by tests/test_doctor_parity.py.
 "use strict";
 const fs = require("fs");
 const path = require("path");
@@ -10,7 +10,9 @@ const out = [];
 for (const text of input.cases) {
   let result;
   try {
-    result = { findings: checker.check(text), understood: checker.understood(text) };
+    const findings = checker.check(text);
+    const corrected = checker.corrected(text, findings).map((c) => [c.line, c.text]);
+    result = { findings, understood: checker.understood(text), corrected };
   } catch (err) {
     result = { crash: String(err && err.stack ? err.stack : err) };
   }

@@ -12,8 +12,10 @@ from handbook.core.messages import (
     configurator,
     deployment,
     diagrams,
+    doctor,
     exports,
     planner,
+    releases,
     site,
     versions,
 )
@@ -28,6 +30,8 @@ DOMAINS = {
     "versions": versions.MESSAGES,
     "configurator": configurator.MESSAGES,
     "deployment": deployment.MESSAGES,
+    "releases": releases.MESSAGES,
+    "doctor": doctor.MESSAGES,
 }
 
 

@@ -2,6 +2,7 @@
 entry is (zh, en)."""
 
 MESSAGES: dict[str, tuple[str, str]] = {
+    "deploy-default": ("{value}（未给 {flag}，取默认值）", "{value} ({flag} not given: the default)"),
     "deploy-unreachable-loopback": (
         "Router 把 {flag} 请求发往 {url}，而第 {server_line} 行的服务监听 {host}：这是回环地址，从任何其他地址都连不上，本机的网卡地址也不行；请给它加 --host {target_host}（或 0.0.0.0）",
         "the router sends {flag} requests to {url}, but the server on line {server_line} listens on {host}, a loopback address that no other address reaches, its own machine's network address included; give it --host {target_host} (or 0.0.0.0)",

@@ -239,6 +239,28 @@ def engine_snapshot(session: nox.Session) -> None:
     )  # fmt: skip
 
 
+@nox.session(name="engine-rule-releases", python=PYTHON)
+def engine_rule_releases(session: nox.Session) -> None:
+    """Find, in the wheel of every release of kb/engine/releases.json, the releases each rule of
+    kb/rules.yaml holds in (handbook/oracles/rule_releases.py), and compare them with the rules' `releases`.
+
+    Usage: nox -s engine-rule-releases   (downloads the wheels and reads them as text: nothing of the
+    engine is installed or run)
+    """
+    releases = json.loads(Path("kb/engine/releases.json").read_text("utf-8"))
+    wheel_dir = Path(session.create_tmp()) / "engine-wheels"
+    wheel_dir.mkdir(exist_ok=True)
+    requirements = [f"sglang-router=={releases['router']['version']}"]
+    requirements += [f"sglang=={r['version']}" for r in releases["releases"]]
+    for requirement in requirements:  # one per call: pip refuses two pins of one name in one command
+        session.run(
+            "python", "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary=:all:",
+            "--dest", str(wheel_dir), requirement,
+        )  # fmt: skip
+    install_project(session)
+    session.run("python", "-m", "handbook.oracles.rule_releases", str(wheel_dir), env={"PYTHONPATH": "."})
+
+
 @nox.session(name="engine-replay", python=False)
 def engine_replay(session: nox.Session) -> None:
     """Replay the KB's rule examples and launch recipes through SGLang's own argument resolution on the

@@ -353,7 +353,9 @@
   const LANGS = ["zh", "en"];
 
   // ================================================================================= the checker
-  function create(data) {
+  // sizer (optional): { planner: planner.js's HandbookPlanner, data: the planner's export } sizes a command on
+  // an accelerator (sizing.py); without it, a check with an accelerator is not sized.
+  function create(data, sizer = null) {
     const M = data.messages;
     const VERSION = data.version;
 
@@ -1493,6 +1495,13 @@
         if (F.given(p.flag) && value !== null && other !== null && value > other) return { value: show(value), other_value: show(other) };
         return null;
       },
+      "outside-range": (p, F) => {
+        const value = numberOf(F.value(p.flag));
+        if (!F.given(p.flag) || value === null) return null;
+        const low = p.at_most !== null && value <= p.at_most;
+        const high = p.at_least !== null && value >= p.at_least;
+        return low || high ? { value: show(value) } : null;
+      },
       "model-value-in": (p, F) => {
         if (!p.models.includes(F.model)) return null;
         for (const flag of p.flags) {
@@ -1738,7 +1747,7 @@
       return f;
     }
 
-    function checkInvocation(inv, exported, model = null) {
+    function checkInvocation(inv, exported, model = null, gpu = null) {
       const findings = moduleFindings(inv);
       if (!["program", "fragment"].includes(inv.kind) || inv.program === null) return findings;
       const fragment = inv.kind === "fragment";
@@ -1772,6 +1781,7 @@
         }
         if (values !== null) findings.push(ruleFinding(rule, values, ruleLine(args, rule.flags, inv.line)));
       }
+      if (gpu !== null && sizer !== null && inv.program === "launch_server" && !fragment) findings.push(...sizingFindings(args, gpu, inv.line));
       return findings;
     }
 
@@ -2197,7 +2207,7 @@
         .map(([f]) => f);
     }
 
-    function checkCommand(text, model = null) {
+    function checkCommand(text, model = null, gpu = null) {
       let script;
       try {
         script = parseScript(text);
@@ -2211,7 +2221,7 @@
         findings.push(finding("error", "shell.orphan-flags", message("check-shell-orphan-flags", { flag: first.text }), first.line, first.text));
       }
       const exported = script.assignments.filter((a) => a.how === "export");
-      for (const inv of script.invocations) findings.push(...checkInvocation(inv, exported, model));
+      for (const inv of script.invocations) findings.push(...checkInvocation(inv, exported, model, gpu));
       findings.push(...deploymentFindings(script.invocations));
       if (!(script.invocations.length || script.orphans.length)) findings.push(...uncheckedFlags(text));
       for (const a of script.assignments) findings.push(...checkAssignment(a));
@@ -2238,6 +2248,96 @@
         if (err instanceof ShellSyntaxError) return true;
         throw err;
       }
+    }
+
+    // ======================================================================== sizing.py
+    const SIZING_LINK = "planner.md#plan";
+    const LARGEST = 2 ** 31 - 1;
+    const SIZED_INTEGERS = ["tp_size", "ep_size", "pp_size", "attn_dp_size", "context_length", "page_size", "max_total_tokens", "max_running_requests"];
+
+    function checkpointOf(args) {
+      if (!args.given.has("model_path")) return null;
+      const value = args.given.get("model_path").value;
+      if (value === UNKNOWN || typeof value !== "string") return null;
+      const name = pyLower(value.replace(/\/+$/, "").split("/").pop());
+      for (const [model, checkpoint, dtype] of CHECKPOINTS) {
+        const lower = pyLower(checkpoint);
+        if (pyLower(value) === lower || name === lower.split("/").pop()) return [model, dtype];
+      }
+      return null;
+    }
+
+    function givenInt(args, dest) {
+      if (!args.given.has(dest)) return null;
+      const value = args.given.get(dest).value;
+      if (value === UNKNOWN || typeof value === "bigint" || (typeof value === "number" && Number.isInteger(value))) return value;
+      return null;
+    }
+
+    function sizingFindings(args, gpu, line) {
+      const { planner, data: pd } = sizer;
+      const { binarySize, sig, thousands } = planner.format;
+      const size = (n) => (n < 0 ? `-${binarySize(-n)}` : binarySize(n));
+      const byId = (list, id) => list.find((item) => item.id === id);
+      const hw = byId(pd.hardware, gpu);
+      const note = (key, values, code = "sizing.unsized") => finding("note", code, message(key, values), line, null, SIZING_LINK);
+      const found = checkpointOf(args);
+      if (found === null) return [note("sizing-no-model", { gpu: hw.name })];
+      const [modelId, dtypeId] = found;
+      const model = byId(pd.models, modelId);
+      const values = {};
+      for (const dest of SIZED_INTEGERS) values[dest] = givenInt(args, dest);
+      const fraction = args.given.has("mem_fraction_static") ? args.given.get("mem_fraction_static").value : null;
+      const kvGiven = args.given.has("kv_cache_dtype") ? args.given.get("kv_cache_dtype").value : "auto";
+      if (args.isSet("enable_dp_attention") && args.value("enable_dp_attention") === true) values.attn_dp_size = values.attn_dp_size || givenInt(args, "dp_size");
+      if ([...Object.values(values), fraction, kvGiven].includes(UNKNOWN)) return [note("sizing-placeholder", { gpu: hw.name })];
+      if (Object.values(values).some((v) => v !== null && v > LARGEST)) return [note("sizing-too-large", { gpu: hw.name, limit: thousands(LARGEST) })];
+      if (fraction !== null && !(fraction > 0 && fraction < 1)) return [];
+      if ((values.pp_size || 1) > 1) return [note("sizing-pipeline", { gpu: hw.name })];
+      const kv = kvGiven !== "auto" ? pd.dtypes.find((d) => d.engine_kv_value === kvGiven) : byId(pd.dtypes, pd.defaults.kv_dtype);
+      if (kv === undefined) return [note("sizing-kv-unknown", { gpu: hw.name, kv: kvGiven })];
+      const tp = values.tp_size || 1;
+      const ep = values.ep_size || 1;
+      let p;
+      try {
+        p = planner.plan(pd, model, hw, byId(pd.dtypes, dtypeId), kv, {
+          tp,
+          ep,
+          mem_fraction_static: fraction,
+          context: values.context_length,
+          page_size: values.page_size,
+          max_total_tokens: values.max_total_tokens,
+          max_running_requests: values.max_running_requests,
+        });
+      } catch (err) {
+        return [note("sizing-impossible", { gpu: hw.name, why: err.message })];
+      }
+      const what = message("sizing-what", { gpu: hw.name, model: model.name, dtype: byId(pd.dtypes, p.weights_dtype).name, tp: p.tp, ep: p.ep, kv: kv.name });
+      const lacking = Object.entries(p.missing).filter(([part]) => part === "memory" || part === "weights");
+      if (lacking.length) {
+        const fields = [...new Set(lacking.flatMap(([, f]) => f))].join(", ");
+        return [note("sizing-unpublished", { what, fields })];
+      }
+      const figures = { what, weights: size(p.weights_per_gpu), static: size(p.static_bytes), free: size(p.free_bytes), fraction: sig(p.mem_fraction_static, 4), rest: size(p.rest_bytes) };
+      const bound = p.bounded.length ? message("sizing-bound") : "";
+      const weightsFit = p.kv_budget_bytes === null ? null : p.kv_budget_bytes > 0;
+      if (weightsFit === false) return [finding("error", "sizing.weights", message("sizing-weights", { bound, ...figures }), line, "--tp-size", SIZING_LINK)];
+      if (p.refused) return [finding("error", "sizing.weights", message("sizing-refused", { bound, ...figures }), line, "--tp-size", SIZING_LINK)];
+      if ("kv" in p.missing) return [note("sizing-kv-unpublished", { bound, fields: p.missing.kv.join(", "), ...figures }, "sizing.plan")];
+      const out = [];
+      const tokens = p.max_tokens;
+      const attnDp = (values.attn_dp_size || 1) > 1;
+      if (tokens !== null && !attnDp) {
+        Object.assign(figures, { tokens: thousands(tokens), context: thousands(p.context), pool: size(p.kv_pool_bytes || 0) });
+        if (tokens < p.context) out.push(finding("warning", "sizing.kv", message("sizing-kv", { bound, ...figures }), line, "--context-length", SIZING_LINK));
+        else out.push(note("sizing-fits", { bound, requests: thousands(p.max_requests || 0), ...figures }, "sizing.plan"));
+      } else out.push(note("sizing-fits-weights", { bound, ...figures }, "sizing.plan"));
+      const def = p.mem_fraction_default;
+      if (p.mem_fraction_given !== null && def !== null && p.mem_fraction_given > def) {
+        const said = message("sizing-fraction", { gpu: hw.name, given: sig(p.mem_fraction_given, 4), default: sig(def, 4), tp: p.tp, rest: figures.rest, reserve: size(p.free_bytes * (1 - def)) });
+        out.push(finding("warning", "sizing.fraction", said, line, "--mem-fraction-static", SIZING_LINK));
+      }
+      return out;
     }
 
     // ======================================================================== corrections.py

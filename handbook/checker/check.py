@@ -16,6 +16,7 @@ from handbook.checker.envcheck import check_assignments
 from handbook.checker.findings import Finding, ordered
 from handbook.checker.predicates import PREDICATES, Facts, Predicate, Unwritten
 from handbook.checker.shell import EnvAssignment, Invocation, ShellSyntaxError, Word, parse_script
+from handbook.checker.sizing import sizing_findings
 from handbook.core.messages import message
 from handbook.core.suggest import closest
 from handbook.core.text import Text
@@ -246,8 +247,10 @@ def check_invocation(
     kb: KB | None = None,
     model: str | None = None,
     exported: list[EnvAssignment] | None = None,
+    gpu: str | None = None,
 ) -> list[Finding]:
-    """Findings for one SGLang command (or flags-only fragment)."""
+    """Findings for one SGLang command (or flags-only fragment); ``gpu`` (a KB accelerator id) sizes a
+    launch command with the planner (sizing.py)."""
     _, modules = entry_points(snapshot)
     findings = _module_findings(invocation, snapshot, modules)
     if invocation.kind not in ("program", "fragment") or invocation.program is None:
@@ -281,6 +284,8 @@ def check_invocation(
             written_only=fragment,
         )
         findings += rule_findings(facts, kb, snapshot.sglang_version, invocation.line)
+        if gpu is not None and invocation.program == "launch_server" and not fragment:
+            findings += sizing_findings(args, kb, gpu, invocation.line)
     return findings
 
 
@@ -370,7 +375,12 @@ def _unchecked_flags(text: str) -> list[Finding]:
 
 
 def check_command(
-    text: str, snapshot: EngineSnapshot | None = None, kb: KB | None = None, *, model: str | None = None
+    text: str,
+    snapshot: EngineSnapshot | None = None,
+    kb: KB | None = None,
+    *,
+    model: str | None = None,
+    gpu: str | None = None,
 ) -> list[Finding]:
     """Every finding for a block of shell text, ordered by line (see the package docstring)."""
     snapshot = snapshot or load_snapshot()
@@ -400,7 +410,7 @@ def check_command(
         )
     exported = [a for a in script.assignments if a.how == "export"]
     for invocation in script.invocations:
-        findings += check_invocation(invocation, snapshot, kb, model, exported)
+        findings += check_invocation(invocation, snapshot, kb, model, exported, gpu)
     findings += deployment_findings(script.invocations, snapshot)
     if not (script.invocations or script.orphans):
         findings += _unchecked_flags(text)

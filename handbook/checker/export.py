@@ -125,7 +125,7 @@ def checker_data(snapshot: EngineSnapshot, kb: Any) -> dict[str, Any]:
     environ = snapshot.environ
     rewrite = environ.legacy_prefix_rewrite
     checkpoints = [
-        [model.id, precision.checkpoint]
+        [model.id, precision.checkpoint, precision.dtype]
         for model in kb.models.values()
         for precision in model.precisions
         if precision.checkpoint

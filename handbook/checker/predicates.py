@@ -497,6 +497,23 @@ class Exceeds(Predicate):
         return None
 
 
+@predicate("outside-range", fields=("value",))
+class OutsideRange(Predicate):
+    """Fires when ``flag`` is given at or below ``at_most``, or at or above ``at_least``."""
+
+    flag: Flag
+    at_most: float | None = None
+    at_least: float | None = None
+
+    def test(self, facts: Facts) -> dict[str, str] | None:
+        value = _number(facts.value(self.flag))
+        if not facts.given(self.flag) or value is None:
+            return None
+        low = self.at_most is not None and value <= self.at_most
+        high = self.at_least is not None and value >= self.at_least
+        return {"value": _show(value)} if low or high else None
+
+
 @predicate("model-value-in", fields=("model", "flag", "value"))
 class ModelValueIn(_ModelScoped):
     """Fires when the command serves one of ``models`` with one of ``flags`` at one of ``values``."""

@@ -141,7 +141,12 @@ def run(args: argparse.Namespace) -> int:
         understood = bool(script.invocations or script.assignments or script.orphans)
     except ShellSyntaxError:
         understood = True  # check_command reports it
-    findings = check_command(text, snapshot, kb)
+    if args.gpu is not None and args.gpu not in kb.hardware:
+        known = ", ".join(sorted(kb.hardware))
+        said = msg("check-cli-gpu-unknown", args.lang, option="--gpu", got=args.gpu, known=known)
+        print("✖ " + said, file=sys.stderr)
+        return 2
+    findings = check_command(text, snapshot, kb, gpu=args.gpu)
     if not understood and not findings:
         print(msg("check-cli-nothing", args.lang))
         return 0
@@ -161,5 +166,11 @@ def configure(check: argparse.ArgumentParser) -> None:
         default=None,
         metavar="VERSION",
         help="check against this stored SGLang release, e.g. 0.5.20 (default: kb/handbook.yaml's)",
+    )
+    check.add_argument(
+        "--gpu",
+        default=None,
+        metavar="ID",
+        help="size the command on this accelerator with the planner, e.g. h200 (kb/hardware/)",
     )
     check.add_argument("command", nargs=argparse.REMAINDER, help="the command; omit it to read stdin")

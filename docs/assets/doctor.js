@@ -12,7 +12,10 @@
   const BASE = document.currentScript ? document.currentScript.src : window.location.href;
   const CHECKER_DATA = new URL("checker-data.json", BASE);
   const CONFIGURATOR_DATA = new URL("configurator-data.json", BASE);
+  // The planner's export (handbook/calc/planner_data.py): fetched when the reader picks an accelerator
+  const PLANNER_DATA = new URL("planner-data.json", BASE);
   const STORED_COMMAND = "handbook-doctor-command";
+  const STORED_GPU = "handbook-doctor-gpu";
   const EXAMPLE = [
     "python -m sglang.launch_server \\",
     "  --model-path openai/gpt-oss-120b \\",
@@ -104,15 +107,53 @@
     }
   }
 
+  // the corrected commands (checker.js corrected): each with its copy button
+  function correctedBlock(commands, m, copy) {
+    return commands.map((command) => {
+      const code = element("code", {}, command.text);
+      const button = element("button", { type: "button", class: "md-button cfg-copy" }, m["cfg-copy"]);
+      button.addEventListener("click", () => copy(command.text, button));
+      return element(
+        "div",
+        { class: "doc-fix", "data-line": String(command.line) },
+        element("p", { class: "cfg-heading" }, template(m["check-corrected"], { line: command.line })),
+        element("div", { class: "cfg-code" }, element("pre", {}, code), button),
+      );
+    });
+  }
+
+  async function copyText(text, button, m) {
+    try {
+      await navigator.clipboard.writeText(text);
+    } catch (err) {
+      const area = element("textarea", { readonly: "", class: "cfg-offscreen" });
+      area.value = text;
+      document.body.append(area);
+      area.select();
+      document.execCommand("copy");
+      area.remove();
+    }
+    button.textContent = m["cfg-copied"];
+    button.dataset.copied = "true";
+    window.setTimeout(() => {
+      button.textContent = m["cfg-copy"];
+    }, 1500);
+  }
+
   // ================================================================================= the doctor
   class Doctor {
-    constructor(root, checker, messages) {
+    constructor(root, checkerData, messages) {
       this.root = root;
-      this.checker = checker;
+      this.checkerData = checkerData;
+      this.checker = window.HandbookChecker.create(checkerData);
+      this.sized = null; // the checker with the planner, once the planner's data is loaded
       this.m = messages;
       this.lang = root.dataset.lang;
       this.input = root.querySelector(".doc-input");
+      this.gpu = root.querySelector(".doc-gpu");
+      this.plannerProblem = null;
       this.input.addEventListener("input", () => this.run());
+      this.gpu.addEventListener("change", () => this.pickGpu());
       root.querySelector(".doc-check").addEventListener("click", () => this.run());
       root.querySelector(".doc-example").addEventListener("click", () => {
         this.input.value = EXAMPLE;
@@ -125,6 +166,34 @@
         stored = null;
       }
       if (stored) this.input.value = stored;
+      let storedGpu = null;
+      try {
+        storedGpu = window.sessionStorage.getItem(STORED_GPU);
+      } catch (err) {
+        storedGpu = null;
+      }
+      if (storedGpu && [...this.gpu.options].some((o) => o.value === storedGpu)) {
+        this.gpu.value = storedGpu;
+        this.pickGpu();
+      } else this.run();
+    }
+
+    // The planner's data is fetched once, the first time an accelerator is picked.
+    async pickGpu() {
+      try {
+        window.sessionStorage.setItem(STORED_GPU, this.gpu.value);
+      } catch (err) {
+        // storage may be off
+      }
+      if (this.gpu.value && this.sized === null && window.HandbookPlanner) {
+        try {
+          const plannerData = await load(PLANNER_DATA);
+          this.sized = window.HandbookChecker.create(this.checkerData, { planner: window.HandbookPlanner, data: plannerData });
+          this.plannerProblem = null;
+        } catch (err) {
+          this.plannerProblem = template(this.m["doc-planner-failed"], { url: PLANNER_DATA.pathname });
+        }
+      }
       this.run();
     }
 
@@ -137,22 +206,29 @@
       }
       const status = this.root.querySelector(".doc-status");
       const list = this.root.querySelector(".doc-findings");
+      const fixes = this.root.querySelector(".doc-corrected");
+      fixes.replaceChildren();
       if (!text.trim()) {
         status.replaceChildren();
         list.replaceChildren();
         this.root.dataset.result = "empty";
         return;
       }
-      const findings = this.checker.check(text);
-      const understood = this.checker.understood(text);
+      const gpu = this.gpu.value || null;
+      const checker = gpu !== null && this.sized !== null ? this.sized : this.checker;
+      const findings = checker.check(text, null, gpu);
+      const understood = checker.understood(text);
       if (!understood && !findings.length) {
         status.replaceChildren(element("p", {}, this.m["check-cli-nothing"]));
         list.replaceChildren();
         this.root.dataset.result = "nothing";
         return;
       }
-      status.replaceChildren(element("p", {}, summary(findings, this.checker.version, this.m)));
+      const lines = [element("p", {}, summary(findings, checker.version, this.m))];
+      if (gpu !== null && this.plannerProblem !== null) lines.push(element("p", { class: "cfg-warn" }, this.plannerProblem));
+      status.replaceChildren(...lines);
       list.replaceChildren(...findings.map((f) => findingItem(f, this.lang, this.m)));
+      fixes.replaceChildren(...correctedBlock(checker.corrected(text, findings), this.m, (t, b) => copyText(t, b, this.m)));
       this.root.dataset.result = ["clean", "warnings", "errors"][this.checker.exitStatus(findings)];
     }
   }
@@ -414,21 +490,7 @@
     }
 
     async copy(text, button) {
-      try {
-        await navigator.clipboard.writeText(text);
-      } catch (err) {
-        const area = element("textarea", { readonly: "", class: "cfg-offscreen" });
-        area.value = text;
-        document.body.append(area);
-        area.select();
-        document.execCommand("copy");
-        area.remove();
-      }
-      button.textContent = this.m["cfg-copied"];
-      button.dataset.copied = "true";
-      window.setTimeout(() => {
-        button.textContent = this.m["cfg-copy"];
-      }, 1500);
+      await copyText(text, button, this.m);
     }
   }
 
@@ -446,11 +508,11 @@
       status.replaceChildren(element("p", { class: "cfg-warn" }, template(messages[failed], { url })));
       return;
     }
-    const checker = window.HandbookChecker.create(checkerData);
     if (kind === "doctor") {
       status.replaceChildren();
-      root.doctor = new Doctor(root, checker, messages);
+      root.doctor = new Doctor(root, checkerData, messages);
     } else {
+      const checker = window.HandbookChecker.create(checkerData);
       configuratorData.version = checker.version;
       const configure = window.HandbookConfigure.create(configuratorData, checker);
       root.configurator = new Configurator(root, configure, configuratorData, messages);

@@ -239,6 +239,22 @@ def engine_snapshot(session: nox.Session) -> None:
     )  # fmt: skip
 
 
+@nox.session(name="engine-corpus", python=False)
+def engine_corpus(session: nox.Session) -> None:
+    """Judge every command of the docs corpus (tests/fixtures/doc-corpus) with the real parsers of the pinned
+    release, into tests/fixtures/doc-corpus/verdicts-<version>.json (handbook/oracles/corpus.py).
+
+    Usage: nox -s engine-corpus   (offline: it runs in the virtualenv `nox -s engine-snapshot` built, which
+    ends with the pinned release installed)
+    """
+    python = Path(".nox/engine-snapshot/bin/python")
+    if not python.exists():
+        session.error("run `nox -s engine-snapshot -- 0.5.23` first: the corpus is judged in its virtualenv")
+    env = {"PYTHONPATH": "."}
+    corpus = "tests/fixtures/doc-corpus"
+    session.run(str(python), "-m", "handbook.oracles.corpus", "judge", corpus, external=True, env=env)
+
+
 @nox.session(name="engine-rule-releases", python=PYTHON)
 def engine_rule_releases(session: nox.Session) -> None:
     """Find, in the wheel of every release of kb/engine/releases.json, the releases each rule of

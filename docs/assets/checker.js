@@ -1584,7 +1584,7 @@
       if (args.value(enable.dest) !== true || !(attn === 1 || attn === null)) return findings;
       const flag = args.given.get(enable.dest);
       const merged = finding(
-        "warning",
+        "note",
         "flag.deprecated",
         message("check-dp-attention-old-spelling", { dp: dp.spelling, value: dp.values[0].raw, version: VERSION, enable: enable.name }),
         flag.word.line,
@@ -1719,7 +1719,10 @@
       if (module === null || inv.program === null) return [];
       const alias = PARSERS[inv.program].modules[module];
       if (alias) {
-        return [finding("warning", "module.deprecated", message("check-module-deprecated", { module, version: VERSION, replacement: alias }), line, module)];
+        const f = finding("note", "module.deprecated", message("check-module-deprecated", { module, version: VERSION, replacement: alias }), line, module);
+        f.edits = [["module", alias]];
+        f.edit_line = inv.line;
+        return [f];
       }
       return [];
     }
@@ -1790,6 +1793,7 @@
     const VARIABLE_NAMES = [...VARIABLES.keys()];
     const DEPRECATED = new Map(data.environ.deprecated.map(([name, replacement, note]) => [name, { replacement, note }]));
     const REWRITE = data.environ.rewrite;
+    const DIRECT_READS = data.environ.direct || {};
     const BOOL_WORDS = ["true", "1", "yes", "y", "false", "0", "no", "n"];
 
     function expectedEnvValue(kind, value) {
@@ -1827,6 +1831,8 @@
           finding("warning", "env.type", message("check-env-type", { name, value: value.raw, expected, version: VERSION, default: variable.shown }), line, name),
         ];
       }
+      const direct = Object.prototype.hasOwnProperty.call(DIRECT_READS, name) ? DIRECT_READS[name] : undefined;
+      if (direct !== undefined) return [finding("note", "env.direct", message("check-env-direct", { name, version: VERSION, file: direct }), line, name)];
       if (name.startsWith(REWRITE.to)) {
         // envcheck.py: every candidate shares the prefix, so compare what follows it
         const prefix = REWRITE.to;
@@ -2341,9 +2347,9 @@
     }
 
     // ======================================================================== corrections.py
-    function commandHead(inv) {
+    function commandHead(inv, module = null) {
       const prefixes = inv.env.filter((a) => a.how === "prefix" && a.value !== null).map((a) => `${a.name}=${a.value.raw}`);
-      if (inv.module !== null) return [...prefixes, `python -m ${inv.module}`];
+      if (inv.module !== null) return [...prefixes, `python -m ${module || inv.module}`];
       const launcher = inv.launcher !== null ? inv.launcher.text : "";
       const command = COMMANDS.find(([words, program]) => program === inv.program && words[0] === launcher);
       return [...prefixes, command ? command[0].join(" ") : launcher];
@@ -2375,7 +2381,8 @@
         }
       }
       lines.push(...args.hidden.map((w) => [w.raw]));
-      return [commandHead(inv).join(" "), ...lines.map((line) => `  ${line.join(" ")}`)].join(" \\\n");
+      const renamed = edits.find((e) => e[0] === "module");
+      return [commandHead(inv, renamed ? renamed[1] : null).join(" "), ...lines.map((line) => `  ${line.join(" ")}`)].join(" \\\n");
     }
 
     function corrected(text, findings) {

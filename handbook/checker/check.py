@@ -158,8 +158,8 @@ def one_cause(args: ParsedArgs, findings: list[Finding], version: str) -> list[F
     if args.value(enable.dest) is not True or args.value("attn_dp_size") not in (1, None):
         return findings
     flag = args.given[enable.dest]
-    merged = Finding(
-        "warning",
+    merged = Finding(  # the engine reads it as attention DP: it works, and the fix is mechanical
+        "note",
         "flag.deprecated",
         message(
             "check-dp-attention-old-spelling",
@@ -206,9 +206,10 @@ def _module_findings(
         return []
     info = snapshot.parser(invocation.program).modules.get(module)
     if info is not None and info.deprecated_alias_of:
+        # a deprecated alias still runs the same program: a note, and the corrected command names the module
         return [
             Finding(
-                "warning",
+                "note",
                 "module.deprecated",
                 message(
                     "check-module-deprecated",
@@ -218,6 +219,8 @@ def _module_findings(
                 ),
                 line,
                 module,
+                edits=(("module", info.deprecated_alias_of),),
+                edit_line=invocation.line,
             )
         ]
     return []

@@ -3,7 +3,8 @@
 A finding whose fix needs no choice carries it as ``edits`` on the command that starts on ``edit_line``:
 ``("rename", spelling, flag)`` writes a flag in full (an abbreviation, the old spelling of attention DP),
 ``("drop", flag)`` removes one, ``("set", flag, value)`` gives it that value (added at the end when the
-command lacks it: a port or host the router targets, a parser the decode server needs). The command is
+command lacks it: a port or host the router targets, a parser the decode server needs), ``("module",
+name)`` runs the module a deprecated alias stands for. The command is
 written again from its words, one flag a line, as the site writes commands: what wraps it (``docker run``,
 ``bash -c``) is not repeated, and ``sglang serve`` keeps its command words.
 """
@@ -27,13 +28,14 @@ class Corrected:
     text: str
 
 
-def _head(invocation: Invocation, snapshot: EngineSnapshot) -> list[str]:
-    """The variables set before the command, and the words that run it (``python -m …``, ``sglang serve``)."""
+def _head(invocation: Invocation, snapshot: EngineSnapshot, module: str | None = None) -> list[str]:
+    """The variables set before the command, and the words that run it (``python -m …``, ``sglang serve``);
+    ``module`` replaces the module a deprecated alias names."""
     prefixes = [
         f"{a.name}={a.value.raw}" for a in invocation.env if a.how == "prefix" and a.value is not None
     ]
     if invocation.module is not None:
-        return [*prefixes, f"python -m {invocation.module}"]
+        return [*prefixes, f"python -m {module or invocation.module}"]
     launcher = invocation.launcher.text if invocation.launcher is not None else ""
     commands, _ = entry_points(snapshot)
     for words, program in sorted(commands.items(), key=lambda item: -len(item[0])):
@@ -64,7 +66,7 @@ def corrected_command(invocation: Invocation, snapshot: EngineSnapshot, edits: l
             else:
                 lines.append([edit[1], edit[2]])
     lines += [[w.raw] for w in args.hidden]
-    head = " ".join(_head(invocation, snapshot))
+    head = " ".join(_head(invocation, snapshot, next((e[1] for e in edits if e[0] == "module"), None)))
     return " \\\n".join([head, *(INDENT + " ".join(line) for line in lines)])
 
 

@@ -141,6 +141,8 @@ def checker_data(snapshot: EngineSnapshot, kb: Any) -> dict[str, Any]:
             "variables": [[v.name, v.type, _shown_default(v.default)] for v in environ.variables],
             "deprecated": [[d.name, d.replacement, d.note] for d in environ.deprecated],
             "rewrite": {"from": rewrite.from_, "to": rewrite.to, "present": rewrite.present},
+            # read without the registry: the first file that reads each (envcheck.py's env.direct)
+            "direct": {read.name: read.files[0] for read in snapshot.env_reads if read.files},
         },
         "env_readers": {name: READ_BY_KEYS[var.read_by] for name, var in kb.env_vars.items()},
         "checkpoints": checkpoints,

@@ -565,6 +565,70 @@ def describe_entry_points() -> dict:
 
 
 # --------------------------------------------------------------------------------------------------
+# Variables read outside the registry: os.getenv("SGLANG_…"), get_bool_env_var("SGLANG_…") and the like
+# --------------------------------------------------------------------------------------------------
+
+_ENV_READERS = {
+    "os.getenv",
+    "os.environ.get",
+    "environ.get",
+    "getenv",
+    "get_bool_env_var",
+    "get_int_env_var",
+    "get_float_env_var",
+    "get_str_env_var",
+}
+_ENV_PREFIXES = ("SGLANG_", "SGL_")
+
+
+def _read_names(tree: ast.AST) -> set[str]:
+    """The SGLANG_*/SGL_* names a module reads by a literal: a reader call's first argument, os.environ[…],
+    or ``"…" in os.environ``."""
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        literal = None
+        if isinstance(node, ast.Call) and node.args and ast.unparse(node.func) in _ENV_READERS:
+            literal = node.args[0]
+        elif isinstance(node, ast.Subscript) and ast.unparse(node.value) in ("os.environ", "environ"):
+            literal = node.slice
+        elif (
+            isinstance(node, ast.Compare)
+            and len(node.ops) == 1
+            and isinstance(node.ops[0], ast.In)
+            and ast.unparse(node.comparators[0]) in ("os.environ", "environ")
+        ):
+            literal = node.left
+        if (
+            isinstance(literal, ast.Constant)
+            and isinstance(literal.value, str)
+            and literal.value.startswith(_ENV_PREFIXES)
+        ):
+            names.add(literal.value)
+    return names
+
+
+def describe_env_reads() -> list[dict]:
+    """Every SGLANG_*/SGL_* variable the installed sglang package reads without its registry
+    (sglang/srt/environ.py): the name and the first files that read it (tests aside)."""
+    spec = importlib.util.find_spec("sglang")
+    root = Path(spec.origin).parent if spec and spec.origin else None
+    if root is None:
+        return []
+    found: dict[str, list[str]] = {}
+    for path in sorted(root.rglob("*.py")):
+        relative = path.relative_to(root.parent).as_posix()
+        if "/test" in relative:
+            continue
+        try:
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+        except (SyntaxError, UnicodeDecodeError):
+            continue
+        for name in _read_names(tree):
+            found.setdefault(name, []).append(relative)
+    return [{"name": name, "files": files[:3]} for name, files in sorted(found.items())]
+
+
+# --------------------------------------------------------------------------------------------------
 # Environment variables (sglang/srt/environ.py)
 # --------------------------------------------------------------------------------------------------
 
@@ -752,6 +816,7 @@ def build_snapshot(wheels: list[Path], date: str) -> dict:
         "parsers": parsers,
         "environ": describe_environ(),
         "entry_points": describe_entry_points(),
+        "env_reads": describe_env_reads(),
     }
 
 

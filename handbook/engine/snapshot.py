@@ -282,6 +282,13 @@ class EntryPoints(_Frozen):
     serve: ServeDispatch | None
 
 
+class EnvRead(_Frozen):
+    """A variable the package reads without its registry (os.getenv, get_bool_env_var…), and where."""
+
+    name: str
+    files: tuple[str, ...]
+
+
 class Wheel(_Frozen):
     filename: str
     sha256: str
@@ -303,6 +310,11 @@ class EngineSnapshot(_Frozen):
     parsers: dict[str, Parser]
     environ: Environ
     entry_points: EntryPoints | None = None  # None in a snapshot dumped before it was recorded
+    env_reads: tuple[EnvRead, ...] = ()  # variables read outside environ.py (none before it was recorded)
+
+    def env_read(self, name: str) -> EnvRead | None:
+        """Where the package reads ``name`` without its registry, if it does."""
+        return next((read for read in self.env_reads if read.name == name), None)
 
     def parser(self, name: str) -> Parser:
         try:

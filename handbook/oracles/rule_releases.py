@@ -5,7 +5,8 @@ an older release does the same is read in its wheel: the release holds the rule 
 behaviour's text, ``engine.found_by`` where given, else ``engine.says`` (fragments between ``…``, ``{…}`` or
 ``%s`` are looked for separately). The text is read as Python reads it: every string literal (adjacent
 literals joined, an f-string with ``{}`` for each field) and every ``assert`` statement of the wheel's
-modules, so a message split over lines is found whole. Nothing is imported or run.
+modules, so a message split over lines is found whole, and every comparison, arithmetic expression and dict
+literal as ``ast.unparse`` writes it. Nothing is imported or run.
 
 Advice about the command itself (``does: nothing`` and no ``at``: security, containers) states no engine
 behaviour, so it holds in every stored release. A rule the engine leaves alone but whose place is given
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import json
 import re
 import sys
 import zipfile
@@ -53,7 +55,7 @@ def wheel_text(wheel: Path, packages: tuple[str, ...]) -> str:
                     out.append("".join(v.value if isinstance(v, ast.Constant) else "{}" for v in node.values))
                 elif isinstance(node, ast.Assert):
                     out.append("assert " + ast.unparse(node.test))
-                elif isinstance(node, ast.Compare | ast.BinOp):
+                elif isinstance(node, ast.Compare | ast.BinOp | ast.Dict):
                     out.append(ast.unparse(node))
     return "\n".join(out)
 
@@ -77,6 +79,7 @@ def found_in(rule: Rule, texts: dict[str, dict[str, str]]) -> list[str] | None:
 def main(argv: list[str] | None = None) -> int:
     cli = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     cli.add_argument("wheels", type=Path, help="a folder with the sglang wheel of every stored release")
+    cli.add_argument("--cache", type=Path, help="keep the wheels' text here (JSON), to compare again quickly")
     args = cli.parse_args(argv)
     kb = load_kb()
     wheels = {}
@@ -87,10 +90,15 @@ def main(argv: list[str] | None = None) -> int:
     routers = sorted(args.wheels.glob("sglang_router-*.whl"))
     versions = sorted(wheels, key=version_key)
     router_text = wheel_text(routers[-1], ("sglang_router/",)) if routers else ""
-    texts = {}
+    texts: dict[str, dict[str, str]] = {}
+    if args.cache is not None and args.cache.is_file():
+        texts = json.loads(args.cache.read_text(encoding="utf-8"))
     for version in versions:  # the server's code only: the rules are about launch_server and the router
-        texts[version] = {"sglang": wheel_text(wheels[version], ("sglang/srt/",)), "router": router_text}
-        print(f"read sglang {version}", file=sys.stderr)
+        if version not in texts:
+            texts[version] = {"sglang": wheel_text(wheels[version], ("sglang/srt/",)), "router": router_text}
+            print(f"read sglang {version}", file=sys.stderr)
+    if args.cache is not None:
+        args.cache.write_text(json.dumps(texts), encoding="utf-8")
     pinned, newest = kb.handbook.engine_version, versions[-1]
     bad = 0
     for rule in kb.rules.values():

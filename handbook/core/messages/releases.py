@@ -3,6 +3,10 @@ modules that are not in the checked release, modules without a parser, where ``s
 and rules whose engine behaviour is not established for the checked release. Each entry is (zh, en)."""
 
 MESSAGES: dict[str, tuple[str, str]] = {
+    "check-env-direct": (
+        "{name} 不在 sglang {version} 的变量注册表里，但 {file} 直接读取它：取值类型没有检查",
+        "{name} is not in the variable registry of sglang {version}, but {file} reads it directly, so its value type is not checked",
+    ),
     "check-rule-unestablished": (
         "{rule}。本站查证过引擎对此的处理的是 sglang {releases}，不是 {version}：这里不下结论。",
         "{rule}. What the engine does about it was established for sglang {releases}, not {version}: not judged here.",

@@ -74,3 +74,21 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "prod-alert-absent-summary": ("没有任何 SGLang 调度器指标", "No SGLang scheduler metrics at all"),
     "prod-alert-absent-desc": ("5 分钟内没有 sglang:num_running_reqs 序列：服务没有加 --enable-metrics，或 Prometheus 没有采集它", "no sglang:num_running_reqs series for 5 minutes: the server runs without --enable-metrics, or Prometheus does not scrape it"),
 }
+MESSAGES |= {
+    # chapter 08's production-pack section (handbook/render/production.py)
+    "prod-col-set": ("部署", "Set"),
+    "prod-col-recipes": ("配方", "Recipes"),
+    "prod-col-objects": ("对象", "Objects"),
+    "prod-col-files": ("下载", "Download"),
+    "prod-col-alert": ("告警", "Alert"),
+    "prod-col-expr": ("表达式", "Expression"),
+    "prod-col-for": ("持续", "For"),
+    "prod-col-meaning": ("含义", "What it means"),
+    "prod-col-threshold": ("阈值来源", "Where the threshold comes from"),
+    "prod-col-link": ("排错", "Troubleshooting"),
+    "prod-changes-of": ("{name} 与配方命令的不同：", "{name}, what differs from the recipe's command:"),
+    "prod-apply": ("部署：先填上文件头部列出的值，再 kubectl apply -f manifests.yaml；跨节点的服务需要集群装有 LeaderWorkerSet 控制器。prometheus.yml 按 Service 名采集本组指标并加载告警。", "To deploy: fill in the values the file's header lists, then kubectl apply -f manifests.yaml; a server that spans nodes needs the LeaderWorkerSet controller in the cluster. prometheus.yml scrapes the set's Services by name and loads the alerts."),
+    "prod-import": ("导入：Grafana → Dashboards → New → Import，上传 JSON，选择 Prometheus 数据源。中英文各一份，面板和查询相同。", "To import: Grafana → Dashboards → New → Import, upload the JSON and pick the Prometheus data source. One file per language, with the same panels and queries."),
+    "prod-rules-use": ("使用：把 sglang-alerts.yaml 加进 Prometheus 的 rule_files；promtool check rules sglang-alerts.yaml 检查规则，promtool test rules sglang-alerts.test.yaml 用合成序列跑单元测试。", "To use: add sglang-alerts.yaml to Prometheus's rule_files; promtool check rules sglang-alerts.yaml checks the rules and promtool test rules sglang-alerts.test.yaml runs their unit tests on synthetic series."),
+    "prod-none": ("无", "none"),
+}

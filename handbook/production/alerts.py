@@ -33,7 +33,9 @@ class Alert:
     name: str
     expr: str
     duration: str | None  # the rule's "for"
-    key: str  # messages: prod-alert-<key>-summary / -desc
+    key: str  # what the unit tests call it
+    summary: str  # a key of the production messages
+    description: str  # a key of the production messages
     anchor: str  # page#anchor on the site
     threshold_source: str  # where each number of expr and duration comes from
     metrics: tuple[str, ...]  # the sample names expr reads (checked against the engine snapshot)
@@ -77,6 +79,8 @@ def alerts(kb: KB) -> list[Alert]:
             f"changes(sglang:num_retracted_requests_total[{window}m]) > {per_minute * window}",
             None,
             "retract",
+            "prod-alert-retract-summary",
+            "prod-alert-retract-desc",
             "08-production.md#pitfall-frequent-retract",
             f"{per_minute * window} = {per_minute}/min x {window}m: the source calls a retraction about "
             f"once a minute normal (kb/observability.yaml signals); the {window}m window is a handbook "
@@ -88,6 +92,8 @@ def alerts(kb: KB) -> list[Alert]:
             f"sglang:num_queue_reqs > {queue_max}",
             "10m",
             "queue",
+            "prod-alert-queue-summary",
+            "prod-alert-queue-desc",
             "08-production.md#monitoring",
             f"{queue_max}: the top of the source's healthy #queue-req range (kb/observability.yaml log_lines "
             "decode); for 10m is a handbook default",
@@ -98,6 +104,8 @@ def alerts(kb: KB) -> list[Alert]:
             f"sglang:token_usage < {usage} and sglang:num_queue_reqs > 0",
             "15m",
             "conservative",
+            "prod-alert-conservative-summary",
+            "prod-alert-conservative-desc",
             "08-production.md#pitfall-low-throughput-low-token-usage",
             f"{usage} and > 0: the source's signal 'token usage < {usage} and #queue-req > 0' "
             "(kb/observability.yaml signals); for 15m is a handbook default",
@@ -109,6 +117,8 @@ def alerts(kb: KB) -> list[Alert]:
             " and sglang:num_running_reqs > 0",
             "10m",
             "collapse",
+            "prod-alert-collapse-summary",
+            "prod-alert-collapse-desc",
             "08-production.md#pitfall-low-throughput-low-token-usage",
             "handbook defaults, no source gives one: half of the previous hour's mean, for 10m",
             ("sglang:gen_throughput", "sglang:num_running_reqs"),
@@ -118,6 +128,8 @@ def alerts(kb: KB) -> list[Alert]:
             f'up{{job="{JOB}"}} == 0',
             "5m",
             "down",
+            "prod-alert-down-summary",
+            "prod-alert-down-desc",
             "08-production.md#monitoring",
             f"up is Prometheus's own series for each target of job {JOB}; for 5m is a handbook default",
             (),
@@ -127,6 +139,8 @@ def alerts(kb: KB) -> list[Alert]:
             "absent(sglang:num_running_reqs)",
             "5m",
             "absent",
+            "prod-alert-absent-summary",
+            "prod-alert-absent-desc",
             "08-production.md#monitoring",
             "for 5m is a handbook default",
             ("sglang:num_running_reqs",),
@@ -136,8 +150,8 @@ def alerts(kb: KB) -> list[Alert]:
 
 def _annotations(alert: Alert, site_url: str) -> dict[str, str]:
     page, _, anchor = alert.anchor.partition("#")
-    summary = message(f"prod-alert-{alert.key}-summary")
-    description = message(f"prod-alert-{alert.key}-desc")
+    summary = message(alert.summary)
+    description = message(alert.description)
     return {
         "summary": summary.en,
         "description": description.en,

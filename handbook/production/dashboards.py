@@ -26,7 +26,8 @@ SELECT = '{model_name=~"$model_name"}'
 
 @dataclass(frozen=True)
 class Panel:
-    key: str  # messages: prod-panel-<key> (title) and -desc
+    title: str  # a key of the production messages
+    description: str  # a key of the production messages
     unit: str
     queries: tuple[tuple[str, str], ...]  # (PromQL, legend)
     max: float | None = None
@@ -50,29 +51,62 @@ def _server_panels(by: str) -> list[Panel]:
     legend = f"{{{{instance}}}} {{{{{by}}}}}" if by else "{{instance}}"
     rate = "[$__rate_interval]"
     return [
-        Panel("throughput", "none", ((f"sum by ({group}) (sglang:gen_throughput{SELECT})", legend),)),
         Panel(
-            "requests",
+            "prod-panel-throughput",
+            "prod-panel-throughput-desc",
+            "none",
+            ((f"sum by ({group}) (sglang:gen_throughput{SELECT})", legend),),
+        ),
+        Panel(
+            "prod-panel-requests",
+            "prod-panel-requests-desc",
             "reqps",
             ((f"sum by ({group}) (rate(sglang:num_requests_total{SELECT}{rate}))", legend),),
         ),
-        Panel("queue", "none", ((f"sum by ({group}) (sglang:num_queue_reqs{SELECT})", legend),)),
-        Panel("running", "none", ((f"sum by ({group}) (sglang:num_running_reqs{SELECT})", legend),)),
-        Panel("kv", "percentunit", ((f"max by ({group}) (sglang:token_usage{SELECT})", legend),), max=1),
         Panel(
-            "retract",
+            "prod-panel-queue",
+            "prod-panel-queue-desc",
+            "none",
+            ((f"sum by ({group}) (sglang:num_queue_reqs{SELECT})", legend),),
+        ),
+        Panel(
+            "prod-panel-running",
+            "prod-panel-running-desc",
+            "none",
+            ((f"sum by ({group}) (sglang:num_running_reqs{SELECT})", legend),),
+        ),
+        Panel(
+            "prod-panel-kv",
+            "prod-panel-kv-desc",
+            "percentunit",
+            ((f"max by ({group}) (sglang:token_usage{SELECT})", legend),),
+            max=1,
+        ),
+        Panel(
+            "prod-panel-retract",
+            "prod-panel-retract-desc",
             "none",
             ((f"60 * sum by ({group}) (rate(sglang:num_retracted_requests_total{SELECT}{rate}))", legend),),
         ),
         Panel(
-            "cache-hit",
+            "prod-panel-cache-hit",
+            "prod-panel-cache-hit-desc",
             "percentunit",
             ((f"avg by ({group}) (sglang:cache_hit_rate{SELECT})", legend),),
             max=1,
         ),
-        Panel("ttft", "s", _quantiles("sglang:time_to_first_token_seconds", by)),
-        Panel("itl", "s", _quantiles("sglang:inter_token_latency_seconds", by)),
-        Panel("e2e", "s", _quantiles("sglang:e2e_request_latency_seconds", by)),
+        Panel(
+            "prod-panel-ttft",
+            "prod-panel-ttft-desc",
+            "s",
+            _quantiles("sglang:time_to_first_token_seconds", by),
+        ),
+        Panel(
+            "prod-panel-itl", "prod-panel-itl-desc", "s", _quantiles("sglang:inter_token_latency_seconds", by)
+        ),
+        Panel(
+            "prod-panel-e2e", "prod-panel-e2e-desc", "s", _quantiles("sglang:e2e_request_latency_seconds", by)
+        ),
     ]
 
 
@@ -80,7 +114,8 @@ def _pd_panels() -> list[Panel]:
     rate = "[$__rate_interval]"
     return _server_panels("engine_type") + [
         Panel(
-            "prefill-queues",
+            "prod-panel-prefill-queues",
+            "prod-panel-prefill-queues-desc",
             "none",
             (
                 (
@@ -94,7 +129,8 @@ def _pd_panels() -> list[Panel]:
             ),
         ),
         Panel(
-            "decode-queues",
+            "prod-panel-decode-queues",
+            "prod-panel-decode-queues-desc",
             "none",
             (
                 (
@@ -108,7 +144,8 @@ def _pd_panels() -> list[Panel]:
             ),
         ),
         Panel(
-            "kv-transfer",
+            "prod-panel-kv-transfer",
+            "prod-panel-kv-transfer-desc",
             "none",
             (
                 (
@@ -122,15 +159,22 @@ def _pd_panels() -> list[Panel]:
             ),
         ),
         Panel(
-            "router-requests",
+            "prod-panel-router-requests",
+            "prod-panel-router-requests-desc",
             "reqps",
             ((f"sum by (instance) (rate(smg_http_requests_total{rate}))", "{{instance}}"),),
         ),
-        Panel("router-workers", "none", (("smg_worker_health", "{{instance}}"),)),
+        Panel(
+            "prod-panel-router-workers",
+            "prod-panel-router-workers-desc",
+            "none",
+            (("smg_worker_health", "{{instance}}"),),
+        ),
     ]
 
 
 KINDS = {"server": lambda: _server_panels(""), "pd": _pd_panels}
+TITLES = {"server": "prod-dash-server", "pd": "prod-dash-pd"}
 
 
 def queries(kind: str) -> list[str]:
@@ -139,7 +183,7 @@ def queries(kind: str) -> list[str]:
 
 
 def build(kind: str, lang: str, engine_version: str) -> dict[str, object]:
-    title = msg(f"prod-dash-{kind}", lang)
+    title = msg(TITLES[kind], lang)
     board = (
         gd.Dashboard(title)
         .uid(f"sglang-{kind}-{lang}")
@@ -161,8 +205,8 @@ def build(kind: str, lang: str, engine_version: str) -> dict[str, object]:
     for panel in KINDS[kind]():
         built = (
             timeseries.Panel()
-            .title(msg(f"prod-panel-{panel.key}", lang))
-            .description(msg(f"prod-panel-{panel.key}-desc", lang))
+            .title(msg(panel.title, lang))
+            .description(msg(panel.description, lang))
             .datasource(DATASOURCE)
             .unit(panel.unit)
             .min(0)

@@ -32,10 +32,10 @@ IB_DEVICE = "$(IB_DEVICE)"  # the reader's InfiniBand device: an env var of the 
 
 # The recipe placeholders a pod binds, and to what.
 PLACEHOLDERS = {
-    "${local_ip}": POD_IP,
-    "${prefill_master_ip}": LEADER_ADDRESS,
-    "${decode_master_ip}": LEADER_ADDRESS,
-    "${device_name}": IB_DEVICE,
+    "${local_ip}": (POD_IP, "prod-bind-pod-ip"),
+    "${prefill_master_ip}": (LEADER_ADDRESS, "prod-bind-lws-leader-address"),
+    "${decode_master_ip}": (LEADER_ADDRESS, "prod-bind-lws-leader-address"),
+    "${device_name}": (IB_DEVICE, "prod-bind-ib-device"),
 }
 DIST_INIT_PORT = "5000"  # the port of --dist-init-addr in the source's DeepSeek 2-node PD example
 METRICS_RECIPE = "metrics-enable"  # chapter 8.2's fragment that turns on /metrics
@@ -196,12 +196,10 @@ def _server(
     words = words_of(recipe)
     changes: list[Change] = []
     # placeholders a pod binds
-    for placeholder, bound in PLACEHOLDERS.items():
+    for placeholder, (bound, reason) in PLACEHOLDERS.items():
         if any(placeholder in w for w in words):
             words = [w.replace(placeholder, bound) for w in words]
-            changes.append(
-                Change("bound", bound, f"prod-bind-{bound[2:-1].lower().replace('_', '-')}", placeholder)
-            )
+            changes.append(Change("bound", bound, reason, placeholder))
     if "--base-gpu-id" in words:
         was = f"--base-gpu-id {_value(words, '--base-gpu-id')}"
         words = _remove_flag(words, "--base-gpu-id")

@@ -45,8 +45,8 @@ def production_dashboards(ctx: RenderContext) -> str:
             _link(ctx, f"sglang-{kind}-{lang}.json", f"sglang-{kind}-{lang}.json") for lang in LANGS
         )
         panels = "、" if ctx.lang == "zh" else ", "
-        titles = panels.join(esc(ctx.msg(f"prod-panel-{p.key}")) for p in dashboards.KINDS[kind]())
-        items.append(f"<strong>{esc(ctx.msg(f'prod-dash-{kind}'))}</strong>: {files}<br>{titles}")
+        titles = panels.join(esc(ctx.msg(p.title)) for p in dashboards.KINDS[kind]())
+        items.append(f"<strong>{esc(ctx.msg(dashboards.TITLES[kind]))}</strong>: {files}<br>{titles}")
     return f"<p>{esc(ctx.msg('prod-import'))}</p>\n\n" + bullet_list(items)
 
 
@@ -60,7 +60,7 @@ def production_alerts(ctx: RenderContext) -> str:
                 f"<code>{esc(alert.name)}</code>",
                 f"<code>{esc(alert.expr)}</code>",
                 esc(alert.duration or "—"),
-                esc(ctx.msg(f"prod-alert-{alert.key}-desc")),
+                esc(ctx.msg(alert.description)),
                 esc(alert.threshold_source),
                 f'<a href="{attr(ctx.href(page, anchor))}">#{esc(anchor)}</a>',
             ]

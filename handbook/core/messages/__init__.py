@@ -15,6 +15,7 @@ from handbook.core.messages import (
     doctor,
     exports,
     planner,
+    production,
     releases,
     site,
     versions,
@@ -32,6 +33,7 @@ DOMAINS = {
     "deployment": deployment.MESSAGES,
     "releases": releases.MESSAGES,
     "doctor": doctor.MESSAGES,
+    "production": production.MESSAGES,
 }
 
 

@@ -517,7 +517,7 @@ def _serve_dispatch() -> dict | None:
             except (ValueError, SystemExit):
                 continue
             model_types.append(name)
-    diffusion = importlib.util.find_spec("sglang.multimodal_gen.runtime.entrypoints.cli.serve") is not None
+    diffusion = _module_file("sglang.multimodal_gen.runtime.entrypoints.cli.serve") is not None
     return {
         "positional_model_path": positional,
         "model_types": model_types,
@@ -526,17 +526,30 @@ def _serve_dispatch() -> dict | None:
     }
 
 
+def _module_file(name: str) -> Path | None:
+    """The source file of module ``name``, found on disk under its top-level package: importing a parent
+    package to find it (importlib.util.find_spec) would run that package's imports, which some releases'
+    sglang.multimodal_gen cannot complete here."""
+    top, _, rest = name.partition(".")
+    spec = importlib.util.find_spec(top)
+    if spec is None or spec.origin is None:
+        return None
+    base = Path(spec.origin).parent.joinpath(*rest.split(".")) if rest else Path(spec.origin).parent
+    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
 def describe_entry_module(name: str) -> dict:
     """Whether the wheel has a module, its file, and whether it is a deprecated alias and of what, read from
     its source alone (the warnings.warn it makes): importing a benchmark module would need its own
     dependencies (tabulate, datasets…), which the parsers do not."""
-    try:
-        spec = importlib.util.find_spec(name)
-    except ImportError:
-        spec = None
-    if spec is None or spec.origin is None:
+    found = _module_file(name)
+    if found is None:
         return {"exists": False, "file": None, "deprecated_alias_of": None, "source_warnings": []}
-    source_warnings = _source_warnings(spec.origin)
+    origin = str(found)
+    source_warnings = _source_warnings(origin)
     alias_of = None
     for warning in source_warnings:
         deprecation = warning["category"] in ("FutureWarning", "DeprecationWarning")
@@ -545,7 +558,7 @@ def describe_entry_module(name: str) -> dict:
             alias_of = match.group(1) if match else "?"
     return {
         "exists": True,
-        "file": _site_relative(spec.origin),
+        "file": _site_relative(origin),
         "deprecated_alias_of": alias_of,
         "source_warnings": source_warnings,
     }

@@ -7,6 +7,7 @@ Everything is deterministic: the same KB, pages and seed give the same cases, in
 from __future__ import annotations
 
 import ast
+import json
 import random
 import re
 from collections.abc import Iterator
@@ -50,6 +51,12 @@ def _strings(node: ast.AST, names: dict[str, str]) -> str | None:
                 return None
         return "".join(parts)
     return None
+
+
+def corpus_commands() -> list[str]:
+    """The commands of SGLang's own docs and cookbook (tests/fixtures/doc-corpus, handbook/oracles/corpus.py)."""
+    path = TESTS / "fixtures" / "doc-corpus" / "commands.json"
+    return [item["text"] for item in json.loads(path.read_text(encoding="utf-8"))]
 
 
 def test_inputs() -> list[str]:

@@ -114,8 +114,8 @@ CASES = {
     ),
     "deprecated module": (
         "python -m sglang.bench_serving --dataset-name random",
-        ("warning", "module.deprecated", 1, "python -m sglang.bench_serving is deprecated in sglang 0.5.23; use "
-         "python -m sglang.benchmark.serving"),
+        ("note", "module.deprecated", 1, "python -m sglang.bench_serving is deprecated in sglang 0.5.23; use "
+         "python -m sglang.benchmark.serving"),  # an alias that still runs the same parser: a note
     ),
     "unknown sglang module": (
         "python -m sglang.launch_sever --model-path m",

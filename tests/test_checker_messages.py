@@ -14,7 +14,7 @@ from handbook.core.messages import DOMAINS
 
 PACKAGE = Path(__file__).resolve().parents[1] / "handbook"
 CATALOGUE_FILES = {PACKAGE / "core" / "messages" / f"{domain}.py" for domain in MESSAGE_DOMAINS}
-KEY = re.compile(r'"((?:check|deploy|sizing)-[a-z0-9-]+)"')
+KEY = re.compile(r'"((?:check|deploy|sizing)-[a-z0-9-]*[a-z0-9])"')
 MESSAGES = {key: pair for domain in MESSAGE_DOMAINS for key, pair in DOMAINS[domain].items()}
 
 

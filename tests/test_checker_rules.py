@@ -39,6 +39,10 @@ CASES = {
         f"{S} --tp-size 4 --moe-a2a-backend flashinfer", f"{S} --tp-size 4 --attn-dp-size 4 --moe-a2a-backend flashinfer"),
     "deepep-normal-disables-cuda-graph": (
         f"{S} --moe-a2a-backend deepep --deepep-mode normal", f"{S} --moe-a2a-backend deepep --deepep-mode low_latency"),
+    "mem-fraction-not-positive": (f"{S} --mem-fraction-static 0", f"{S} --mem-fraction-static 0.8"),
+    "mem-fraction-whole-gpu": (f"{S} --mem-fraction-static 1.5", f"{S} --mem-fraction-static 0.95"),
+    "context-over-max-total-tokens": (
+        f"{S} --context-length 131072 --max-total-tokens 65536", f"{S} --context-length 65536 --max-total-tokens 65536"),
     "dp-replicas-exclude-attn-dp": (
         f"{S} --tp-size 2 --dp-size 2 --attn-dp-size 2",
         f"{S} --tp-size 2 --dp-size 2 --enable-dp-attention"),  # the deprecated spelling of attn-dp 2

@@ -1842,7 +1842,8 @@
         const hint = close ? message("check-did-you-mean", { name: close }) : "";
         return [finding("warning", "env.unknown", message("check-env-unknown", { name, version: VERSION, hint }), line, name)];
       }
-      const reader = data.env_readers[name];
+      // an own property only: a variable named toString or constructor is not one the KB documents
+      const reader = Object.prototype.hasOwnProperty.call(data.env_readers, name) ? data.env_readers[name] : undefined;
       if (reader === undefined) return [];
       return [finding("note", "env.foreign", message("check-env-foreign", { name, version: VERSION, reader: message(reader) }), line, name)];
     }
@@ -1988,8 +1989,9 @@
       for (const server of sameRole) {
         if (portsMeet(target.port, server.port)) {
           const key = hostKind(server.host) === "loopback" ? "deploy-unreachable-loopback" : "deploy-unreachable-host";
+          const severity = target.host.placeholder ? "warning" : "error"; // a placeholder may be this machine's loopback
           return [
-            deployFinding("error", key, line, target.flag, [["set", "--host", target.host.text]], server.line, {
+            deployFinding(severity, key, line, target.flag, [["set", "--host", target.host.text]], server.line, {
               flag: target.flag, url, server_line: server.line, host: said(server.host, "--host"), target_host: target.host.text,
             }),
           ];

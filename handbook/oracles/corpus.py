@@ -90,9 +90,13 @@ class Verdict:
     reason: str = ""
 
 
-def _serve_argv(argv: list[str]) -> tuple[list[str], str | None]:
+def _serve_argv(argv: list[str], diffusion_paths: tuple[str, ...]) -> tuple[list[str], str | None]:
     """``sglang serve``'s reading of its argv (sglang/cli/serve.py), and why a model goes to the diffusion
-    server (None: the language-model server)."""
+    server (None: the language-model server). The engine's registry lookup needs the diffusion
+    dependencies, which this environment lacks: the registry's model ids as the snapshot records them stand
+    in for it."""
+    from handbook.checker.entrypoints import is_diffusion_model
+
     try:
         serve = importlib.import_module("sglang.cli.serve")
     except ImportError:
@@ -103,13 +107,20 @@ def _serve_argv(argv: list[str]) -> tuple[list[str], str | None]:
         argv, _ = normalize(argv)
     if model_type == "diffusion":
         return argv, "--model-type diffusion"
+    path = serve.try_get_model_path(argv) if hasattr(serve, "try_get_model_path") else None
+    if model_type == "auto" and path and is_diffusion_model(path, diffusion_paths):
+        return argv, f"{path} is a diffusion model"
     return argv, None
 
 
-def judge_text(text: str, parsers: dict[str, argparse.ArgumentParser], script_of: Any) -> Verdict:
+def judge_text(
+    text: str, parsers: dict[str, argparse.ArgumentParser], script_of: Any, diffusion_paths: tuple[str, ...]
+) -> Verdict:
     script = script_of(text)
     if script is None:
         return Verdict("rejected", "shell syntax")
+    if script.orphans:  # the shell runs a line of flags as a command of its own: "command not found"
+        return Verdict("rejected", f"the shell runs {script.orphans[0].words[0].text} as a command")
     judged = []
     for invocation in script.invocations:
         if invocation.kind == "module":
@@ -120,8 +131,11 @@ def judge_text(text: str, parsers: dict[str, argparse.ArgumentParser], script_of
         if invocation.kind != "program" or invocation.program is None:
             continue
         argv = [w.text for w in invocation.args]
+        if "--config" in argv or any(word.startswith("--config=") for word in argv):
+            judged.append(Verdict("unjudged", "--config: the file's options are merged before parsing"))
+            continue
         if invocation.program == "launch_server" and invocation.module is None:
-            argv, diffusion = _serve_argv(argv)
+            argv, diffusion = _serve_argv(argv, diffusion_paths)
             if diffusion is not None:
                 judged.append(Verdict("unjudged", f"sglang serve: {diffusion}"))
                 continue
@@ -144,7 +158,10 @@ def judge(folder: Path) -> Path:
     from handbook.checker.shell import ShellSyntaxError, parse_script
     from handbook.engine.snapshot import load_snapshot
 
-    points = entry_points(load_snapshot())
+    snapshot = load_snapshot()
+    points = entry_points(snapshot)
+    serve = snapshot.entry_points.serve if snapshot.entry_points is not None else None
+    diffusion_paths = serve.diffusion_model_paths if serve is not None else ()
 
     def script_of(text: str) -> Any:
         try:
@@ -158,7 +175,7 @@ def judge(folder: Path) -> Path:
     version = importlib.metadata.version("sglang")
     verdicts = {}
     for item in load_corpus(folder):
-        found = judge_text(item["text"], parsers, script_of)
+        found = judge_text(item["text"], parsers, script_of, diffusion_paths)
         verdicts[item["id"]] = {"verdict": found.verdict, "reason": found.reason}
     target = folder / f"verdicts-{version}.json"
     record = {

@@ -61,9 +61,7 @@ def messages(lang: str) -> str:
         picked[key] = DOMAINS[domain][key][index]
     for key in PLANNER_KEYS:
         picked[key] = DOMAINS["planner"][key][index]
-    for key, pair in DOMAINS["doctor"].items():  # the doctor page's own words, and its corrected command
-        if key.startswith("doc-") or key == "check-corrected":
-            picked[key] = pair[index]
+    picked["check-corrected"] = DOMAINS["doctor"]["check-corrected"][index]  # over a corrected command
     return json_safe(json.dumps(picked, ensure_ascii=False, sort_keys=True))
 
 

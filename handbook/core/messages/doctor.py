@@ -12,13 +12,6 @@ MESSAGES: dict[str, tuple[str, str]] = {
     ),
     "check-cli-gpu-unknown": ("{option}：没有 {got}，可用的有 {known}", "{option}: got {got}, expected one of {known}"),
     "check-corrected": ("改正后的命令（第 {line} 行起）：", "Corrected command (from line {line}):"),
-    # the doctor page (kb:doctor, docs/assets/doctor.js)
-    "doc-gpu": ("加速卡（可选：用规划器按它估算显存）", "Accelerator (optional: the planner sizes the command on it)"),
-    "doc-gpu-none": ("不估算", "None: do not size"),
-    "doc-planner-failed": (
-        "无法加载规划器数据（{url}），命令没有按加速卡估算。",
-        "The planner's data could not be loaded ({url}); the command was not sized.",
-    ),
     # a command sized on the reader's accelerator (handbook/checker/sizing.py)
     "sizing-what": ("{gpu} 上的 {model} {dtype}（TP {tp}、EP {ep}，KV {kv}）", "{model} {dtype} on {gpu} (TP {tp}, EP {ep}, KV {kv})"),
     "sizing-bound": ("（有的数字是上界，原因见规划器页）", " (some figures are upper bounds; the planner page says why)"),

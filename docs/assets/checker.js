@@ -1196,10 +1196,12 @@
     // abbreviations.py: a prefix that matched one option in every stored release is a note
     const RELEASES = data.releases;
     function stableAbbreviation(program, prefix) {
-      const spellings = RELEASES.spellings[program] || {};
-      const matched = Object.keys(spellings).filter((s) => s.startsWith(prefix));
+      const spellings = RELEASES.spellings[program];
+      if (!spellings || !RELEASES.count) return null;
+      // every spelling of any stored release: this release's own, and the others'
+      const matched = [...PARSERS[program].spellings, ...spellings.elsewhere].filter((s) => s.startsWith(prefix));
       if (matched.length !== 1) return null;
-      return spellings[matched[0]] === RELEASES.count ? matched[0] : null;
+      return spellings.partial.includes(matched[0]) || spellings.elsewhere.includes(matched[0]) ? null : matched[0];
     }
 
     function abbreviation(program, name, full, label, w) {

@@ -96,10 +96,17 @@ def _releases(snapshot: EngineSnapshot) -> dict[str, Any]:
     except SnapshotError:
         return {"count": 0, "span": "", "versions": [], "spellings": {}, "modules": {}, "serve": None}
     count, span = stored_span()
-    spellings = {
-        name: {s: len(r) for s, r in sorted(history.spellings_by_release(name).items())}
-        for name in snapshot.parsers
-    }
+    # abbreviations.py asks which spellings start with a prefix in any stored release, and whether the one
+    # that does is in every release: the checked release's own spellings are in "parsers" already, so only
+    # the others ("elsewhere") and the checked release's that some release lacks ("partial") are sent
+    spellings = {}
+    for name, parser in snapshot.parsers.items():
+        lives = history.spellings_by_release(name)
+        current = set(parser.all_spellings())
+        spellings[name] = {
+            "elsewhere": sorted(s for s in lives if s not in current),
+            "partial": sorted(s for s in current if len(lives.get(s, ())) != count),
+        }
     modules = {
         name: {
             "parser": life.parser,

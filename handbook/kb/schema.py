@@ -700,6 +700,7 @@ class StartupTip(Closed):
     flags: FlagLineRef | None = None
     action: Text | None = None
     explanation: Text
+    rules: Rules = []  # the engine's verdict on what the explanation claims
 
     @model_validator(mode="after")
     def _flag_or_action(self) -> StartupTip:

@@ -139,7 +139,10 @@ def scenarios(ctx: RenderContext) -> str:
 @renderer("startup-tips")
 def startup_tips(ctx: RenderContext) -> str:
     rows = [
-        [f"<code>{esc(t.flags)}</code>" if t.flags else ctx.text_html(t.action), ctx.text_html(t.explanation)]
+        [
+            f"<code>{esc(t.flags)}</code>" if t.flags else ctx.text_html(t.action),
+            ctx.text_html(t.explanation) + verdicts(ctx, t.rules),
+        ]
         for t in ctx.kb.tuning.startup
     ]
     return table([ctx.msg("startup-col-technique"), ctx.msg("col-notes")], rows)
@@ -166,7 +169,8 @@ def pitfalls(ctx: RenderContext, model: str = "", troubleshooting: str = "no") -
         raise RenderError(
             f"no pitfall is scoped to {model}" if model else "no pitfall is in the troubleshooting table"
         )
-    headers = [ctx.msg("pitfalls-col-symptom"), ctx.msg("pitfalls-col-cause"), ctx.msg("pitfalls-col-fix")]
+    cause = "pitfalls-col-likely-cause" if troubleshooting == "yes" else "pitfalls-col-cause"
+    headers = [ctx.msg("pitfalls-col-symptom"), ctx.msg(cause), ctx.msg("pitfalls-col-fix")]
     return table(headers, rows, row_ids=[f"pitfall-{p.id}" if not model else None for p in chosen])
 
 

@@ -92,6 +92,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "startup-col-technique": ("手段", "Technique"),
     "pitfalls-col-symptom": ("现象", "Symptom"),
     "pitfalls-col-cause": ("原因", "Cause"),
+    "pitfalls-col-likely-cause": ("最可能原因", "Most likely cause"),  # 8.3's table, as the source hedges it
     "pitfalls-col-fix": ("处理", "Fix"),
     "env-vars-reader-sglang": ("SGLang", "SGLang"),
     "env-vars-reader-aiter": ("AITER", "AITER"),

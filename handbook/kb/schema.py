@@ -850,10 +850,19 @@ class SourceEdit(Closed):
     table so that nothing the source says is changed silently."""
 
     section: Text  # where the source says it, e.g. "01 · 前沿模型一览"
-    stated: Annotated[Label, Quoted()]  # the source's words, as written
+    stated: Annotated[Label, Quoted()]  # the source's words, as written (or, with lines, what they are)
     published: Label  # what the site shows instead
     why: Text
+    # The lines of source/handbook.md the change covers, first and last, where the source's words are too
+    # many to quote: a text diagram the site draws as a figure, a table it generates from the KB.
+    lines: Annotated[list[count(2000, "lines")], Field(min_length=2, max_length=2)] | None = None
     source: SourceId
+
+    @model_validator(mode="after")
+    def _lines_in_order(self) -> SourceEdit:
+        if self.lines is not None and self.lines[0] > self.lines[1]:
+            raise rule_error("lines", f"got {list(self.lines)}, expected the first line before the last")
+        return self
 
 
 # ---------------------------------------------------------------------------------------------- rules

@@ -64,7 +64,9 @@ def default_verdict(parameter: Parameter, option: Option, resolved: ResolvedDefa
         return "agrees" if option.required else "differs"
     if kind in ("auto", "from-config"):
         if resolved is not None and resolved.source_figure == "not-the-default":
-            return "differs"  # "auto (< 160 or 256)": the figures the source gives are not what it resolves to
+            return (
+                "differs"  # "auto (< 160 or 256)": the figures the source gives are not what it resolves to
+            )
         return "agrees" if engine in (None, "auto") else "differs"
     if kind == "disabled":
         return "agrees" if engine in (False, None, [], "none") else "differs"

@@ -23,6 +23,8 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "col-variable": ("变量", "Variable"),
     "col-where": ("位置", "Where"),
     "col-source-to-published": ("源稿所写 → 本站发布", "The source says → published here"),
+    "changes-count": ("共 {count} 处，每处附理由。", "{count} changes, each with its reason."),
+    "changes-default-where": ("04 · {flag} 的默认值", "04 · the default of {flag}"),
     "col-why": ("原因", "Why"),
     # a parameter's default (kb:parameters, kb:param-default, the drift page)
     "param-default-auto": ("自动", "automatic"),

@@ -2,9 +2,10 @@
 not show as the site's own words, and no recorded change holds (handbook/render/changes.py).
 
 The site's own words are the text of the home page and chapters 00–09, without what quotes the source on
-purpose: a quotation (``⟦…⟧``, shown as ``<q class="src-quote">``), the line under a changed command, the
-engine's notes, and appendix D itself (its rows repeat what the source said). Every block (a paragraph, a
-cell, a list item, a line of code) is kept apart, so a sentence counts as shown only where it stands whole.
+purpose: a quotation (``⟦…⟧``, shown as ``<q class="src-quote">``), the line under a changed command and
+appendix D itself (its rows repeat what the source said). Every block (a paragraph, a
+cell, a list item, a line of code, the engine's note after a sentence) is kept apart, so a sentence counts
+as shown only where it stands whole.
 """
 
 from __future__ import annotations
@@ -22,7 +23,6 @@ from handbook.render.context import RenderContext
 _NOT_OWN_WORDS = re.compile(
     r'<q class="src-quote".*?</q>(<sup class="src-quote-mark">.*?</sup>)?'
     r'|<p class="cmd-correction">.*?</p>'
-    r'|<span class="engine-note".*?</span>|<small class="rule-verdict".*?</small>'
     r'|<a class="headerlink".*?</a>'
     r"|<script.*?</script>",
     re.S,
@@ -44,15 +44,41 @@ def built_html(site: Path, page: str) -> str:
     return (site / ("index.html" if stem == "index" else f"{stem}/index.html")).read_text(encoding="utf-8")
 
 
+_NOTE = re.compile(r'<span class="engine-note"|<span\b|</span>')
+
+
+def without_notes(html: str) -> str:
+    """``html`` with every engine note (an element that may hold spans of its own) replaced by ``BLOCK``."""
+    out, depth, last = [], 0, 0
+    for match in _NOTE.finditer(html):
+        tag = match.group(0)
+        if depth == 0:
+            if tag == '<span class="engine-note"':
+                out.append(html[last : match.start()] + BLOCK)
+                depth = 1
+            continue
+        depth += -1 if tag == "</span>" else 1
+        if depth == 0:
+            last = match.end()
+    return "".join(out) + html[last:]
+
+
+def without_appendix_d(article: str) -> str:
+    """A page's article without appendix D's section (its rows repeat what the source said)."""
+    drift = article.find('id="drift"')
+    if drift < 0:
+        return article
+    start = article.rfind("<h2", 0, drift)
+    after = article.find("<h2", drift)
+    return article[:start] + (article[after:] if after >= 0 else "")
+
+
 def own_words(html: str) -> str:
     """One built page's own words, normalized, its blocks separated by ``BLOCK``."""
     start, end = html.find("<article"), html.find("</article>")
-    article = html[start:end] if start >= 0 else html
-    drift = article.find('id="drift"')
-    if drift >= 0:  # appendix D, up to the next section
-        after = article.find("<h2", drift)
-        article = article[:drift] + (article[after:] if after >= 0 else "")
-    text = _TAG.sub("", _BLOCK_TAG.sub(BLOCK, _NOT_OWN_WORDS.sub(BLOCK, article)))
+    article = without_appendix_d(html[start:end] if start >= 0 else html)
+    article = without_notes(_NOT_OWN_WORDS.sub(BLOCK, article))
+    text = _TAG.sub("", _BLOCK_TAG.sub(BLOCK, article))
     return "".join(normalize(line) + BLOCK for line in text.split("\n"))
 
 

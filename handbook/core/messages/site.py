@@ -111,20 +111,19 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "sources-col-checked": ("核验日期", "Checked"),
     "recipe-notes": ("注意", "Note"),
     "recipe-notes-shared": ("以上命令都要注意", "Note for all the commands above"),
-    # the engine's verdict beside a text that states what the engine does (handbook/render/verdicts.py)
-    "verdict-raises": ("⚙ SGLang {version} 启动时报错（{error}）", "⚙ SGLang {version} refuses to start ({error})"),
-    "verdict-adjusts": ("⚙ SGLang {version} 不报错，而是{adjustment}", "⚙ SGLang {version} does not refuse; it {adjustment}"),
-    "verdict-logs": ("⚙ SGLang {version} 只打日志，照常启动", "⚙ SGLang {version} only logs it and starts as usual"),
-    "verdict-nothing": ("⚙ SGLang {version} 不检查这一点（是建议，不是引擎的规定）", "⚙ SGLang {version} does not check this (advice, not an engine rule)"),
-    "verdict-source-overstates": ("；源稿言过其实", "; the source overstates it"),
-    "verdict-source-understates": ("；源稿说得不够", "; the source understates it"),
-    "verdict-source-contradicts": ("；源稿与引擎相反", "; the source contradicts the engine"),
-    "verdict-rule": ("规则 {rule}", "rule {rule}"),
+    # the engine's note beside a text that states what the engine does (handbook/render/verdicts.py): a sentence
+    # where the source's words match the engine or state nothing to compare, then a link to the rule's row
+    "note-raises": ("不满足时，SGLang {version} 拒绝启动（{error}）。", "Where this does not hold, SGLang {version} refuses to start ({error})."),
+    "note-adjusts": ("SGLang {version} 不报错，而是{adjustment}。", "SGLang {version} accepts it and {adjustment}."),
+    "note-logs": ("SGLang {version} 只记一行日志，照常启动。", "SGLang {version} only logs this and starts as usual."),
+    "note-nothing": ("SGLang {version} 不检查这一点：这是建议，不是引擎的规定。", "SGLang {version} does not check this: it is advice, not an engine rule."),
+    "note-link": ("引擎核对", "engine check"),
+    "note-rule-title": ("规则 {rule}：在与引擎的出入页上", "rule {rule}, on the engine-drift page"),
     # a quotation of the source inside the site's text (⟦…⟧, handbook/core/quotes.py)
     "quote-source-mark": ("源稿", "source"),
     "quote-source-title": (
-        "源稿原文，照录而未按 SGLang 改正：不要照抄",
-        "The source's words, quoted as written and not corrected against SGLang: do not copy",
+        "源稿原文，照录；与引擎不符之处见旁边的说明",
+        "The source's words, as written; where they disagree with the engine, the note beside them says so",
     ),
     "drift-scenario": ("07 · 按场景的配方", "07 · Recipes by scenario"),
     "param-abbreviation": (
@@ -154,6 +153,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "The settings illustrate the mechanism; a deployment must still meet the model's and the hardware's constraints.",
     ),
     "topology-basis": ("官方依据：{link}。", "Official source: {link}."),
+    "topology-constraints": ("这些约束在 SGLang 0.5.23 中如何处理，见 {section}。", "How SGLang 0.5.23 treats these constraints is explained under {section}."),
     # kb:quick-reference (chapter 06.8)
     "quickref-branch": ("源码分支 {branch}", "source branch {branch}"),
     "quickref-col-layout": ("推荐 TP/EP", "Recommended TP/EP"),

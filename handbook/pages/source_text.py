@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 _IMAGE = re.compile(r"!\[[^\]]*\]\([^)]*\)")
@@ -106,11 +106,45 @@ class Recorded:
     lines: tuple[int, int] | None = None
 
 
-def held(piece: Piece, shown: str, recorded: Iterable[Recorded]) -> bool:
+_TREE = re.compile(r"^[\s│├└─┌┐┘┬┴┼·]+")  # the branches a text tree is drawn with
+_COLUMNS = re.compile(r"\s{2,}")
+
+
+def cells(piece: Piece) -> list[str]:
+    """A line of a text diagram (a code block laid out in columns, or a tree drawn with branches) as the
+    parts a page shows as a table's cells or a list's items: branches dropped, split at runs of blanks."""
+    if not piece.code:
+        return []
+    text = _TREE.sub("", piece.text)
+    parts = [normalize(part).rstrip(_TRAILING) for part in _COLUMNS.split(text.strip())]
+    return [part for part in parts if part] if text != piece.text or len(parts) > 1 else []
+
+
+_FLAG_START = re.compile(r"\s+(?=--)")
+
+
+def flag_groups(piece: Piece) -> list[str]:
+    """A command line as its program and its flags, each with its value: the site writes a command one
+    flag per line, so a line of the source is compared flag by flag (a recorded correction holds a flag)."""
+    if not piece.code:
+        return []
+    groups = [normalize(group) for group in _FLAG_START.split(piece.text.strip())]
+    return [group for group in groups if group]
+
+
+def held(piece: Piece, shown: str, recorded: Sequence[Recorded]) -> bool:
     """Whether the site shows ``piece`` (``shown``: the site's own words, normalized), or a recorded change
     holds it: its lines include the piece's, its stated words contain the piece, or the piece contains them
-    and the rest of it is shown unchanged."""
+    and the rest of it is shown unchanged. A line of a text table or tree is shown when each of its cells is
+    (the site draws such diagrams as tables and lists)."""
     if shown_whole(piece.key, shown):
+        return True
+    parts = cells(piece)
+    if parts and all(shown_whole(part, shown) for part in parts):
+        return True
+    changed = [change.words for change in recorded if change.words]
+    groups = flag_groups(piece)
+    if len(groups) > 1 and all(g in shown or any(g in words for words in changed) for g in groups):
         return True
     for change in recorded:
         if change.lines is not None and change.lines[0] <= piece.line <= change.lines[1]:

@@ -151,9 +151,13 @@ def page_units(docs_dir: Path, langs: tuple[str, ...]) -> Iterator[Unit]:
         for path in sorted(root.rglob("*.md")):
             rel = f"docs/{lang}/{path.relative_to(root).as_posix()}"
             fence: tuple[str, str | None] | None = None
+            continued_other = False  # the line continues (\) a command of another program
             lines = path.read_text(encoding="utf-8").splitlines()
             for number, line in enumerate(lines, 1):
                 stripped = line.strip()
+                if continued_other:
+                    continued_other = stripped.endswith("\\")
+                    continue
                 if fence is None:
                     opened = re.match(r"^(`{3,}|~{3,})(.*)$", stripped)
                     if opened:
@@ -165,9 +169,12 @@ def page_units(docs_dir: Path, langs: tuple[str, ...]) -> Iterator[Unit]:
                 if fence is not None and fence[1] in SHELL_LANGUAGES:
                     continue
                 text = _COMMENT.sub(" ", line)
+                if _OTHER_PROGRAM.search(text):
+                    continued_other = fence is not None and stripped.endswith("\\")
+                    continue
                 if "--" not in text and "⟦" not in text and "⟧" not in text and "-m sglang" not in text:
                     continue
-                if _OTHER_PROGRAM.search(text) or _introduces_other_program(lines, number):
+                if _introduces_other_program(lines, number):
                     continue
                 yield Unit(rel, number, "", text, Context())
 

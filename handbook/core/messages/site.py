@@ -147,6 +147,8 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "kv-heads-share": ("相对 MHA 的 KV 量", "KV size relative to MHA"),
     "kv-heads-examples": ("例", "Examples"),
     # kb:topologies (chapter 05)
+    "figure-open": ("点开看原尺寸的图", "Open the figure full size"),
+    "figure-text": ("图的文字版", "The figure as text"),
     "topology-settings": ("配置要点：{flags}。", "Key settings: {flags}."),
     "topology-settings-note": (
         "以上配置只是机制示例，仍须满足模型与硬件的约束。",

@@ -17,8 +17,8 @@ class defaults fill only what the KB does not record at all (each is listed with
 from __future__ import annotations
 
 import hashlib
-import re
 import json
+import re
 import shlex
 from dataclasses import asdict, dataclass, field
 from pathlib import Path

@@ -7,7 +7,16 @@ is used and every used key exists.
 
 from __future__ import annotations
 
-from handbook.core.messages import checker, configurator, diagrams, exports, planner, site, versions
+from handbook.core.messages import (
+    checker,
+    configurator,
+    diagrams,
+    exports,
+    planner,
+    production,
+    site,
+    versions,
+)
 from handbook.core.text import LANGS, Text
 
 DOMAINS = {
@@ -18,6 +27,7 @@ DOMAINS = {
     "exports": exports.MESSAGES,
     "versions": versions.MESSAGES,
     "configurator": configurator.MESSAGES,
+    "production": production.MESSAGES,
 }
 
 

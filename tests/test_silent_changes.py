@@ -163,6 +163,10 @@ def _independent_count() -> int:
         + sum(len(s.corrections) for s in KB.tuning.scenarios)
         + len(KB.edits)
         + sum(r.stated is not None and r.stated.verdict != "matches" for r in KB.rules.values())
+        + sum(
+            any(v in SOURCE_TEXT.read_text(encoding="utf-8") for v in t.avoid_zh)
+            for t in KB.glossary.values()
+        )
         + defaults
     )
 

@@ -998,11 +998,14 @@ class WordingException(Closed):
 
 # ---------------------------------------------------------------------------------------------- glossary
 class Term(Closed):
-    """One term of the site's vocabulary: the words both languages use for it, and the English spellings
-    the site does not use (``python -m handbook validate`` finds them in the English pages, the KB's English
-    and the site's own English wording). File: ``kb/glossary.yaml``; appendix E shows the list."""
+    """One term of the site's vocabulary: the words both languages use for it, and the spellings the site
+    does not use in each language (``python -m handbook validate`` finds them in the pages, the KB's texts
+    and the site's own wording, tool labels included). File: ``kb/glossary.yaml``; appendix E shows the
+    list. Where the source writes a Chinese variant, the site writes the term instead: a recorded change
+    (appendix D), one per term."""
 
     id: Id
-    term: Text  # as the pages write it: zh as the source does, en the one English spelling
+    term: Text  # as the pages write it, the one spelling in each language
     avoid: list[NonEmpty] = []  # English variants, matched as whole words and case-sensitively
+    avoid_zh: list[NonEmpty] = []  # Chinese variants, matched as written (Latin letters as whole words)
     note: Text | None = None  # when the choice needs a reason (a noun and a verb, a false friend)

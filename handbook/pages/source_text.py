@@ -132,14 +132,26 @@ def flag_groups(piece: Piece) -> list[str]:
     return [group for group in groups if group]
 
 
-def held(piece: Piece, shown: str, recorded: Sequence[Recorded]) -> bool:
+Terms = Sequence[tuple[re.Pattern[str], str]]  # the glossary's variants (as patterns) and their terms
+
+
+def held(piece: Piece, shown: str, recorded: Sequence[Recorded], terms: Terms = ()) -> bool:
     """Whether the site shows ``piece`` (``shown``: the site's own words, normalized), or a recorded change
     holds it: its lines include the piece's, its stated words contain the piece, or the piece contains them
     and the rest of it is shown unchanged. A line of a text table or tree is shown when each of its cells is
-    (the site draws such diagrams as tables and lists)."""
+    (the site draws such diagrams as tables and lists). With ``terms``, a piece is also shown when it is
+    once each variant the glossary avoids is written as its term."""
     if shown_whole(piece.key, shown):
         return True
-    parts = cells(piece)
+
+    def spelled(text: str) -> str:  # the glossary's spelling for each variant the source writes
+        for variant, term in terms:
+            text = variant.sub(term, text)
+        return text
+
+    if shown_whole(spelled(piece.key), shown):
+        return True
+    parts = [spelled(part) for part in cells(piece)]
     if parts and all(shown_whole(part, shown) for part in parts):
         return True
     changed = [change.words for change in recorded if change.words]

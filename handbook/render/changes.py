@@ -10,6 +10,7 @@ What is recorded, and where:
 - a command changed from the source's (``corrections`` of a recipe or a scenario of chapter 07);
 - words the site writes otherwise (``kb/claims.yaml`` edits);
 - a rule the source states in words that overstate, understate or contradict the engine (``kb/rules.yaml``);
+- a term the source writes in a variant the glossary avoids (``kb/glossary.yaml`` avoid_zh), once per term;
 - a default the source states that is not the engine's (chapter 04, beside the engine's).
 """
 
@@ -20,6 +21,7 @@ from dataclasses import dataclass
 from handbook.calc import claims as claim_calc
 from handbook.calc import memory
 from handbook.core.anchors import DRIFT_PAGE
+from handbook.core.paths import SOURCE_TEXT
 from handbook.core.quotes import plain
 from handbook.core.text import Text
 from handbook.render.context import RenderContext, attr, esc
@@ -33,7 +35,7 @@ from handbook.render.verdicts import rule_anchor
 
 @dataclass(frozen=True)
 class Change:
-    kind: str  # claim | tp | command | edit | rule | default
+    kind: str  # claim | tp | command | edit | rule | term | default
     where: str  # HTML, the page's language
     stated: str  # HTML: what the source says
     published: str  # HTML: what the site shows instead
@@ -116,6 +118,20 @@ def recorded_changes(ctx: RenderContext) -> list[Change]:
                 _zh(stated.says),
             )
         )
+    source = SOURCE_TEXT.read_text(encoding="utf-8") if SOURCE_TEXT.is_file() else ""
+    for term in kb.glossary.values():
+        written = [v for v in term.avoid_zh if v in source]
+        if written:
+            out.append(
+                Change(
+                    "term",
+                    esc(ctx.msg("changes-term-where", term=ctx.t(term.term))),
+                    " / ".join(esc(v) for v in written),
+                    esc(term.term.zh),
+                    esc(ctx.msg("changes-term-why")),
+                    "",  # held by replacing the variant with the term (handbook/site/source_coverage.py)
+                )
+            )
     resolved = {(d.program, d.flag): d for d in kb.resolved_defaults}
     parsers = ctx.engine()
     for (program, flag), parameter in kb.parameters.items():

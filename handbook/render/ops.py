@@ -239,7 +239,12 @@ def glossary(ctx: RenderContext) -> str:
     why where the choice needs a reason (kb/glossary.yaml; validate checks the English against it)."""
     rows, ids = [], []
     for term in ctx.kb.glossary.values():
-        avoided = ", ".join(f"<s>{esc(v)}</s>" for v in term.avoid) or "—"
+        lines = [
+            ctx.msg(key, variants=", ".join(f"<s>{esc(v)}</s>" for v in variants))
+            for key, variants in (("glossary-avoid-zh", term.avoid_zh), ("glossary-avoid-en", term.avoid))
+            if variants
+        ]
+        avoided = "<br>".join(lines) or "—"
         note = ctx.text_html(term.note) if term.note is not None else "—"
         rows.append([esc(term.term.zh), f"<strong>{esc(term.term.en)}</strong>", avoided, note])
         ids.append(f"term-{term.id}")

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from handbook.core.paths import DOCS_DIR, SOURCE_TEXT
 from handbook.core.text import LANGS
+from handbook.core.words import whole
 from handbook.kb.loader import KB
 from handbook.pages.source_text import BLOCK, Piece, Recorded, held, normalize, pieces
 from handbook.render.changes import recorded_changes
@@ -98,4 +99,5 @@ def unheld(site: Path, kb: KB, source: Path = SOURCE_TEXT, docs_dir: Path = DOCS
     """Every piece of the source that the built site neither shows nor records as changed."""
     shown = BLOCK.join(own_words(built_html(site, page)) for page in chapter_pages(docs_dir))
     changes = recorded(kb)
-    return [p for p in pieces(source.read_text(encoding="utf-8")) if not held(p, shown, changes)]
+    terms = [(whole(normalize(v)), normalize(t.term.zh)) for t in kb.glossary.values() for v in t.avoid_zh]
+    return [p for p in pieces(source.read_text(encoding="utf-8")) if not held(p, shown, changes, terms)]

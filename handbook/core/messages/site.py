@@ -72,7 +72,15 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "params-explained-in": ("详见：{links}", "More in {links}"),
     "glossary-col-zh": ("中文", "Chinese"),
     "glossary-col-en": ("英文", "English"),
-    "glossary-col-avoid": ("英文不写作", "Not written in English as"),
+    "glossary-col-avoid": ("不写作", "Not written as"),
+    "glossary-avoid-zh": ("中文：{variants}", "Chinese: {variants}"),
+    "glossary-avoid-en": ("英文：{variants}", "English: {variants}"),
+    # appendix D: a glossary term where the source writes a variant of it (handbook/render/changes.py)
+    "changes-term-where": ("附录 E · 术语“{term}”", "Appendix E · the term {term}"),
+    "changes-term-why": (
+        "全站每个术语只用一种写法（kb/glossary.yaml），页面、知识库与工具标签都按它检查",
+        "The site writes each term one way (kb/glossary.yaml), checked in the pages, the knowledge base and the tools' labels",
+    ),
     "summary-all": (
         "本站收录的全部 {count} 个参数，按分组列出（点击展开）",
         "All {count} parameters this site covers, by group (click to open)",

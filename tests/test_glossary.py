@@ -6,14 +6,14 @@ has none left, and the planner, the configurator and the doctor give one concept
 from __future__ import annotations
 
 import shutil
-
-import pytest
 from pathlib import Path
 
+import pytest
+
+from handbook.core.messages import CATALOGUE as MESSAGES
 from handbook.kb.loader import load_kb
 from handbook.render.context import RenderContext
 from handbook.render.ops import glossary
-from handbook.core.messages import CATALOGUE as MESSAGES
 from handbook.validation.glossary import avoided, glossary_problems, page_lines
 
 FIXTURES = Path(__file__).parent / "fixtures"

@@ -98,7 +98,8 @@ def glossary_problems(kb: KB, docs_dir: Path | None, langs: tuple[str, ...] = LA
             continue
         texts: list[tuple[str, int | None, str, str]] = list(_kb_texts(kb, lang))
         texts += [
-            (u.file, u.line, f"{u.path}.{lang}", readable(u.text)) for u in catalogue_units(langs=(lang,))
+            (u.file, u.line, f"{u.path}.{lang}", readable(u.text))
+            for u in catalogue_units(langs=(lang,), own_cli=True)
         ]
         if docs_dir is not None:
             texts += [(file, line, "", text) for file, line, text in page_lines(docs_dir, lang)]

@@ -155,6 +155,9 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "kv-heads-share": ("相对 MHA 的 KV 量", "KV size relative to MHA"),
     "kv-heads-examples": ("例", "Examples"),
     # kb:topologies (chapter 05)
+    # the start page (docs/*/index.md): the one line that installs the command line
+    "install-needs": ("需要 git 与 Python 3.11 以上；装好后，在这个终端里就能运行 python -m handbook。", "It needs git and Python 3.11 or later; once it has run, python -m handbook works in that terminal."),
+    "install-placeholder": ("把 {placeholder} 换成本仓库的地址（克隆用的 URL）。", "Replace {placeholder} with this repository's address (its clone URL)."),
     "figure-open": ("点开看原尺寸的图", "Open the figure full size"),
     "figure-text": ("图的文字版", "The figure as text"),
     "topology-settings": ("配置要点：{flags}。", "Key settings: {flags}."),

@@ -163,10 +163,10 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "topology-settings": ("配置要点：{flags}。", "Key settings: {flags}."),
     "topology-settings-note": (
         "以上配置只是机制示例，仍须满足模型与硬件的约束。",
-        "The settings illustrate the mechanism; a deployment must still meet the model's and the hardware's constraints.",
+        "These settings only illustrate the mechanism; a deployment must still meet the model's and the hardware's constraints.",
     ),
     "topology-basis": ("官方依据：{link}。", "Official source: {link}."),
-    "topology-constraints": ("这些约束在 SGLang 0.5.23 中如何处理，见 {section}。", "How SGLang 0.5.23 treats these constraints is explained under {section}."),
+    "topology-constraints": ("这些约束在 SGLang 0.5.23 中如何处理，见 {section}。", "How SGLang 0.5.23 handles these constraints is explained under {section}."),
     # kb:quick-reference (chapter 06.8)
     "quickref-branch": ("源码分支 {branch}", "source branch {branch}"),
     "quickref-col-layout": ("推荐 TP/EP", "Recommended TP/EP"),

@@ -54,7 +54,8 @@ def test_the_line_installs_a_working_cli_from_a_clone(tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("VIRTUAL_ENV", "PYTHON", "PIP_"))}
     env |= {"HOME": str(home), "PATH": os.environ["PATH"]}
     script = (
-        f"set -e\n{line}\npython -m handbook check --lang en -- python -m sglang.launch_server --tp-size 8\n"
+        f"set -e\n{line}\n"
+        "python -m handbook check --lang en -- python -m sglang.launch_server --model-path m --tp-size 8\n"
     )
     done = subprocess.run(["bash", "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]

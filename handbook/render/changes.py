@@ -24,6 +24,8 @@ from handbook.core.anchors import DRIFT_PAGE
 from handbook.core.paths import SOURCE_TEXT
 from handbook.core.quotes import plain
 from handbook.core.text import Text
+from handbook.core.words import whole
+from handbook.pages.source_text import cells, pieces
 from handbook.render.context import RenderContext, attr, esc
 from handbook.render.engine import DEFAULT_MEANING_KEYS, VERDICT_KEYS, corrections, engine_default_html
 from handbook.render.html import change, table
@@ -118,9 +120,11 @@ def recorded_changes(ctx: RenderContext) -> list[Change]:
                 _zh(stated.says),
             )
         )
+    # the source's prose and its text diagrams (its commands and log lines are shown as they are)
     source = SOURCE_TEXT.read_text(encoding="utf-8") if SOURCE_TEXT.is_file() else ""
+    prose = "\n".join(piece.text for piece in pieces(source) if not piece.code or cells(piece))
     for term in kb.glossary.values():
-        written = [v for v in term.avoid_zh if v in source]
+        written = [v for v in term.avoid_zh if whole(v).search(prose)]
         if written:
             out.append(
                 Change(

@@ -78,8 +78,8 @@ MESSAGES: dict[str, tuple[str, str]] = {
     # appendix D: a glossary term where the source writes a variant of it (handbook/render/changes.py)
     "changes-term-where": ("附录 E · 术语“{term}”", "Appendix E · the term {term}"),
     "changes-term-why": (
-        "全站每个术语只用一种写法（kb/glossary.yaml），页面、知识库与工具标签都按它检查",
-        "The site writes each term one way (kb/glossary.yaml), checked in the pages, the knowledge base and the tools' labels",
+        "全站每个术语只用一种写法（kb/glossary.yaml），页面、知识库与工具标签都按它检查；引用源稿原话时照录源稿的写法",
+        "The site writes each term one way (kb/glossary.yaml), checked in the pages, the knowledge base and the tools' labels; where it quotes the source, the source's spelling stays",
     ),
     "summary-all": (
         "本站收录的全部 {count} 个参数，按分组列出（点击展开）",

@@ -215,6 +215,15 @@ def test_at_390_px_nothing_is_cut_and_nothing_is_too_small(browser, site_url, re
         assert page.evaluate(TREES_IN_PRE) == []
 
 
+@pytest.mark.parametrize("lang", ["zh", "en"])
+@pytest.mark.parametrize("rel", ["02-memory/", "03-architecture/", "05-parallelism/", "06-models/"])
+def test_at_1400_px_diagram_labels_are_legible_too(browser, site_url, rel, lang):
+    with page_at(browser, 1400) as page:
+        open_page(page, site_url, lang, rel)
+        diagrams = page.evaluate(DIAGRAMS)
+        assert diagrams and [d for d in diagrams if d["label_px"] < 9] == []
+
+
 def test_the_390_px_checks_see_what_they_check(browser, site_url):
     """Chapter 05 holds diagrams, commands and a wide table at 390 px; the checks find them."""
     with page_at(browser, PHONE) as page:

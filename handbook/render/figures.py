@@ -12,6 +12,11 @@ from handbook.render.context import RenderContext, attr, esc
 from handbook.render.markers import RenderError, renderer
 
 
+# A figure whose legible width passes this would be shrunk below 9 px labels by a desktop page's text column
+# (about 870 px at a 1400 px window): it keeps its legible width there too, and scrolls if it must.
+WIDE_PX = 800
+
+
 def figure_block(ctx: RenderContext, figure_id: str) -> str:
     """The figure's SVG (committed under assets/, published by the build) as a Markdown image, so MkDocs
     checks the link and rewrites it for the page's URL. The image is a link to the SVG itself (a tap opens
@@ -36,7 +41,8 @@ def figure_block(ctx: RenderContext, figure_id: str) -> str:
     # The page is docs/<lang>/<page>; the SVG sits at the docs root's assets/… in the built site.
     src = posixpath.relpath(figure.path(ctx.lang), posixpath.dirname(f"{ctx.lang}/{ctx.page}"))
     opens = attr(ctx.msg("figure-open"))
-    image = f'![{esc(drawing.alt)}]({src}){{ .diagram loading=lazy width="{width}" height="{height}" }}'
+    wide = " .diagram-wide" if width > WIDE_PX else ""
+    image = f'![{esc(drawing.alt)}]({src}){{ .diagram{wide} loading=lazy width="{width}" height="{height}" }}'
     return "\n".join(
         [
             f'<figure class="kb-figure" id="figure-{figure.id}" markdown="span">',

@@ -11,7 +11,6 @@ from handbook.diagrams.files import legible_size
 from handbook.render.context import RenderContext, attr, esc
 from handbook.render.markers import RenderError, renderer
 
-
 # A figure whose legible width passes this would be shrunk below 9 px labels by a desktop page's text column
 # (about 870 px at a 1400 px window): it keeps its legible width there too, and scrolls if it must.
 WIDE_PX = 800

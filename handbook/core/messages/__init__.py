@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from handbook.core.messages import (
     checker,
+    cli,
     configurator,
     diagrams,
     exports,
@@ -28,6 +29,7 @@ DOMAINS = {
     "versions": versions.MESSAGES,
     "configurator": configurator.MESSAGES,
     "production": production.MESSAGES,
+    "cli": cli.MESSAGES,
 }
 
 

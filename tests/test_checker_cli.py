@@ -48,7 +48,7 @@ def test_findings_in_english_with_the_explaining_link():
 
 def test_command_on_stdin_in_chinese():
     text = "python -m sglang.bench_serving \\\n  --dataset-name random\n"
-    done = check(stdin=text)
+    done = check("--lang", "zh", stdin=text)
     assert (
         done.returncode == 0
     )  # a deprecated alias that still runs: a note, with the command to write instead

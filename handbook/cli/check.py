@@ -19,9 +19,9 @@ from handbook.checker.check import check_command, entry_points
 from handbook.checker.corrections import Corrected, corrected_commands
 from handbook.checker.findings import SEVERITIES, Finding, exit_status
 from handbook.checker.shell import ShellSyntaxError, parse_script
+from handbook.cli.common import add_kb, add_lang, help_text, kb_ids, listed, pinned_version
 from handbook.core.messages import msg
 from handbook.core.paths import KB_ROOT
-from handbook.core.text import LANGS
 from handbook.engine.snapshot import SnapshotError, load_history, load_snapshot, snapshot_versions
 from handbook.kb.loader import KBInvalid, load_kb
 from handbook.validation.rules import rule_problems
@@ -156,21 +156,24 @@ def run(args: argparse.Namespace) -> int:
     return exit_status(findings)
 
 
-def configure(check: argparse.ArgumentParser) -> None:
-    check.add_argument(
-        "--lang", choices=LANGS, default=LANGS[0], help=f"language of the messages (default: {LANGS[0]})"
-    )
-    check.add_argument("--kb", default=None, help="the KB folder (default: kb/)")
+DESCRIPTION_KEY = "cli-check-description"
+
+
+def configure(check: argparse.ArgumentParser, lang: str = "en") -> None:
+    add_lang(check, lang)
+    add_kb(check, lang)
     check.add_argument(
         "--engine",
         default=None,
         metavar="VERSION",
-        help="check against this stored SGLang release, e.g. 0.5.20 (default: kb/handbook.yaml's)",
+        help=help_text(
+            "cli-check-engine", lang, versions=listed(snapshot_versions()), pinned=pinned_version()
+        ),
     )
     check.add_argument(
         "--gpu",
         default=None,
         metavar="ID",
-        help="size the command on this accelerator with the planner, e.g. h200 (kb/hardware/)",
+        help=help_text("cli-check-gpu", lang, choices=listed(kb_ids("hardware"))),
     )
-    check.add_argument("command", nargs=argparse.REMAINDER, help="the command; omit it to read stdin")
+    check.add_argument("command", nargs=argparse.REMAINDER, help=help_text("cli-check-command", lang))

@@ -15,10 +15,10 @@ from handbook.calc.launch import model_path, rule_flags, rule_max_running_reques
 from handbook.calc.planner_data import kv_dtypes, weight_dtypes
 from handbook.cli import report
 from handbook.cli.choices import BadInput, resolve
+from handbook.cli.common import add_kb, add_lang, dtype_ids, help_text, kb_ids, listed
 from handbook.core.formatting import thousands
 from handbook.core.messages import msg
 from handbook.core.paths import KB_ROOT
-from handbook.core.text import LANGS
 from handbook.kb.loader import KB, KBInvalid, load_kb
 from handbook.render.planner import (
     AUTO_KEYS,
@@ -198,38 +198,30 @@ def run(args: argparse.Namespace) -> int:
         return 2
 
 
-def configure(plan: argparse.ArgumentParser) -> None:
-    plan.add_argument("--model", required=True, help="a model id of kb/models (or its name)")
-    plan.add_argument("--gpu", required=True, help="an accelerator id of kb/hardware (or its name)")
-    plan.add_argument("--tp", type=int, help="GPUs in the TP group (default: the smallest that fits)")
-    plan.add_argument("--ep", type=int, default=1, help="expert-parallel size, dividing --tp (default: 1)")
-    plan.add_argument("--weights-dtype", help="weights precision (default: the model's first)")
-    plan.add_argument("--kv-dtype", help="KV cache dtype (default: the first KV dtype of kb/dtypes.yaml)")
+DESCRIPTION_KEY = "cli-plan-description"
+
+
+def configure(plan: argparse.ArgumentParser, lang: str = "en") -> None:
+    def text(key: str, **values: object) -> str:
+        return help_text(key, lang, **values)
+
+    kv = dtype_ids("kv")
+    plan.add_argument("--model", required=True, help=text("cli-help-model", choices=listed(kb_ids("models"))))
+    plan.add_argument("--gpu", required=True, help=text("cli-help-gpu", choices=listed(kb_ids("hardware"))))
+    plan.add_argument("--tp", type=int, help=text("cli-help-tp"))
+    plan.add_argument("--ep", type=int, default=1, help=text("cli-help-ep"))
     plan.add_argument(
-        "--mem-fraction-static",
-        type=float,
-        help="SGLang's --mem-fraction-static (default: the engine's own for the GPU and TP)",
-    )
-    plan.add_argument("--context", type=int, help="context length in tokens (default: the model's native)")
-    plan.add_argument(
-        "--free-gib",
-        type=float,
-        help="free GPU memory before loading, GiB, as SGLang logs it (Load weight begin. avail mem=…); "
-        "default: all the memory the device reports",
-    )
-    plan.add_argument("--page-size", type=int, help="SGLang's --page-size (default: the engine's choice)")
-    plan.add_argument("--max-total-tokens", type=int, help="SGLang's --max-total-tokens (default: no cap)")
-    plan.add_argument(
-        "--max-running-requests",
-        type=int,
-        help="SGLang's --max-running-requests (default: the engine's estimate)",
+        "--weights-dtype", help=text("cli-help-weights-dtype", choices=listed(dtype_ids("weights")))
     )
     plan.add_argument(
-        "--swa-full-tokens-ratio",
-        type=float,
-        help="SGLang's --swa-full-tokens-ratio, for sliding-window models (default: the engine's)",
+        "--kv-dtype", help=text("cli-help-kv-dtype", choices=listed(kv), default=kv[0] if kv else "—")
     )
-    plan.add_argument(
-        "--lang", choices=LANGS, default=LANGS[0], help="output language (default: %(default)s)"
-    )
-    plan.add_argument("--kb", default=str(KB_ROOT), help="the KB folder (default: %(default)s)")
+    plan.add_argument("--mem-fraction-static", type=float, help=text("cli-help-mem-fraction"))
+    plan.add_argument("--context", type=int, help=text("cli-help-context"))
+    plan.add_argument("--free-gib", type=float, help=text("cli-help-free-gib"))
+    plan.add_argument("--page-size", type=int, help=text("cli-help-page-size"))
+    plan.add_argument("--max-total-tokens", type=int, help=text("cli-help-max-total-tokens"))
+    plan.add_argument("--max-running-requests", type=int, help=text("cli-help-max-running-requests"))
+    plan.add_argument("--swa-full-tokens-ratio", type=float, help=text("cli-help-swa-ratio"))
+    add_lang(plan, lang)
+    add_kb(plan, lang, default=str(KB_ROOT))

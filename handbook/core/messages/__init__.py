@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from handbook.core.messages import (
     checker,
+    cli,
     configurator,
     deployment,
     diagrams,
@@ -34,6 +35,7 @@ DOMAINS = {
     "releases": releases.MESSAGES,
     "doctor": doctor.MESSAGES,
     "production": production.MESSAGES,
+    "cli": cli.MESSAGES,
 }
 
 

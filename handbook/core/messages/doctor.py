@@ -20,8 +20,8 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "{what}: the weights take {weights} per GPU, more than the static budget of {static} (free before loading {free} × --mem-fraction-static {fraction}), so SGLang refuses to start (ValueError in kv_cache_configurator.py _profile_available_bytes); it needs a larger TP, GPUs with more memory or a smaller precision{bound}",
     ),
     "sizing-refused": (
-        "{what}：扣除每卡权重 {weights} 与循环状态池之后，KV 池一点不剩：SGLang 拒绝启动（pool_configurator.py 抛出 RuntimeError：Not enough memory）{bound}",
-        "{what}: after the weights ({weights} per GPU) and the recurrent-state pool, nothing is left for the KV pool, so SGLang refuses to start (RuntimeError in pool_configurator.py: Not enough memory){bound}",
+        "{what}：扣除每卡权重 {weights} 与状态池之后，KV 池一点不剩：SGLang 拒绝启动（pool_configurator.py 抛出 RuntimeError：Not enough memory）{bound}",
+        "{what}: after the weights ({weights} per GPU) and the state pool, nothing is left for the KV pool, so SGLang refuses to start (RuntimeError in pool_configurator.py: Not enough memory){bound}",
     ),
     "sizing-kv": (
         "{what}：每卡 KV 池 {pool}，只容 {tokens} 个 token，装不下一个满长请求（{context} token）：SGLang 会打 WARNING 并把单个请求限制在池的容量内（tp_worker.py get_worker_info），更长的请求会被拒绝或截断{bound}",

@@ -54,7 +54,7 @@ def test_a_router_port_that_no_server_listens_on_fails():
 
 
 def test_a_router_host_that_the_server_does_not_bind_fails():
-    broken = MI355X.replace("--host <decode-ip> --port 30001", "--host 10.0.0.2 --port 30001").replace(
+    broken = MI355X.replace("--host <decode-ip>", "--host 10.0.0.2").replace(
         "http://<decode-ip>:30001", "http://10.0.0.3:30001"
     )
     found = deploy(broken)
@@ -65,7 +65,7 @@ def test_a_router_host_that_the_server_does_not_bind_fails():
 def test_the_source_s_mi355x_set_is_caught_as_the_issue_describes():
     source = (
         MI355X.replace("  --host <prefill-ip> \\\n", "")
-        .replace("  --host <decode-ip> --port 30001 \\\n", "")
+        .replace("  --host <decode-ip> \\\n  --port 30001 \\\n", "")
         .replace("  --reasoning-parser deepseek-v4 \\\n  --tool-call-parser deepseekv4\n", "\n", 1)
     )
     codes = [(s, c) for s, c, _, _ in deploy(source)]

@@ -1535,16 +1535,10 @@
     const RULES = data.rules;
     const CHECKPOINTS = data.checkpoints;
 
+    // check.py model_of: the model of the checkpoint --model-path names (sizing.py checkpoint_of)
     function modelOf(args) {
-      if (!args.given.has("model_path")) return null;
-      const value = args.given.get("model_path").value;
-      if (value === UNKNOWN || typeof value !== "string") return null;
-      const name = pyLower(value.replace(/\/+$/, "").split("/").pop());
-      for (const [model, checkpoint] of CHECKPOINTS) {
-        const lower = pyLower(checkpoint);
-        if (pyLower(value) === lower || name === lower.split("/").pop()) return model;
-      }
-      return null;
+      const found = checkpointOf(args);
+      return found === null ? null : found[0];
     }
 
     function pyLower(text) {

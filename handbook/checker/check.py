@@ -16,7 +16,7 @@ from handbook.checker.envcheck import check_assignments
 from handbook.checker.findings import Finding, ordered
 from handbook.checker.predicates import PREDICATES, Facts, Predicate, Unwritten
 from handbook.checker.shell import EnvAssignment, Invocation, ShellSyntaxError, Word, parse_script
-from handbook.checker.sizing import sizing_findings
+from handbook.checker.sizing import checkpoint_of, sizing_findings
 from handbook.core.messages import message
 from handbook.core.suggest import closest
 from handbook.core.text import Text
@@ -97,18 +97,10 @@ def rule_finding(rule: Rule, values: dict[str, str], version: str, line: int | N
 
 def model_of(args: ParsedArgs, kb: KB) -> str | None:
     """The KB model a --model-path names (a checkpoint the KB lists, as a repo id or a folder's name)."""
-    if kb is None or "model_path" not in args.given:
+    if kb is None:
         return None
-    value = args.given["model_path"].value
-    if value is UNKNOWN or not isinstance(value, str):
-        return None
-    name = value.rstrip("/").rsplit("/", 1)[-1].lower()
-    for model in kb.models.values():
-        for precision in model.precisions:
-            checkpoint = (precision.checkpoint or "").lower()
-            if checkpoint and (value.lower() == checkpoint or name == checkpoint.rsplit("/", 1)[-1]):
-                return model.id
-    return None
+    found = checkpoint_of(args, kb)
+    return found[0] if found is not None else None
 
 
 def _placeholder_note(args: ParsedArgs) -> Finding | None:

@@ -57,11 +57,12 @@ def test_a_rule_that_holds_says_the_release_checked():
     [
         ("python -m sglang.benchmark.serving --backend sglang", "0.5.10",
          ("error", "module.absent", "python -m sglang.benchmark.serving is not in sglang 0.5.10 (of the stored "
-          "releases, 0.5.15–0.5.23 ship it), so Python stops with No module named; run python -m sglang.bench_serving")),
+          "releases, 0.5.15–0.5.23 ship it), so Python stops with No module named sglang.benchmark.serving; run "
+          "python -m sglang.bench_serving")),
         ("python -m sglang.bench_one_batch --model-path m", "0.5.23",
          ("error", "module.absent", "python -m sglang.bench_one_batch is not in sglang 0.5.23 (of the stored "
-          "releases, 0.5.10–0.5.20 ship it), so Python stops with No module named; run python -m "
-          "sglang.benchmark.one_batch")),
+          "releases, 0.5.10–0.5.20 ship it), so Python stops with No module named sglang.bench_one_batch; run "
+          "python -m sglang.benchmark.one_batch")),
         ("python -m sglang.bench_one_batch --model-path m", "0.5.20",
          ("warning", "module.unchecked", "python -m sglang.bench_one_batch exists in sglang 0.5.20, but the engine "
           "snapshot holds no parser of it: its flags were not checked; it is a deprecated alias of python -m "

@@ -56,14 +56,15 @@ def link_of(finding: Finding, lang: str, base: str | None) -> str | None:
 
 
 def release_note(finding: Finding, lang: str, version: str) -> str | None:
-    """For a flag this release does not know: the stored releases that have it (``0.5.22–0.5.23``)."""
-    if finding.code != "flag.unknown" or not finding.subject:
+    """For a flag or variable this release lacks: the stored releases that have it (``0.5.22–0.5.23``)."""
+    if finding.code not in ("flag.unknown", "env.unknown") or not finding.subject:
         return None
     try:
         history = load_history()
     except SnapshotError:
         return None
-    for program in ("launch_server", "launch_router", "bench_serving"):
+    programs = ("launch_server", "launch_router", "bench_serving")
+    for program in ("env",) if finding.code == "env.unknown" else programs:
         life = history.lifetimes(program).get(finding.subject)
         if life is not None and version not in life.versions:
             span = msg("versions-span", lang, first=life.versions[0], last=life.versions[-1])

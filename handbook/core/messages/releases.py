@@ -12,8 +12,8 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "{rule}. What the engine does about it was established for sglang {releases}, not {version}: not judged here.",
     ),
     "check-module-absent": (
-        "sglang {version} 里没有 python -m {module}（存有快照的版本中它在 {releases}），Python 会报 No module named{hint}",
-        "python -m {module} is not in sglang {version} (of the stored releases, {releases} ship it), so Python stops with No module named{hint}",
+        "sglang {version} 里没有 python -m {module}（存有快照的版本中它在 {releases}），Python 会报 No module named {module}{hint}",
+        "python -m {module} is not in sglang {version} (of the stored releases, {releases} ship it), so Python stops with No module named {module}{hint}",
     ),
     "check-module-instead": ("；请改用 python -m {module}", "; run python -m {module}"),
     "check-module-alias": ("；它是 python -m {module} 的弃用别名", "; it is a deprecated alias of python -m {module}"),

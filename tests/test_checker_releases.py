@@ -35,13 +35,21 @@ def test_a_rule_judges_only_the_releases_it_holds_in():
 
 def test_the_official_pd_command_is_not_refused_in_a_release_that_accepts_it():
     older = check(OFFICIAL_PREFILL, "0.5.10")
-    assert [f for f in older if f[0] == "error"] == []
-    (note,) = [f for f in older if f[1] == "rule.dp-replicas-single-node"]
+    assert [f for f in older if f[0] in ("error", "warning")] == []
+    # 0.5.10 reads --dp-size 8 --enable-dp-attention as 8 attention-DP groups, not 8 replicas
+    assert {code for _, code, _ in older} == {"rule.trust-remote-code", "rule.public-host-without-api-key"}
+    assert "refuses to start" not in " ".join(message for _, _, message in older)
+
+
+def test_a_rule_not_established_for_the_release_checked_is_a_note():
+    replicas = "python -m sglang.launch_server --model-path m --tp-size 2 --dp-size 2 --nnodes 2"
+    (note,) = [f for f in check(replicas, "0.5.10") if f[1] == "rule.dp-replicas-single-node"]
     assert note[0] == "note"
     assert note[2].endswith(
         "What the engine does about it was established for sglang 0.5.22–0.5.23, not 0.5.10: not judged here."
     )
-    assert "refuses to start" not in " ".join(message for _, _, message in older)
+    (error,) = [f for f in check(replicas, "0.5.23") if f[1] == "rule.dp-replicas-single-node"]
+    assert error[0] == "error" and "sglang 0.5.23 refuses to start" in error[2]
 
 
 def test_a_rule_that_holds_says_the_release_checked():
@@ -50,6 +58,8 @@ def test_a_rule_that_holds_says_the_release_checked():
         (finding,) = [f for f in check(text, version) if f[1] == "rule.chunked-prefill-page-multiple"]
         assert finding[0] == "error"
         assert f"sglang {version} refuses to start: AssertionError" in finding[2]
+        # the place in the wheel is the pinned release's, and another release's check says so
+        assert finding[2].endswith("(where 0.5.23 has it).") == (version != "0.5.23")
 
 
 @pytest.mark.parametrize(

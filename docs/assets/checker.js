@@ -1304,14 +1304,17 @@
         value(flag) {
           const dest = optionDest(flag);
           if (program === "launch_server") {
+            // releases before --attn-dp-size read --dp-size N with --enable-dp-attention as N attention-DP groups
+            const dpDest = args.parser.byDest.has("dp_size") ? "dp_size" : "data_parallel_size";
+            const hasAttn = args.parser.byDest.has("attn_dp_size");
             if (
-              (dest === "attn_dp_size" || dest === "dp_size") &&
+              (dest === "attn_dp_size" || dest === dpDest) &&
               args.isSet("enable_dp_attention") &&
               args.value("enable_dp_attention") === true &&
-              (pyEq(args.value("attn_dp_size"), 1) || !args.isSet("attn_dp_size"))
+              (!hasAttn || pyEq(args.value("attn_dp_size"), 1) || !args.isSet("attn_dp_size"))
             ) {
-              if (dest === "attn_dp_size" && writtenOnly && !args.isSet("dp_size")) throw new Unwritten("--dp-size");
-              return dest === "attn_dp_size" ? args.value("dp_size") : 1;
+              if (dest === "attn_dp_size" && writtenOnly && !args.isSet(dpDest)) throw new Unwritten("--dp-size");
+              return dest === "attn_dp_size" ? args.value(dpDest) : 1;
             }
             F.dest(flag); // unwritten in a fragment: not judged
             if (dest === "speculative_algorithm") {

@@ -50,11 +50,15 @@ ENGINE_DOES = {
 }
 
 
-def _engine_clause(rule: Rule, version: str) -> Text:
+def _engine_clause(rule: Rule, version: str, pinned: str | None = None) -> Text:
+    """What ``version`` does about the broken rule; the place in the wheel is the pinned release's, and
+    says so when another release is checked (its code may sit elsewhere)."""
     engine = rule.engine
-    where = ""
+    where: Text | str = ""
     if engine.at is not None:
         where = f"{engine.at.file.rsplit('/', 1)[-1]} {engine.at.function}"
+        if pinned is not None and version != pinned:
+            where = message("check-engine-where-pinned", where=where, pinned=pinned)
     whose = message("check-advice-source") if rule.source == "handbook" else message("check-advice-site")
     return message(
         ENGINE_DOES[engine.does],
@@ -78,7 +82,9 @@ def rule_params(rule: Rule) -> Predicate | None:
         return None
 
 
-def rule_finding(rule: Rule, values: dict[str, str], version: str, line: int | None) -> Finding:
+def rule_finding(
+    rule: Rule, values: dict[str, str], version: str, line: int | None, pinned: str | None = None
+) -> Finding:
     """The finding of a broken rule: its message with the predicate's values, then what the engine does."""
     said = Text.of(
         rule.message.zh.format(**values).rstrip("。."), rule.message.en.format(**values).rstrip(".")
@@ -86,7 +92,7 @@ def rule_finding(rule: Rule, values: dict[str, str], version: str, line: int | N
     return Finding(
         rule.severity,
         f"rule.{rule.id}",
-        message("check-rule", rule=said, engine=_engine_clause(rule, version)),
+        message("check-rule", rule=said, engine=_engine_clause(rule, version, pinned)),
         line,
         link=rule.explained_at,
         rule=rule.id,
@@ -348,7 +354,7 @@ def rule_findings(facts: Facts, kb: KB, version: str, line: int) -> list[Finding
         if values is not None:
             where = _rule_line(facts.args, params.flags(), line)
             if established(rule, version, kb):
-                findings.append(rule_finding(rule, values, version, where))
+                findings.append(rule_finding(rule, values, version, where, kb.handbook.engine_version))
             else:
                 findings.append(unestablished_finding(rule, values, version, where, kb))
     return findings

@@ -68,16 +68,20 @@ class Facts:
         dest = args.parser.option(flag).dest
         if self.program == "launch_server":
             # parallel_hook.handle_deprecated_dp_attention: --enable-dp-attention turns --dp-size N into
-            # --attn-dp-size N (when --attn-dp-size is left at 1) before anything reads the layout
+            # --attn-dp-size N (when --attn-dp-size is left at 1) before anything reads the layout. Releases
+            # before --attn-dp-size existed read --dp-size N with --enable-dp-attention the same way: N
+            # attention-DP groups, no replicas (0.5.10-0.5.13 name that dest data_parallel_size).
+            dp_dest = "dp_size" if args.parser.by_dest("dp_size") else "data_parallel_size"
+            has_attn = bool(args.parser.by_dest("attn_dp_size"))
             if (
-                dest in ("attn_dp_size", "dp_size")
+                dest in ("attn_dp_size", dp_dest)
                 and args.is_set("enable_dp_attention")
                 and args.value("enable_dp_attention") is True
-                and (args.value("attn_dp_size") == 1 or not args.is_set("attn_dp_size"))
+                and (not has_attn or args.value("attn_dp_size") == 1 or not args.is_set("attn_dp_size"))
             ):
-                if dest == "attn_dp_size" and self.written_only and not args.is_set("dp_size"):
+                if dest == "attn_dp_size" and self.written_only and not args.is_set(dp_dest):
                     raise Unwritten("--dp-size")
-                return args.value("dp_size") if dest == "attn_dp_size" else 1
+                return args.value(dp_dest) if dest == "attn_dp_size" else 1
             self._dest(flag)  # unwritten in a fragment: not judged
             if dest == "speculative_algorithm":
                 # speculative_hook.handle_speculative_decoding upper-cases the name

@@ -3,6 +3,7 @@ modules that are not in the checked release, modules without a parser, where ``s
 and rules whose engine behaviour is not established for the checked release. Each entry is (zh, en)."""
 
 MESSAGES: dict[str, tuple[str, str]] = {
+    "check-engine-where-pinned": ("{where}（{pinned} 中的位置）", "{where} (where {pinned} has it)"),
     "check-env-direct": (
         "{name} 不在 sglang {version} 的变量注册表里，但 {file} 直接读取它：取值类型没有检查",
         "{name} is not in the variable registry of sglang {version}, but {file} reads it directly, so its value type is not checked",

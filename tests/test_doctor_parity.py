@@ -36,7 +36,8 @@ SNAPSHOT = load_snapshot()
 VARIANTS = 12_000
 # The finding codes the checker's docstring promises (rule.* aside): the corpus must reach every one.
 CODES = {
-    "shell.syntax", "shell.orphan-flags", "module.unknown", "module.deprecated", "flag.unknown",
+    "shell.syntax", "shell.orphan-flags", "shell.unseen-program", "shell.too-deep", "shell.invisible",
+    "shell.no-program", "module.unknown", "module.deprecated", "flag.unknown",
     "flag.wrong-program", "flag.abbreviation", "flag.ambiguous", "flag.deprecated", "flag.repeated",
     "flag.takes-no-value", "value.missing", "value.type", "value.choice", "value.placeholder",
     "args.required", "args.unexpected", "env.unknown", "env.type", "env.deprecated", "env.legacy-prefix",
@@ -68,7 +69,7 @@ def python_check(text: str) -> dict[str, Any]:
     findings = [finding_json(f) for f in check_command(text, SNAPSHOT, KB)]
     try:
         script = parse_script(text, *entry_points(SNAPSHOT))
-        understood = bool(script.invocations or script.assignments or script.orphans)
+        understood = bool(script.invocations or script.assignments or script.orphans or script.unseen)
     except ShellSyntaxError:
         understood = True
     return {"findings": findings, "understood": understood}

@@ -20,7 +20,8 @@ that explains it (``page.md#anchor``) and, for rule findings, the ``rule`` id. `
 0 clean (notes only), 1 with warnings, 2 with errors. ``check_recipe(recipe, snapshot, kb)`` checks a KB
 recipe as the text the site publishes.
 
-Codes: ``shell.syntax``, ``shell.orphan-flags``, ``module.unknown``, ``module.deprecated``, ``flag.unknown``,
+Codes: ``shell.syntax``, ``shell.orphan-flags``, ``shell.unseen-program``, ``shell.too-deep``,
+``shell.invisible``, ``shell.no-program``, ``module.unknown``, ``module.deprecated``, ``flag.unknown``,
 ``flag.wrong-program``, ``flag.abbreviation``, ``flag.ambiguous``, ``flag.deprecated``, ``flag.repeated``,
 ``flag.takes-no-value``, ``value.missing``, ``value.type``, ``value.choice``, ``value.placeholder``,
 ``args.required``, ``args.unexpected``, ``env.unknown``, ``env.type``, ``env.deprecated``,

@@ -128,7 +128,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     try:
         script = parse_script(text, *entry_points(snapshot))
-        understood = bool(script.invocations or script.assignments or script.orphans)
+        understood = bool(script.invocations or script.assignments or script.orphans or script.unseen)
     except ShellSyntaxError:
         understood = True  # check_command reports it
     findings = check_command(text, snapshot, kb)

@@ -236,6 +236,49 @@ def forty_flag_command() -> str:
     return " \\\n  ".join(["python -m sglang.launch_server", *lines])
 
 
+LONG_COMMAND_CHARS = 100_000
+
+
+def long_commands(size: int = LONG_COMMAND_CHARS) -> dict[str, str]:
+    """Hostile pastes of about ``size`` characters, one per shape that once cost more than linear time or
+    stack depth in a checker: thousands of distinct unknown flags (each one a "did you mean" search),
+    typos, ambiguous prefixes, variables, launchers in front of launchers, subshells, nested expansions,
+    invocations, values, continuation lines, quotes, placeholders and invisible characters."""
+    server = "python -m sglang.launch_server --model-path m"
+
+    def repeated(unit: str, head: str = "", tail: str = "") -> str:
+        return head + unit * max(1, (size - len(head) - len(tail)) // len(unit)) + tail
+
+    def numbered(form: str, head: str = "", tail: str = "", sep: str = " ") -> str:
+        parts, length, i = [], len(head) + len(tail), 0
+        while length < size:
+            part = form.format(i=i)
+            parts.append(part)
+            length += len(part) + len(sep)
+            i += 1
+        return head + sep.join(parts) + tail
+
+    return {
+        "unknown flags": numbered("--zz-unknown-{i}", server + " "),
+        "typos of real flags": numbered("--tp-sise{i}", server + " "),
+        "ambiguous prefixes": repeated(" --d", server),
+        "unknown variables": numbered("SGLANG_ZZ_{i}=1", "", " " + server),
+        "exported variables": numbered("export SGLANG_ZZ_{i}=1", "", "\n" + server, sep="\n"),
+        "docker run in docker run": repeated("docker run i ", "", server + " --tp-sise 2"),
+        "launchers": repeated("sudo -E timeout 5 conda run -n x ", "", server + " --tp-sise 2"),
+        "ssh in ssh": repeated("ssh h ", "", server + " --tp-sise 2"),
+        "subshells": repeated("( ", "", server + " --tp-sise 2") + " )" * 10,
+        "command substitutions": repeated("$(", server + " --served-model-name "),
+        "invocations": repeated(server + " --tp-size 2; "),
+        "values": repeated(" 1", server + " --cuda-graph-bs"),
+        "continuation lines": repeated(" --tp-size 2 \\\n", server),
+        "repeated flags": repeated(" --tp-size 2", server),
+        "one quoted value": server + " --served-model-name '" + "a" * size + "'",
+        "placeholders": repeated(" <x>", server),
+        "invisible characters": repeated("\u202e\u200b x\n", server + "\n"),
+    }
+
+
 _CHECK_JS = """([command, runs]) => {
   const root = document.querySelector("[data-doctor]");
   const input = root.querySelector(".doc-input");

@@ -279,14 +279,14 @@ def long_commands(size: int = LONG_COMMAND_CHARS) -> dict[str, str]:
     }
 
 
-_CHECK_JS = """([command, runs]) => {
+_CHECK_JS = """async ([command, runs]) => {
   const root = document.querySelector("[data-doctor]");
   const input = root.querySelector(".doc-input");
   const times = [];
   for (let i = 0; i <= runs; i += 1) {
     input.value = command + (i % 2 ? "" : " ");
     const start = performance.now();
-    root.doctor.run();
+    await root.doctor.run();
     if (i > 0) times.push(performance.now() - start);
   }
   return { times, findings: root.querySelectorAll(".doc-finding").length };

@@ -447,6 +447,7 @@
         bySpelling,
         byDest,
         spellings: [...bySpelling.keys()],
+        abbreviations: new Map(),
         get(spelling) {
           return bySpelling.get(spelling.split("=")[0]) || null;
         },
@@ -720,7 +721,7 @@
     }
 
     // shell.py _name: the program a word names, without its folder
-    const nameOf = (w) => w.text.split("/").pop();
+    const nameOf = (w) => w.text.slice(w.text.lastIndexOf("/") + 1);
 
     function headAt(words, at, head) {
       if (at + head.length > words.length || nameOf(words[at]) !== head[0]) return false;
@@ -1127,10 +1128,15 @@
       return !text.includes(" ");
     }
 
+    // argv.py spellings_abbreviated_by: remembered per prefix that has a match (a small set: the spellings'
+    // own prefixes), so that thousands of flags cost thousands of lookups
     function abbreviated(parser, token) {
       const prefix = token.split("=")[0];
       if (!parser.allowAbbrev || !prefix.startsWith("--")) return [];
-      return parser.spellings.filter((s) => s.startsWith(prefix));
+      if (parser.abbreviations.has(prefix)) return [...parser.abbreviations.get(prefix)];
+      const found = parser.spellings.filter((s) => s.startsWith(prefix));
+      if (found.length) parser.abbreviations.set(prefix, found);
+      return [...found];
     }
 
     function otherPrograms(parser, name) {
@@ -1764,10 +1770,17 @@
     const SHOWN_BEFORE = 24;
     const SHOWN_AFTER = 40;
 
+    const INVISIBLE_LINES = data.invisible_lines;
+
     function invisibleFindings(text) {
       const findings = [];
+      const more = [];
       text.split("\n").forEach((line, index) => {
         if (!INVISIBLE.test(line)) return;
+        if (findings.length === INVISIBLE_LINES) {
+          more.push(index + 1);
+          return;
+        }
         const chars = codePoints(line);
         const found = [];
         chars.forEach((ch, at) => {
@@ -1780,6 +1793,9 @@
         const listed = points.slice(0, 5).join(", ") + (points.length > 5 ? ", …" : "");
         findings.push(finding("error", "shell.invisible", message("check-shell-invisible", { points: listed, shown }), index + 1, points[0]));
       });
+      if (more.length) {
+        findings.push(finding("error", "shell.invisible", message("check-shell-invisible-more", { count: more.length, last: more[more.length - 1] }), more[0]));
+      }
       return findings;
     }
 

@@ -91,9 +91,13 @@
     return item;
   }
 
-  function summary(findings, version, m) {
+  function countsOf(findings) {
     const counts = { error: 0, warning: 0, note: 0 };
     for (const f of findings) counts[f.severity] += 1;
+    return counts;
+  }
+
+  function summary(counts, version, m) {
     if (counts.error || counts.warning) {
       return template(m["check-cli-problems"], { errors: counts.error, warnings: counts.warning, notes: counts.note, version });
     }
@@ -173,14 +177,15 @@
       if (this.local !== null) {
         await new Promise((resolve) => window.setTimeout(resolve, 0));
         const findings = this.local.check(text);
-        return { findings, understood: this.local.understood(text), status: this.local.exitStatus(findings) };
+        const understood = this.local.understood(text);
+        return { findings: findings.slice(0, LISTED_FINDINGS), counts: countsOf(findings), understood, status: this.local.exitStatus(findings) };
       }
       if (this.worker === null) await this.spawn();
       return new Promise((resolve, reject) => {
         const id = (this.next += 1);
         const timer = window.setTimeout(() => this.stop(new Error(`> ${CHECK_LIMIT_MS / 1000} s`)), CHECK_LIMIT_MS);
         this.waiting.set(id, { resolve, reject, timer });
-        this.worker.postMessage({ id, text });
+        this.worker.postMessage({ id, text, listed: LISTED_FINDINGS });
       });
     }
   }
@@ -269,16 +274,17 @@
 
     render(result) {
       this.list.hidden = false;
-      if (!result.understood && !result.findings.length) {
+      const total = result.counts.error + result.counts.warning + result.counts.note;
+      if (!result.understood && !total) {
         this.status.replaceChildren(element("p", {}, this.m["check-cli-nothing"]));
         this.list.replaceChildren();
         this.root.dataset.result = "nothing";
         return;
       }
-      this.status.replaceChildren(element("p", {}, summary(result.findings, this.checks.version, this.m)));
+      this.status.replaceChildren(element("p", {}, summary(result.counts, this.checks.version, this.m)));
       // a paste with thousands of findings: the first ones, and how many more (the summary counts them all)
-      const listed = result.findings.slice(0, LISTED_FINDINGS).map((f) => findingItem(f, this.lang, this.m));
-      const more = result.findings.length - LISTED_FINDINGS;
+      const listed = result.findings.map((f) => findingItem(f, this.lang, this.m));
+      const more = total - result.findings.length;
       if (more > 0) listed.push(element("li", { class: "doc-more" }, template(this.m["doc-more"], { count: more.toLocaleString("en") })));
       this.list.replaceChildren(...listed);
       this.root.dataset.result = ["clean", "warnings", "errors"][result.status];

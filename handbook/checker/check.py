@@ -293,19 +293,24 @@ def _unchecked_flags(text: str) -> list[Finding]:
     ]
 
 
-# How much of a line a finding about an invisible character quotes around the first one
+# How much of a line a finding about an invisible character quotes around the first one, and on how many
+# lines it is reported one by one (a paste with thousands of them gets one more finding that counts the rest)
 _SHOWN_BEFORE, _SHOWN_AFTER = 24, 40
+INVISIBLE_LINES = 100
 
 
 def invisible_findings(text: str) -> list[Finding]:
     """One error per line that holds a character the reader cannot see (a bidirectional control, a
     zero-width character, a terminal escape…): what the shell runs is not what the page or the terminal
     shows. The message quotes the line with each one written out as ⟨U+…⟩."""
-    findings = []
-    lines = text.split("\n")
-    for number, line in enumerate(lines, 1):
+    findings: list[Finding] = []
+    more: list[int] = []
+    for number, line in enumerate(text.split("\n"), 1):
         found = [m.start() for m in INVISIBLE.finditer(line)]
         if not found:
+            continue
+        if len(findings) == INVISIBLE_LINES:
+            more.append(number)
             continue
         points = list(dict.fromkeys(code_point(line[at]) for at in found))
         start = max(0, found[0] - _SHOWN_BEFORE)
@@ -321,6 +326,9 @@ def invisible_findings(text: str) -> list[Finding]:
                 points[0],
             )
         )
+    if more:
+        said = message("check-shell-invisible-more", count=len(more), last=more[-1])
+        findings.append(Finding("error", "shell.invisible", said, more[0]))
     return findings
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from handbook.checker.check import _engine_clause, entry_points, rule_params
+from handbook.checker.check import INVISIBLE_LINES, _engine_clause, entry_points, rule_params
 from handbook.checker.envcheck import READ_BY_KEYS
 from handbook.checker.shell import (
     DOCKER_ENV_OPTIONS,
@@ -128,6 +128,7 @@ def checker_data(snapshot: EngineSnapshot, kb: Any) -> dict[str, Any]:
         "shell": _shell(commands, modules),
         "suggestions": SUGGESTIONS_PER_CHECK,
         "invisible": [[start, end] for start, end, _ in INVISIBLE_RANGES],
+        "invisible_lines": INVISIBLE_LINES,
     }
 
 

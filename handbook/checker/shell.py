@@ -562,12 +562,15 @@ def _options(
 
 
 DOCKER_RUN = (("docker", "run"), ("docker", "container", "run"), ("podman", "run"), ("nvidia-docker", "run"))
+_DOCKER_FIRST = frozenset(head[0] for head in DOCKER_RUN)
 DOCKER_ENV_OPTIONS = ("-e", "--env")
 
 
 def _docker(words: list[Word], at: int) -> tuple[DockerRun, int, list[EnvAssignment]] | None:
     """``docker run [options] IMAGE [command…]`` from ``at`` → its options and image, where the inner
     command starts, its -e variables."""
+    if _name(words[at]) not in _DOCKER_FIRST:
+        return None
     head = next((h for h in DOCKER_RUN if _head_at(words, at, h)), None)
     if head is None:
         return None
@@ -824,8 +827,18 @@ def classify(
     ``entry_points`` maps command words (``("sglang", "serve")``) to a parser; ``modules`` are the
     ``python -m`` modules the snapshot knows. ``unwrapped``: the command's ``unwrap``, when the caller has it.
     """
-    peeled = unwrapped or unwrap(words)
-    found = _command(words[peeled.start :], peeled.env[peeled.own :], entry_points, modules)
+    return _classify(words, _heads(entry_points), modules, unwrapped or unwrap(words))
+
+
+def _heads(entry_points: dict[tuple[str, ...], str]) -> list[tuple[tuple[str, ...], str]]:
+    """The entry points, longest first (``sglang-router launch`` before a shorter head)."""
+    return sorted(entry_points.items(), key=lambda item: -len(item[0]))
+
+
+def _classify(
+    words: list[Word], heads: list[tuple[tuple[str, ...], str]], modules: set[str], peeled: Unwrapped
+) -> Invocation | None:
+    found = _command(words[peeled.start :], peeled.env[peeled.own :], heads, modules)
     if peeled.docker is None:
         return found
     outer = peeled.env[: peeled.own]
@@ -838,7 +851,7 @@ def classify(
 
 
 def _command(
-    words: list[Word], env: list[EnvAssignment], entry_points: dict[tuple[str, ...], str], modules: set[str]
+    words: list[Word], env: list[EnvAssignment], heads: list[tuple[tuple[str, ...], str]], modules: set[str]
 ) -> Invocation | None:
     """What a command without launchers runs (``env``: its own prefix's variables)."""
     if not words:
@@ -870,7 +883,7 @@ def _command(
                 continue
             return None  # python script.py …
         return None
-    for head, program in sorted(entry_points.items(), key=lambda item: -len(item[0])):
+    for head, program in heads:
         if _head_at(words, 0, head):
             return Invocation(
                 "program", line, program=program, launcher=words[0], args=words[len(head) :], env=env
@@ -938,6 +951,7 @@ def parse_script(
     """Parse a block. ``module_programs`` maps each known ``python -m`` module to its parser name."""
     script = Script([], [], [])
     mention = _mention(mention_pattern(entry_points, module_programs))
+    heads, modules = _heads(entry_points), set(module_programs)
     ran_program = False
     last_fragment: Invocation | None = None
     last_end = -1
@@ -976,7 +990,7 @@ def parse_script(
                     script.assignments.append(assigned)
             last_fragment = None
             continue
-        found = classify(words, entry_points, set(module_programs), peeled)
+        found = _classify(words, heads, modules, peeled)
         if found is None or found.kind in ("docker", "prefix-only"):
             rest = words[peeled.start :]
             if rest and not _quotes_commands(rest) and mention.search(" ".join(w.raw for w in rest)):

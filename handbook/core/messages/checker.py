@@ -25,6 +25,10 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "这一行有看不见的字符（{points}，下面写成 ⟨U+…⟩）：{shown}。屏幕上看到的不是 shell 实际执行的内容，请重新手打这一行",
         "the line holds characters you cannot see ({points}, written out here as ⟨U+…⟩): {shown}; what the shell runs is not what you see, so type the line again",
     ),
+    "check-shell-invisible-more": (
+        "从这一行到第 {last} 行，另有 {count} 行也有看不见的字符",
+        "{count} more lines, from this one to line {last}, hold characters you cannot see too",
+    ),
     "check-shell-no-program": (
         "文本里有参数（{flags}），但没有认出任何 SGLang 程序：这些参数没有被检查。请贴上完整命令（python -m sglang.launch_server …，或包在 docker run、timeout、srun 等里面的命令）",
         "the text has flags ({flags}) but no SGLang program the checker recognizes, so they were not checked; paste the whole command (python -m sglang.launch_server …, or one wrapped in docker run, timeout, srun and the like)",

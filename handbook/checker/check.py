@@ -22,7 +22,8 @@ from handbook.checker.shell import (
 )
 from handbook.core.messages import message
 from handbook.core.suggest import Suggestions
-from handbook.core.text import INVISIBLE, Text, code_point, visible
+from handbook.core.templates import fill, template_problems
+from handbook.core.text import INVISIBLE, LANGS, Text, code_point, visible
 from handbook.engine.snapshot import EngineSnapshot, load_snapshot
 from handbook.kb.loader import KB
 from handbook.kb.schema import Recipe, Rule
@@ -88,6 +89,8 @@ def _validated_params(rule: Rule) -> Predicate | None:
     predicate = PREDICATES.get(rule.predicate)
     if predicate is None:
         return None
+    if any(template_problems(rule.message[lang], predicate.fields) for lang in LANGS):
+        return None  # a message that is not plain {name} fields is never filled in
     try:
         return predicate.model_validate(rule.params)
     except ValidationError:
@@ -96,9 +99,7 @@ def _validated_params(rule: Rule) -> Predicate | None:
 
 def rule_finding(rule: Rule, values: dict[str, str], version: str, line: int | None) -> Finding:
     """The finding of a broken rule: its message with the predicate's values, then what the engine does."""
-    said = Text.of(
-        rule.message.zh.format(**values).rstrip("。."), rule.message.en.format(**values).rstrip(".")
-    )
+    said = Text.of(fill(rule.message.zh, values).rstrip("。."), fill(rule.message.en, values).rstrip("."))
     return Finding(
         rule.severity,
         f"rule.{rule.id}",

@@ -85,7 +85,9 @@ def test_each_target_is_judged_on_its_own_figure():
         "long_command_browser_s": None,
     }
     long = {**FIGURES, "long_command_python_s": 2.0, "long_command_browser_s": 1.01}
-    assert verdicts(long)["long_command_python_s"] is True and verdicts(long)["long_command_browser_s"] is False
+    assert (
+        verdicts(long)["long_command_python_s"] is True and verdicts(long)["long_command_browser_s"] is False
+    )
     unmeasured = {
         k: v for k, v in FIGURES.items() if not k.startswith(("heaviest_", "doctor_", "configurator_"))
     }

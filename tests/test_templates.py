@@ -29,7 +29,24 @@ PROPERTY = settings(
 )
 FIELDS = ["values", "flag", "n"]
 VALUES = {"values": "--tp-size 8", "flag": "--x", "n": 3}
-PIECES = ["{{", "}}", "{values}", "{flag}", "{n}", "{", "}", "!r", ":>9", ".x", "[0]", "0", "a", "中", " ", "{x}"]
+PIECES = [
+    "{{",
+    "}}",
+    "{values}",
+    "{flag}",
+    "{n}",
+    "{",
+    "}",
+    "!r",
+    ":>9",
+    ".x",
+    "[0]",
+    "0",
+    "a",
+    "中",
+    " ",
+    "{x}",
+]
 # text from pieces that make fields, escapes and their broken forms, and from single characters
 templates = st.one_of(
     st.lists(st.sampled_from(PIECES), max_size=8).map("".join),

@@ -16,11 +16,11 @@ import re
 from functools import cached_property
 from pathlib import Path
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
 from handbook.core.paths import ENGINE_DIR, KB_ROOT
 from handbook.engine.history import History, version_key
+from handbook.kb.yamlfile import load_yaml
 
 SNAPSHOT_DIR = ENGINE_DIR
 HISTORY_FILE = "sglang-history.json"  # every stored release in one file (handbook/engine/history.py)
@@ -299,11 +299,11 @@ class EngineSnapshot(_Frozen):
 
 def pinned_version(kb_root: Path = KB_ROOT) -> str:
     """The engine release the handbook is pinned to: ``engine_version`` in kb/handbook.yaml."""
-    try:
-        data = yaml.safe_load((kb_root / "handbook.yaml").read_text(encoding="utf-8"))
-        return str(data["engine_version"])
-    except (OSError, yaml.YAMLError, TypeError, KeyError) as exc:
-        raise SnapshotError(f"{kb_root / 'handbook.yaml'}: no engine_version to pin ({exc})") from None
+    doc, problems = load_yaml(kb_root / "handbook.yaml", str(kb_root / "handbook.yaml"))
+    if doc is None or not isinstance(doc.data, dict) or "engine_version" not in doc.data:
+        why = str(problems[0]) if problems else "no engine_version key"
+        raise SnapshotError(f"{kb_root / 'handbook.yaml'}: no engine_version to pin ({why})")
+    return str(doc.data["engine_version"])
 
 
 def snapshot_path(version: str | None = None) -> Path:

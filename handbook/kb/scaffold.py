@@ -13,6 +13,7 @@ a KB with an unfinished scaffold in it can still be scaffolded into.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import typing
@@ -29,7 +30,7 @@ from handbook.core.text import PLACEHOLDER
 from handbook.kb import schema as s
 from handbook.kb.common import Id
 from handbook.kb.loader import FLAGS_POOL, KIND, KINDS
-from handbook.kb.yamlfile import load_yaml, read_text
+from handbook.kb.yamlfile import load_text, load_yaml, read_text
 
 FILL = PLACEHOLDER
 TEXT = f"{{zh: {FILL}, en: {FILL}}}"  # a bilingual field to write
@@ -58,9 +59,16 @@ def choices(model: type, name: str) -> list[str]:
 
 
 def scalar(value: Any) -> str:
-    """One YAML value in flow style, quoted only where YAML needs it."""
+    """One YAML value in flow style, quoted only where YAML needs it: where the KB's reader (YAML 1.2, not
+    PyYAML's 1.1) would read it back as written. Text it would not (``1e3``, ``off``) is double-quoted."""
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(scalar(item) for item in value) + "]"
     text = yaml.safe_dump(value, default_flow_style=True, allow_unicode=True, width=1_000_000)
-    return text.removesuffix("\n").removesuffix("\n...").strip()
+    text = text.removesuffix("\n").removesuffix("\n...").strip()
+    doc, _ = load_text(f"v: {text}\n", "<scalar>")
+    if isinstance(value, str) and (doc is None or doc.data != {"v": value}):
+        return json.dumps(value, ensure_ascii=False)  # a JSON string is a double-quoted YAML one
+    return text
 
 
 # --------------------------------------------------------------------------------------------- the KB's ids
@@ -362,12 +370,12 @@ def shown_path(path: Path, root: Path) -> str:
 
 
 def _well_formed(text: str, shown: str) -> Any:
-    try:
-        return yaml.safe_load(text)
-    except yaml.YAMLError as exc:  # an option value YAML cannot hold as written
-        raise ScaffoldError(
-            [f"{shown}: the skeleton is not valid YAML ({exc}); nothing was written"]
-        ) from None
+    """The skeleton's data as the KB's reader reads it (an option value YAML cannot hold as written, or one
+    holding an invisible character, is refused here, before anything is written)."""
+    doc, problems = load_text(text, shown)
+    if doc is None:
+        raise ScaffoldError([*(str(p) for p in problems), "the skeleton was not written"])
+    return doc.data
 
 
 def new_file(kind: str, entity_id: str, args: argparse.Namespace, root: Path) -> Written:

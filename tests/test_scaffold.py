@@ -389,7 +389,7 @@ def test_a_folder_that_links_out_of_the_kb_is_not_written_into(kb, tmp_path, cap
     shutil.rmtree(kb / "hardware")
     (kb / "hardware").symlink_to(outside)
     assert new(kb, "hardware", "gpu-z", "--source", "handbook") == 1
-    assert "leads out of the KB folder" in capsys.readouterr().err
+    assert "kb/hardware: a link or a file, not a folder" in capsys.readouterr().err
     assert list(outside.iterdir()) == []
 
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
 import typing
 from dataclasses import dataclass, field
@@ -24,6 +23,7 @@ from typing import Any
 import yaml
 from pydantic import StringConstraints
 
+from handbook.core.files import WriteRefused, write_text
 from handbook.core.paths import REPO_ROOT, inside
 from handbook.core.suggest import did_you_mean
 from handbook.core.text import PLACEHOLDER
@@ -407,14 +407,10 @@ def new_file(kind: str, entity_id: str, args: argparse.Namespace, root: Path) ->
     body = text(entity_id, args, known)
     shown = shown_path(path, root)
     _well_formed(body, shown)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if not inside(path.parent, root):
-        raise ScaffoldError([f"{shown}: its folder leads out of the KB folder (a link); nothing was written"])
-    try:
-        with path.open("x", encoding="utf-8") as out:  # "x": never replace a file that appeared meanwhile
-            out.write(body)
-    except OSError as exc:
-        raise ScaffoldError([f"{shown}: cannot be written ({exc.strerror}); nothing was written"]) from None
+    try:  # new: never replace a file that appeared meanwhile; the kind's folder must exist
+        write_text(path, body, root=root, new=True)
+    except WriteRefused as exc:
+        raise ScaffoldError([str(exc)]) from None
     return Written(path=path, first_line=1, text=body)
 
 
@@ -468,14 +464,10 @@ def new_pitfall(entity_id: str, args: argparse.Namespace, root: Path) -> Written
                 "add the entry by hand"
             ]
         )
-    # all or nothing: a whole new file replaces the old one, never a half-appended one
-    staging = path.with_name(f".{path.name}.{os.getpid()}.new")
-    try:
-        staging.write_text(prefix + body, encoding="utf-8")
-        os.replace(staging, path)
-    except OSError as exc:
-        staging.unlink(missing_ok=True)
-        raise ScaffoldError([f"{shown}: cannot be written ({exc.strerror}); nothing was written"]) from None
+    try:  # all or nothing: a whole new file replaces the old one, never a half-appended one
+        write_text(path, prefix + body, root=root)
+    except WriteRefused as exc:
+        raise ScaffoldError([str(exc)]) from None
     return Written(path=path, first_line=prefix.count("\n") + 1, text=body)
 
 

@@ -159,7 +159,16 @@ def test_every_entry_has_both_languages_in_zh_en_order_with_the_same_fields():
 
 def test_the_catalogue_is_its_domains_merged_and_msg_picks_the_language():
     assert len(CATALOGUE) == sum(len(m) for m in DOMAINS.values())
-    assert list(DOMAINS) == ["site", "checker", "planner", "diagrams", "exports", "versions", "configurator"]
+    assert list(DOMAINS) == [
+        "site",
+        "checker",
+        "planner",
+        "diagrams",
+        "exports",
+        "versions",
+        "configurator",
+        "production",
+    ]
     assert msg("tp-table-agreement", LANGS[1], stated=3, agreeing=2) == (
         "Of the 3 TP sizes the source (official Cookbook) gives, 2 agree with the computation."
     )

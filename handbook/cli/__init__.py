@@ -27,6 +27,10 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
         "handbook.cli.configure",
         "the configurator's command(s) for a model, accelerator, precision and goal",
     ),
+    "production": (
+        "handbook.cli.production",
+        "write one recipe's Kubernetes manifests, alerts and Grafana dashboards (--check: run the tools)",
+    ),
     "engine-diff": ("handbook.cli.engine_diff", "compare two engine snapshots: options, defaults, choices"),
     "links": ("handbook.cli.links", "check every internal link and anchor of the built site"),
     "translations": ("handbook.cli.translations", "check both languages' pages and list stale translations"),

@@ -553,6 +553,283 @@ def describe_environ() -> dict:
 
 
 # --------------------------------------------------------------------------------------------------
+# Prometheus metrics: every metric the wheel's code defines (read from its source, statically)
+# --------------------------------------------------------------------------------------------------
+
+# The constructors of prometheus_client (and SGLang's GaugeHistogram, a Gauge with gt/le bucket labels,
+# sglang/srt/utils/gauge_histogram.py) and the metric type each one registers.
+_METRIC_CLASSES = {
+    "prometheus_client.Counter": "counter",
+    "prometheus_client.Gauge": "gauge",
+    "prometheus_client.Histogram": "histogram",
+    "prometheus_client.Summary": "summary",
+    "prometheus_client.Info": "info",
+    "prometheus_client.Enum": "stateset",
+    "sglang.srt.utils.gauge_histogram.GaugeHistogram": "gauge",
+}
+_WRAPPERS = {"GaugeHistogram"}  # classes whose own constructor call is not a definition of its own
+_EXTRA_LABELS = {"sglang.srt.utils.gauge_histogram.GaugeHistogram": ["gt", "le"]}
+# Where a collector's shared label set is built: its metrics pass ``labels.keys()`` as their label names.
+# (collector class, file of the builder, builder's qualified name); a builder a release lacks leaves that
+# collector's labels unknown (null).
+METRIC_LABEL_BUILDERS = (
+    ("SchedulerMetricsCollector", "sglang/srt/observability/metrics_collector.py",
+     "SchedulerMetricsCollector.init_new"),
+    ("TokenizerMetricsCollector", "sglang/srt/observability/metrics_collector.py", "tokenizer_metric_labels"),
+    ("RadixCacheMetricsCollector", "sglang/srt/observability/metrics_collector.py",
+     "radix_cache_metric_labels"),
+    ("StorageMetricsCollector", "sglang/srt/mem_cache/unified_cache/storage_attachment.py",
+     "StorageAttachment._resolve_metrics_collector"),
+)  # fmt: skip
+
+
+def _imported_names(body: list[ast.stmt], module: str) -> dict[str, str | None]:
+    """Names bound by the imports directly in ``body``: name → dotted origin (None: shadowed by another)."""
+    bound: dict[str, str | None] = {}
+    for node in body:
+        if isinstance(node, ast.ImportFrom) and node.module:
+            for alias in node.names:
+                bound[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                bound[alias.asname or alias.name.split(".")[0]] = alias.name if alias.asname else None
+    return bound
+
+
+def _scope_bindings(function: ast.AST, outer: dict[str, str | None]) -> dict[str, str | None]:
+    """What each name means inside a function: its imports and ``X = A or B`` aliases over the module's."""
+    bound = dict(outer)
+    body = [n for n in ast.walk(function) if isinstance(n, ast.stmt)]
+    bound.update(_imported_names(body, ""))
+    for node in body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            values = node.value.values if isinstance(node.value, ast.BoolOp) else [node.value]
+            names = [bound.get(v.id) for v in values if isinstance(v, ast.Name)]
+            meaning = next((name for name in names if name in _METRIC_CLASSES), None)
+            if meaning is not None or node.targets[0].id in bound:
+                bound[node.targets[0].id] = meaning
+    return bound
+
+
+def _literal_strings(node: ast.AST | None) -> list[str] | None:
+    if isinstance(node, (ast.List, ast.Tuple)) and all(
+        isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.elts
+    ):
+        return [e.value for e in node.elts]
+    return None
+
+
+def _label_names(node: ast.AST | None, assigned: dict[str, ast.AST]) -> tuple[list[str] | None, bool]:
+    """(literal label names, whether the collector's shared label set comes first) of a labelnames
+    expression; (None, False) when it is neither."""
+    if node is None:
+        return [], False
+    if isinstance(node, ast.Name) and node.id in assigned:
+        return _label_names(assigned[node.id], assigned)
+    literal = _literal_strings(node)
+    if literal is not None:
+        return literal, False
+    if isinstance(node, ast.Set):  # {'layer'}: one name, a set only by the writer's choice
+        return _literal_strings(ast.List(elts=node.elts)), False
+    if isinstance(node, ast.List) and node.elts and isinstance(node.elts[0], ast.Starred):
+        head, shared = _label_names(node.elts[0].value, assigned)  # [*labels.keys(), 'source']
+        tail = _literal_strings(ast.List(elts=node.elts[1:]))
+        return (head + tail, shared) if head is not None and tail is not None else (None, False)
+    if re.fullmatch(r"(list\()?(self\.)?labels\.keys\(\)\)?", ast.unparse(node)):
+        return [], True
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        head, shared = _label_names(node.left, assigned)
+        tail, _ = _label_names(node.right, assigned)
+        if head is not None and tail is not None:
+            return head + tail, shared
+    return None, False
+
+
+def _metric_call(call: ast.Call, bound: dict[str, str | None]) -> str | None:
+    func = call.func
+    name = func.id if isinstance(func, ast.Name) else None
+    origin = bound.get(name) if name else None
+    if (
+        isinstance(func, ast.Attribute)
+        and isinstance(func.value, ast.Name)
+        and "prometheus_client" in (func.value.id, bound.get(func.value.id))
+    ):
+        origin = f"prometheus_client.{func.attr}"
+    return origin if origin in _METRIC_CLASSES else None
+
+
+def _text(node: ast.AST | None) -> str | None:
+    """A help text: a literal string, or an f-string with each computed part kept as ``{source}``."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return norm_ws(node.value)
+    if isinstance(node, ast.JoinedStr):
+        return norm_ws(
+            "".join(
+                part.value if isinstance(part, ast.Constant) else "{" + ast.unparse(part.value) + "}"
+                for part in node.values
+            )
+        )
+    return None
+
+
+def _argument(call: ast.Call, keyword: str, position: int) -> ast.AST | None:
+    for item in call.keywords:
+        if item.arg == keyword:
+            return item.value
+    return call.args[position] if len(call.args) > position else None
+
+
+def _label_set(tree: ast.Module, qualname: str) -> dict | None:
+    """The keys a label builder always puts in its ``labels`` dict, and those it adds under a condition."""
+    parts = qualname.split(".")
+    scope: list[ast.stmt] = tree.body
+    function = None
+    for part in parts:
+        function = next(
+            (n for n in scope if isinstance(n, (ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef))
+             and n.name == part),
+            None,
+        )  # fmt: skip
+        if function is None:
+            return None
+        scope = function.body
+    always: list[str] = []
+    sometimes: list[str] = []
+    merged: list[str] = []
+    base_depth: list[int] = []  # the depth of the block that builds the dict: deeper keys are conditional
+
+    def visit(statements: list[ast.stmt], depth: int) -> None:
+        for node in statements:
+            if isinstance(node, (ast.If, ast.For, ast.While, ast.With, ast.Try)):
+                inner = [*node.body, *getattr(node, "orelse", []), *getattr(node, "finalbody", [])]
+                inner += [s for handler in getattr(node, "handlers", []) for s in handler.body]
+                visit(inner, depth + (0 if isinstance(node, ast.With) else 1))
+                continue
+            if isinstance(node, (ast.Assign, ast.Return)) and isinstance(node.value, ast.Dict):
+                targets = node.targets if isinstance(node, ast.Assign) else []
+                if isinstance(node, ast.Return) or any(ast.unparse(t) == "labels" for t in targets):
+                    base_depth.append(depth)
+                    always.extend(k.value for k in node.value.keys if isinstance(k, ast.Constant))
+            elif isinstance(node, ast.Assign) and len(node.targets) == 1:
+                target = node.targets[0]
+                if (
+                    isinstance(target, ast.Subscript)
+                    and ast.unparse(target.value) == "labels"
+                    and isinstance(target.slice, ast.Constant)
+                ):
+                    conditional = not base_depth or depth > base_depth[0]
+                    (sometimes if conditional else always).append(target.slice.value)
+            elif (
+                isinstance(node, ast.Expr)
+                and isinstance(node.value, ast.Call)
+                and ast.unparse(node.value.func) == "labels.update"
+            ):
+                merged.append(ast.unparse(node.value.args[0]) if node.value.args else "?")
+
+    visit(function.body, 0)
+    return {
+        "always": always,
+        "sometimes": [k for k in sometimes if k not in always],
+        "merged_from": merged,
+    }
+
+
+def describe_metrics(package_dir: Path) -> dict:
+    """Every Prometheus metric the wheel defines: each call of a prometheus_client metric constructor
+    (or SGLang's GaugeHistogram) with a literal name, found in the package's source (tests excluded).
+
+    Read statically, not by running the collectors: a collector only registers its metrics for the
+    configuration it is built with (LoRA, HiCache, PD, EPLB, priority scheduling each add some) and
+    needs a published runtime context per release; the source holds every definition, in every release,
+    with its file and line. The type is the constructor's; the label names are the literal ones plus,
+    where a collector passes ``labels.keys()``, its shared label set (``label_sets``, read from the
+    function that builds it). A constructor call whose name is not a literal is listed under
+    ``unresolved`` rather than dropped.
+    """
+    root = package_dir.parent
+    metrics: list[dict] = []
+    unresolved: list[dict] = []
+    for path in sorted(package_dir.rglob("*.py")):
+        relative = path.relative_to(root).as_posix()
+        if "/test/" in f"/{relative}" or "/tests/" in f"/{relative}":
+            continue
+        source = path.read_text(encoding="utf-8")
+        if "prometheus_client" not in source and "GaugeHistogram(" not in source:
+            continue
+        tree = ast.parse(source)
+        module_bound = _imported_names(tree.body, relative)
+        scopes: list[tuple[str, ast.AST, dict]] = [("<module>", tree, module_bound)]
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ClassDef):
+                for item in node.body:
+                    if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                        item.qualname = f"{node.name}.{item.name}"  # type: ignore[attr-defined]
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                qualname = getattr(node, "qualname", node.name)
+                scopes.append((qualname, node, _scope_bindings(node, module_bound)))
+        seen: set[int] = set()
+        for qualname, scope, bound in reversed(scopes):  # innermost first: a call belongs to one scope
+            assigned = {
+                n.targets[0].id: n.value
+                for n in ast.walk(scope)
+                if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)
+            }
+            conditional_lines = {
+                sub.lineno
+                for n in ast.walk(scope)
+                if isinstance(n, ast.If)
+                for sub in ast.walk(n)
+                if hasattr(sub, "lineno")
+            }
+            for call in ast.walk(scope):
+                if not isinstance(call, ast.Call) or id(call) in seen:
+                    continue
+                origin = _metric_call(call, bound)
+                if origin is None or qualname.split(".")[0] in _WRAPPERS:
+                    continue
+                seen.add(id(call))
+                name = _argument(call, "name", 0)
+                documentation = _argument(call, "documentation", 1)
+                if not (isinstance(name, ast.Constant) and isinstance(name.value, str)):
+                    unresolved.append(
+                        {"file": relative, "line": call.lineno, "scope": qualname, "call": ast.unparse(call)}
+                    )
+                    continue
+                labelnames = _argument(call, "labelnames", 2)
+                labels, shared = _label_names(labelnames, assigned)
+                owner = qualname.split(".")[0] if "." in qualname else None
+                metrics.append(
+                    {
+                        "name": name.value,
+                        "type": _METRIC_CLASSES[origin],
+                        "constructor": origin.rsplit(".", 1)[1],
+                        "help": _text(documentation),
+                        "labels": None if labels is None else labels + _EXTRA_LABELS.get(origin, []),
+                        "collector_labels": owner if shared else None,
+                        "labels_source": ast.unparse(labelnames) if labelnames is not None else None,
+                        "conditional": call.lineno in conditional_lines,
+                        "file": relative,
+                        "line": call.lineno,
+                        "scope": qualname,
+                    }
+                )
+    metrics.sort(key=lambda m: (m["file"], m["line"]))
+    label_sets = {}
+    for collector, file, builder in METRIC_LABEL_BUILDERS:
+        path = root / file
+        found = _label_set(ast.parse(path.read_text(encoding="utf-8")), builder) if path.is_file() else None
+        label_sets[collector] = None if found is None else {"builder": f"{file}:{builder}", **found}
+    return {
+        "how": "static reading of the installed package's source (ast): every call of a prometheus_client "
+        "metric constructor or SGLang's GaugeHistogram whose name is a literal; tests excluded",
+        "definitions": metrics,
+        "label_sets": label_sets,
+        "unresolved": unresolved,
+    }
+
+
+# --------------------------------------------------------------------------------------------------
 # Provenance and main
 # --------------------------------------------------------------------------------------------------
 
@@ -620,6 +897,7 @@ def build_snapshot(wheels: list[Path], date: str) -> dict:
         ),
         "parsers": parsers,
         "environ": describe_environ(),
+        "metrics": describe_metrics(Path(importlib.util.find_spec("sglang").origin).parent),
     }
 
 

@@ -47,6 +47,8 @@ COLLECTIONS: dict[str, tuple[tuple[str, ...], str]] = {
     "bench_serving": (("parsers", "bench_serving", "options"), "option"),
     "env": (("environ", "variables"), "name"),
     "env_deprecated": (("environ", "deprecated"), "name"),
+    # the Prometheus metrics the release's code defines (dump.py's describe_metrics), by metric name
+    "metrics": (("metrics", "definitions"), "name"),
 }
 # The option fields whose changes a history reports (every field is stored either way).
 OPTION_FIELDS = (
@@ -107,10 +109,12 @@ def _same(old: Any, new: Any) -> bool:
 
 def _diff(old: Any, new: Any, path: list[str], out: dict[str, list[Any]]) -> None:
     if isinstance(old, dict) and isinstance(new, dict):
-        for key in old:
+        # sorted: a snapshot read back from its file (sorted keys) and one rebuilt by _apply (new keys
+        # last) must give the same patch
+        for key in sorted(old):
             if key not in new:
                 out["del"].append([*path, key])
-        for key, value in new.items():
+        for key, value in sorted(new.items()):
             if key not in old:
                 out["set"].append([[*path, key], value])
             else:
@@ -138,7 +142,10 @@ def _document(snapshot: dict[str, Any]) -> dict[str, Any]:
     """The snapshot without its collections (each list left empty, as a placeholder)."""
     doc = copy.deepcopy(snapshot)
     for path, _ in COLLECTIONS.values():
-        parent = _get(doc, path[:-1])
+        try:
+            parent = _get(doc, path[:-1])
+        except KeyError:  # a release dumped before this collection was recorded
+            continue
         if path[-1] in parent:
             parent[path[-1]] = []
     return doc
@@ -302,7 +309,9 @@ def expand(data: dict[str, Any], version: str) -> dict[str, Any]:
             doc = _apply(doc, patch)
     doc = copy.deepcopy(doc)
     for name, (path, _) in COLLECTIONS.items():
-        collection = data["collections"][name]
+        collection = data["collections"].get(name)
+        if collection is None:  # a history written before this collection was recorded
+            continue
         order = None
         for vi in range(target + 1):
             if collection["order"][vi] is not None:

@@ -15,6 +15,7 @@ import json
 import re
 from functools import cached_property
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
@@ -253,6 +254,93 @@ class Environ(_Frozen):
         return list(self._by_name)
 
 
+class MetricDefinition(_Frozen):
+    """One Prometheus metric as the release's code defines it (``dump.py``'s ``describe_metrics``)."""
+
+    name: str  # as passed to the constructor (a counter's may end in _total: prometheus_client strips it)
+    type: Literal["counter", "gauge", "histogram", "summary", "info", "stateset"]
+    constructor: str
+    help: str | None
+    labels: tuple[str, ...] | None  # the literal label names (None: not a literal the dump could read)
+    collector_labels: str | None  # the collector whose shared label set comes before ``labels``
+    labels_source: str | None
+    conditional: bool  # defined under an ``if`` (only some configurations register it)
+    file: str
+    line: int
+    scope: str
+
+    @property
+    def base_name(self) -> str:
+        """The metric family's name as prometheus_client registers it (a counter loses its _total)."""
+        return self.name.removesuffix("_total") if self.type == "counter" else self.name
+
+    @property
+    def series(self) -> tuple[str, ...]:
+        """The sample names /metrics exposes for it (prometheus_client 0.26.0, metrics.py: a counter's
+        ``_total``, a histogram's ``_bucket``/``_count``/``_sum``, a summary's ``_count``/``_sum``; the
+        ``_created`` samples are left out: SGLang serves metrics in multiprocess mode)."""
+        suffixes = {
+            "counter": ("_total",),
+            "histogram": ("_bucket", "_count", "_sum"),
+            "summary": ("_count", "_sum"),
+            "info": ("_info",),
+        }.get(self.type, ("",))
+        return tuple(self.base_name + suffix for suffix in suffixes)
+
+
+class MetricLabelSet(_Frozen):
+    """The label names a collector puts on every metric it defines with ``labels.keys()``."""
+
+    builder: str
+    always: tuple[str, ...]
+    sometimes: tuple[str, ...]  # added under a condition (priority scheduling, DP attention…)
+    merged_from: tuple[str, ...]  # operator-supplied extra labels merged in (e.g. --extra-metric-labels)
+
+
+class UnresolvedMetric(_Frozen):
+    file: str
+    line: int
+    scope: str
+    call: str
+
+
+class Metrics(_Frozen):
+    how: str
+    definitions: tuple[MetricDefinition, ...]
+    label_sets: dict[str, MetricLabelSet | None]
+    unresolved: tuple[UnresolvedMetric, ...]
+
+    @cached_property
+    def _by_series(self) -> dict[str, MetricDefinition]:
+        return {series: metric for metric in self.definitions for series in metric.series}
+
+    def by_series(self, series: str) -> MetricDefinition | None:
+        """The metric a sample name belongs to (``sglang:e2e_request_latency_seconds_bucket`` → its
+        histogram), or None when the release defines none."""
+        return self._by_series.get(series)
+
+    def series_names(self) -> list[str]:
+        return list(self._by_series)
+
+    def named(self, name: str) -> MetricDefinition | None:
+        """The metric a name writes: its family (``# TYPE`` line of /metrics) or one of its samples."""
+        family = next((m for m in self.definitions if name in (m.base_name, m.name)), None)
+        return family or self.by_series(name)
+
+    def label_names(self, metric: MetricDefinition) -> tuple[str, ...] | None:
+        """Every label the metric can carry (a collector's conditional labels included); None if unknown."""
+        if metric.labels is None:
+            return None
+        shared: tuple[str, ...] = ()
+        if metric.collector_labels is not None:
+            label_set = self.label_sets.get(metric.collector_labels)
+            if label_set is None:
+                return None
+            shared = label_set.always + label_set.sometimes
+        extra = ("le",) if metric.type == "histogram" else ()
+        return shared + metric.labels + extra
+
+
 class Wheel(_Frozen):
     filename: str
     sha256: str
@@ -273,6 +361,7 @@ class EngineSnapshot(_Frozen):
     wheels: tuple[Wheel, ...]
     parsers: dict[str, Parser]
     environ: Environ
+    metrics: Metrics | None = None  # releases snapshotted before the metrics were read have none
 
     def parser(self, name: str) -> Parser:
         try:

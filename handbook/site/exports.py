@@ -31,6 +31,7 @@ from handbook.core.paths import REPO_ROOT
 from handbook.core.text import LANGS, Text
 from handbook.kb.export import SCHEMA_VERSION, kb_export
 from handbook.kb.loader import KB
+from handbook.production.pack import site_files
 from handbook.render.context import esc
 
 if TYPE_CHECKING:  # the site (and its renderers) is only needed to write the pages' files
@@ -41,6 +42,7 @@ KB_JSON = "kb.json"
 KB_SCHEMA = "kb.schema.json"
 LLMS = "llms.txt"
 LLMS_FULL = "llms-full.txt"
+PREVIEW_URL = "http://127.0.0.1:8000/"  # the site's URL without HANDBOOK_SITE_URL (mkdocs.yml's default)
 
 DEFAULT_LANG = LANGS[0]  # served at the site root; every other language under /<lang>/
 LANG_ORDER = LANGS[::-1]  # llms.txt readers are mostly English-language agents: English first
@@ -287,6 +289,8 @@ def exports(site: Site, site_url: str | None, repo: Path = REPO_ROOT) -> dict[st
         KB_SCHEMA: (repo / "kb" / "schema" / KB_SCHEMA).read_text(encoding="utf-8"),
         LLMS: llms_txt(site, site_url),
         LLMS_FULL: llms_full_txt(site, site_url),
+        # the production pack (manifests, alerts, dashboards): its runbook links need an absolute URL
+        **site_files(site.kb, site.snapshot, _base(site_url) or PREVIEW_URL),
     }
 
 

@@ -19,7 +19,7 @@ from handbook.engine.snapshot import EngineSnapshot, SnapshotError, load_snapsho
 from handbook.kb.loader import KB
 from handbook.pages.headings import source_parity
 from handbook.pages.translations import missing_translations
-from handbook.validation import engine, glossary, pages, rules, values, wording
+from handbook.validation import engine, glossary, metrics, pages, rules, values, wording
 
 Scope = Literal["kb", "engine", "pages"]
 
@@ -94,6 +94,12 @@ CHECKS: tuple[Check, ...] = (
         "engine",
         "SGLANG_* variables are in the engine's registry",
         lambda i: engine.env_problems(i.kb, i.snapshot),
+    ),
+    Check(
+        "engine-metrics",
+        "engine",
+        "every metric name the KB writes is one the engine's /metrics serves (a family or a sample)",
+        lambda i: metrics.metric_name_problems(i.kb, i.snapshot),
     ),
     Check(
         "engine-recipes",

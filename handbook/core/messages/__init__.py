@@ -9,7 +9,16 @@ from __future__ import annotations
 
 import functools
 
-from handbook.core.messages import checker, configurator, diagrams, exports, planner, site, versions
+from handbook.core.messages import (
+    checker,
+    configurator,
+    diagrams,
+    exports,
+    planner,
+    production,
+    site,
+    versions,
+)
 from handbook.core.text import LANGS, Text
 
 DOMAINS = {
@@ -20,6 +29,7 @@ DOMAINS = {
     "exports": exports.MESSAGES,
     "versions": versions.MESSAGES,
     "configurator": configurator.MESSAGES,
+    "production": production.MESSAGES,
 }
 
 

@@ -1,0 +1,71 @@
+"""Write the production pack for one recipe: its set's Kubernetes manifests (multi-node and PD recipes),
+a prometheus.yml that scrapes them, the alert rules with their promtool tests, and the Grafana dashboards
+in both languages. ``--check`` then runs promtool and kubernetes-validate over what was written."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+DEFAULT_SITE_URL = "http://127.0.0.1:8000/"  # the local preview, as the site's canonical URL without one
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--recipe", required=True, help="a recipe id of kb/recipes/")
+    parser.add_argument("--out", required=True, type=Path, help="the folder to write (created if missing)")
+    parser.add_argument(
+        "--site-url",
+        default=os.environ.get("HANDBOOK_SITE_URL", DEFAULT_SITE_URL),
+        help="where the alerts' runbook links point (default: HANDBOOK_SITE_URL, else the local preview)",
+    )
+    parser.add_argument(
+        "--check", action="store_true", help="run promtool and kubernetes-validate afterwards"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    from handbook.engine.snapshot import load_snapshot
+    from handbook.kb.loader import KBInvalid, load_kb
+    from handbook.production.pack import MANIFESTS, UnknownRecipe, recipe_files
+
+    try:
+        kb = load_kb()
+    except KBInvalid as exc:
+        from handbook.cli import report
+
+        return report(exc.problems)
+    site_url = args.site_url if args.site_url.endswith("/") else args.site_url + "/"
+    try:
+        files = recipe_files(kb, load_snapshot(kb.handbook.engine_version), args.recipe, site_url)
+    except UnknownRecipe as exc:
+        print(f"✖ {exc}", file=sys.stderr)
+        return 2
+    if args.out.exists() and not args.out.is_dir():
+        print(f"✖ --out: got {args.out}, a file; expected a folder", file=sys.stderr)
+        return 2
+    args.out.mkdir(parents=True, exist_ok=True)
+    for name, text in files.items():
+        (args.out / name).write_text(text, encoding="utf-8")
+        print(f"wrote {args.out / name}")
+    if MANIFESTS not in files:
+        print(
+            f"{args.recipe} is neither a multi-node nor a PD recipe: alerts and dashboards only, no manifests"
+        )
+    if not args.check:
+        return 0
+    from handbook.production.tools import run_promtool, validate_manifests
+
+    failed = False
+    for done in run_promtool(args.out):
+        print(f"$ {done.command}\n{done.output}")
+        failed |= not done.ok
+    if MANIFESTS in files:
+        from handbook.production.pack import KUBERNETES_VERSION
+
+        print(f"$ kubernetes-validate (Kubernetes {KUBERNETES_VERSION}, strict) {MANIFESTS}")
+        for line in validate_manifests(args.out):
+            print(line)
+            failed |= not line.endswith(": ok")
+    return 1 if failed else 0

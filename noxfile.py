@@ -236,6 +236,7 @@ def engine_snapshot(session: nox.Session) -> None:
     session.run(
         "python", "handbook/engine/history.py", "combine", "--engine-dir", "kb/engine", "--pinned", pinned,
         *sorted(str(p) for p in dump_dir.glob("*.json")),
+        env={"PYTHONPATH": "."},  # it writes through handbook/core/files.py
     )  # fmt: skip
 
 

@@ -85,11 +85,12 @@ def edge_cases() -> list[str]:
     values = [
         "٣", "１２", "99999999999999999999999", "-99999999999999999999", "1e400", "inf", "-inf", "nan", "NaN",
         "1_000", "1__0", "_1", "1_", " 7 ", "\t8\n", "0x10", "+5", "-0", "1.", ".5", "1e-7", "1E5", "5e-324",
-        "1.7976931348623157e309",
+        "1.7976931348623157e309", "9" * 400, "-" + "9" * 400, "9" * 4000, "9" * 5000,
     ]  # fmt: skip
     flags = [
         "--tp-size", "--mem-fraction-static", "--max-total-tokens", "--log-requests-level",
-        "--cuda-graph-max-bs-decode", "--chunked-prefill-size", "--schedule-conservativeness",
+        "--cuda-graph-max-bs-decode", "--chunked-prefill-size", "--schedule-conservativeness", "--dp-size",
+        "--context-length", "--attn-dp-size", "--ep-size",
     ]  # fmt: skip
     out = [f"{server} {flag} '{value}'" for value in values for flag in flags]
     documents = [

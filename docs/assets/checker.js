@@ -32,11 +32,14 @@
   }
 
   const INT_TEXT = /^[+-]?\p{Nd}+(?:_\p{Nd}+)*$/u;
+  // sys.int_info.default_max_str_digits: int() refuses a text of more digits (signs and underscores aside)
+  const MAX_STR_DIGITS = 4300;
   // int(text): a Python int, as a number (a BigInt beyond 2^53), or undefined where int() raises
   function pyInt(text) {
     const body = pyStrip(text);
     if (!INT_TEXT.test(body)) return undefined;
     const digits = asciiDigits(body.replace(/_/g, ""));
+    if (digits.replace(/^[+-]/, "").length > MAX_STR_DIGITS) return undefined;
     const big = BigInt(digits);
     return big >= -9007199254740991n && big <= 9007199254740991n ? Number(big) : big;
   }
@@ -135,7 +138,10 @@
       const match = NUMBER.exec(text);
       if (!match) fail();
       at += match[0].length;
-      return match[1] || match[2] ? Number(match[0]) : pyInt(match[0]);
+      if (match[1] || match[2]) return Number(match[0]);
+      const integer = pyInt(match[0]);
+      if (integer === undefined) fail(); // json.loads raises past 4,300 digits, as int() does
+      return integer;
     }
     function string() {
       at += 1;
@@ -1064,16 +1070,32 @@
             const si = suffix === "Ki" ? "k" : suffix[0];
             throw new BadValue(message("check-expect-iec-without-decimals", { iec: suffix, number: match[1], si }));
           }
+          if (number.length > MAX_STR_DIGITS) throw new BadValue(message("check-expect-human-int"));
           return small(BigInt(number) * 2n ** IEC[suffix]);
         }
-        // int(Decimal(number) * 10**k): exact, truncated toward zero
-        const [whole, frac = ""] = number.split(".");
-        const scaled = BigInt(whole + frac) * 10n ** BigInt(SI[suffix]);
-        return small(scaled / 10n ** BigInt(frac.length));
+        return small(decimalTimesPowerOfTen(number, SI[suffix]));
       }
       const parsed = pyInt(value);
       if (parsed === undefined) throw new BadValue(message("check-expect-human-int"));
       return parsed;
+    }
+
+    // int(Decimal(number) * 10**k) in Python's default context: the product's coefficient rounded to 28
+    // significant digits (half to even), then truncated toward zero
+    function decimalTimesPowerOfTen(number, k) {
+      const [whole, frac = ""] = number.split(".");
+      let coefficient = BigInt(whole + frac) * 10n ** BigInt(k);
+      let exponent = -frac.length;
+      const length = coefficient.toString().length;
+      if (length > 28) {
+        const drop = 10n ** BigInt(length - 28);
+        const kept = coefficient / drop;
+        const rest = coefficient % drop;
+        const half = drop / 2n;
+        coefficient = rest > half || (rest === half && kept % 2n === 1n) ? kept + 1n : kept;
+        exponent += length - 28;
+      }
+      return exponent >= 0 ? coefficient * 10n ** BigInt(exponent) : coefficient / 10n ** BigInt(-exponent);
     }
 
     function positiveFloat(text) {
@@ -1539,7 +1561,7 @@
         const attnDp = numberOf(F.value("--attn-dp-size"));
         const value = numberOf(F.value(p.flag));
         if (attnDp === null || attnDp <= 1 || value === null || !F.given(p.flag)) return null;
-        const adjusted = p.operation === "divide-by-attn-dp" ? Math.floor(value / attnDp) : Number((value * p.factor).toFixed(6));
+        const adjusted = p.operation === "divide-by-attn-dp" ? pyFloorDiv(value, attnDp) : Number((value * p.factor).toFixed(6));
         return { value: show(value), attn_dp: show(attnDp), adjusted: show(adjusted) };
       },
       "public-host-without": (p, F) => {
@@ -1584,6 +1606,24 @@
         return sizes.reduce((a, b) => a * b, 1) === 1 ? { model: F.model } : null;
       },
     };
+
+    // Python's float // (CPython float_floor_div): exact where floor(a / b) rounds, and nan for an infinity
+    function pyFloorDiv(a, b) {
+      let mod = a % b;
+      let div = (a - mod) / b;
+      if (mod !== 0) {  // C reads NaN as true, JavaScript as false
+        if (b < 0 !== mod < 0) {
+          mod += b;
+          div -= 1.0;
+        }
+      }
+      if (div !== 0) {
+        let floored = Math.floor(div);
+        if (div - floored > 0.5) floored += 1.0;
+        return floored;
+      }
+      return (a / b < 0 || Object.is(a / b, -0) ? -0 : 0);
+    }
 
     // Python's float %: the result takes the divisor's sign
     function pyMod(a, b) {

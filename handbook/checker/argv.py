@@ -19,7 +19,7 @@ from typing import Any
 
 from handbook.checker.findings import Finding
 from handbook.checker.shell import Word
-from handbook.core.formatting import parser_value
+from handbook.core.formatting import integer_text, parser_value
 from handbook.core.messages import message
 from handbook.core.suggest import Suggestions
 from handbook.core.text import Text
@@ -51,7 +51,10 @@ def _human_readable_int(text: str) -> int:
             if "." in number:
                 si = "k" if suffix == "Ki" else suffix[0]  # the SI kilo is lower-case
                 raise BadValue(message("check-expect-iec-without-decimals", iec=suffix, number=number, si=si))
-            return int(number) * _IEC[suffix]
+            try:
+                return int(number) * _IEC[suffix]
+            except ValueError:  # more than 4,300 digits: int() refuses them, as in the engine
+                raise BadValue(message("check-expect-human-int")) from None
         return int(Decimal(number) * _SI[suffix])
     try:
         return int(value)
@@ -87,7 +90,7 @@ def convert(option: Option, text: str) -> Any:
     if kind in JSON_TYPES:
         try:
             value = json.loads(text)
-        except (json.JSONDecodeError, RecursionError):
+        except (ValueError, RecursionError):  # not JSON, or an integer of more than 4,300 digits
             raise BadValue(message("check-expect-json")) from None
         if kind == "parse_cuda_graph_config_arg" and not isinstance(value, dict):
             raise BadValue(message("check-expect-json-object"))
@@ -434,7 +437,8 @@ def _checked_value(
         return UNKNOWN
     if option.choices is not None and value not in option.choices:
         choices = [parser_value(c) for c in option.choices]
-        close = suggest.closest(str(value), f"choice:{label}:{option.name}", choices)
+        shown = integer_text(value) if isinstance(value, int) and not isinstance(value, bool) else str(value)
+        close = suggest.closest(shown, f"choice:{label}:{option.name}", choices)
         hint = message("check-did-you-mean", name=close) if close else ""
         findings.append(
             Finding(

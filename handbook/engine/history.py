@@ -38,6 +38,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from handbook.core.files import write_text
+
 FORMAT = "sglang-engine-history/1"
 
 # collection -> (where its list sits in a snapshot, what names a record)
@@ -547,7 +549,7 @@ def combine(engine_dir: Path, pinned: str | None, dumps: list[Path]) -> str:
         if dumps_snapshot(expand(data, version)) != dumps_snapshot(snapshot):
             raise SystemExit(f"the history does not give back sglang {version} byte for byte")
     text = dumps_history(data)
-    target.write_text(text, encoding="utf-8")
+    write_text(target, text, root=engine_dir)
     releases = ", ".join(data["versions"])
     lines = [
         f"{target}: {len(data['versions'])} releases ({releases}), {len(text.encode())} bytes",
@@ -556,7 +558,7 @@ def combine(engine_dir: Path, pinned: str | None, dumps: list[Path]) -> str:
     ]
     if pinned is not None and pinned in snapshots:
         own = engine_dir / f"sglang-{pinned}.json"
-        own.write_text(dumps_snapshot(snapshots[pinned]), encoding="utf-8")
+        write_text(own, dumps_snapshot(snapshots[pinned]), root=engine_dir)
         lines.append(f"  {own}: the pinned release's own file")
     return "\n".join(lines)
 

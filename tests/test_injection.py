@@ -18,14 +18,13 @@ import typing
 from pathlib import Path
 
 import pytest
-import yaml
 from pydantic import BaseModel
 
 from handbook.core.markdown import code_lines
 from handbook.core.paths import REPO_ROOT
 from handbook.kb.loader import KINDS, KBInvalid, load_kb
 from handbook.kb.texts import leaves
-from handbook.kb.yamlfile import format_path
+from handbook.kb.yamlfile import dump_yaml, format_path
 from handbook.validation.registry import run_checks
 
 PAYLOAD = (
@@ -82,7 +81,7 @@ def poison(root: Path) -> tuple[int, list[str]]:
     refused: list[str] = []
     for _ in range(8):
         for file, data in docs.items():
-            text = yaml.safe_dump(data, allow_unicode=True, sort_keys=False, width=10_000)
+            text = dump_yaml(data, sort_keys=False, width=10_000)  # quoted as the KB's reader needs
             (root.parent / file).write_text(text, encoding="utf-8")
         try:
             problems = run_checks(load_kb(root), docs_dir=REPO_ROOT / "docs")

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import tempfile
 import time
 from pathlib import Path
 
+from handbook.core.arguments import output
+from handbook.core.files import WriteRefused, write_text
 from handbook.site.bench import (
     RECORD,
     TARGETS,
@@ -59,17 +62,22 @@ def run(args: argparse.Namespace) -> int:
     print("\n".join(report_lines(record)))
     if args.record != "-":
         path = Path(args.record)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(
-            json.dumps(record, indent=2, ensure_ascii=False, sort_keys=True) + "\n", encoding="utf-8"
-        )
+        text = json.dumps(record, indent=2, ensure_ascii=False, sort_keys=True) + "\n"
+        try:
+            write_text(path, text, root=path.absolute().parent)
+        except WriteRefused as exc:
+            print(f"✖ {exc}", file=sys.stderr)
+            return 2
         print(f"\nrecorded in {path} (the benchmarks page renders it; commit it with the change it measures)")
     return 0
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--record", default=str(RECORD), help="where the figures go, '-' for nowhere (default: %(default)s)"
+        "--record",
+        default=str(RECORD),
+        type=lambda value: value if value == "-" else str(output(value)),
+        help="where the figures go, in an existing folder; '-' for nowhere (default: %(default)s)",
     )
     parser.add_argument("--no-tests", action="store_true", help="skip timing the test suite")
     parser.add_argument(

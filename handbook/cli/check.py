@@ -18,6 +18,7 @@ from pathlib import Path
 from handbook.checker.check import check_command, entry_points
 from handbook.checker.findings import SEVERITIES, Finding, exit_status
 from handbook.checker.shell import ShellSyntaxError, parse_script
+from handbook.core.arguments import folder, stdin_text
 from handbook.core.messages import msg
 from handbook.core.paths import KB_ROOT
 from handbook.core.text import LANGS
@@ -103,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
     command = list(args.command)
     if command and command[0] == "--":
         command = command[1:]
-    text = joined(command) if command else sys.stdin.read()
+    text = joined(command) if command else stdin_text()
     try:  # fail closed: without its KB the checker would skip every rule and call the command clean
         kb = load_kb(Path(args.kb) if args.kb else KB_ROOT)
     except KBInvalid as exc:
@@ -144,7 +145,7 @@ def configure(check: argparse.ArgumentParser) -> None:
     check.add_argument(
         "--lang", choices=LANGS, default=LANGS[0], help=f"language of the messages (default: {LANGS[0]})"
     )
-    check.add_argument("--kb", default=None, help="the KB folder (default: kb/)")
+    check.add_argument("--kb", default=None, type=folder, help="the KB folder (default: kb/)")
     check.add_argument(
         "--engine",
         default=None,

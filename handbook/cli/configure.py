@@ -17,6 +17,7 @@ from typing import Any
 from handbook.cli import report
 from handbook.cli.check import SEVERITY_WORDS, site_url
 from handbook.cli.choices import BadInput, resolve
+from handbook.core.arguments import folder, text, whole
 from handbook.core.messages import msg
 from handbook.core.paths import KB_ROOT
 from handbook.core.text import LANGS
@@ -128,7 +129,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         kb = load_kb(Path(args.kb) if args.kb else KB_ROOT)
     except KBInvalid as exc:
-        return report(exc.problems)
+        report(exc.problems)
+        return 2  # bad input: 1 means the choice is refused
     try:
         snapshot = load_snapshot(kb.handbook.engine_version)
     except SnapshotError as exc:
@@ -150,16 +152,23 @@ def run(args: argparse.Namespace) -> int:
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--model", required=True, help="a model id of kb/models/ (or its name)")
-    parser.add_argument("--gpu", required=True, help="an accelerator id of kb/hardware/ (or its name)")
-    parser.add_argument("--precision", required=True, help="one of the model's weight precisions (dtype id)")
+    parser.add_argument("--model", required=True, type=text, help="a model id of kb/models/ (or its name)")
+    parser.add_argument(
+        "--gpu", required=True, type=text, help="an accelerator id of kb/hardware/ (or its name)"
+    )
+    parser.add_argument(
+        "--precision", required=True, type=text, help="one of the model's weight precisions (dtype id)"
+    )
     parser.add_argument(
         "--goal",
         required=True,
+        type=text,
         help="low-latency, balanced, high-throughput, long-context-rag, multi-turn-agent or mixed-online",
     )
-    parser.add_argument("--nodes", type=int, default=1, help="nodes per server instance: 1, 2, 4 or 8")
+    parser.add_argument(
+        "--nodes", type=whole(1, 10_000), default=1, help="nodes per server instance: 1, 2, 4 or 8"
+    )
     parser.add_argument("--pd", action="store_true", help="PD disaggregation (models with a PD command)")
     parser.add_argument("--lang", choices=LANGS, default=LANGS[0], help=f"language (default: {LANGS[0]})")
     parser.add_argument("--json", action="store_true", help="the whole result as JSON, as the page has it")
-    parser.add_argument("--kb", default=None, help="the KB folder (default: kb/)")
+    parser.add_argument("--kb", default=None, type=folder, help="the KB folder (default: kb/)")

@@ -15,6 +15,7 @@ from handbook.calc.launch import model_path, rule_flags, rule_max_running_reques
 from handbook.calc.planner_data import kv_dtypes, weight_dtypes
 from handbook.cli import report
 from handbook.cli.choices import BadInput, resolve
+from handbook.core.arguments import folder, real, text, whole
 from handbook.core.formatting import thousands
 from handbook.core.messages import msg
 from handbook.core.paths import KB_ROOT
@@ -30,6 +31,9 @@ from handbook.render.planner import (
     note_values,
     size,
 )
+
+# The largest counts the KB's schema allows (GpuCount, Tokens), for every option that counts GPUs or tokens
+GPUS, TOKENS = whole(1, 100_000), whole(1, 100_000_000)
 
 # What each option names, for "unknown …" (by the option's dest), and each range rule's wording.
 WHAT_KEYS = {
@@ -125,6 +129,21 @@ def run_plan(args: argparse.Namespace, kb: KB) -> int:
         )
     except ValueError as exc:
         raise BadInput(str(exc)) from None
+    if (
+        args.mem_fraction_static is None
+        and plan.mem_fraction_static is not None
+        and plan.mem_fraction_static <= 0
+    ):
+        # the engine's own default for this GPU and TP leaves nothing: no plan to print (not "does not fit")
+        raise BadInput(
+            msg(
+                "planner-cli-no-default-fraction",
+                lang,
+                tp=plan.tp,
+                gpu=hw.name,
+                fraction=fraction_text(plan.mem_fraction_static),
+            )
+        )
     values = note_values(plan, model, hw, lang)
 
     ep = f", EP {plan.ep}" if plan.ep > 1 else ""
@@ -190,7 +209,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         kb = load_kb(Path(args.kb))
     except KBInvalid as exc:
-        return report(exc.problems)
+        report(exc.problems)
+        return 2  # bad input: 1 means the plan does not fit
     try:
         return run_plan(args, kb)
     except BadInput as exc:
@@ -199,37 +219,41 @@ def run(args: argparse.Namespace) -> int:
 
 
 def configure(plan: argparse.ArgumentParser) -> None:
-    plan.add_argument("--model", required=True, help="a model id of kb/models (or its name)")
-    plan.add_argument("--gpu", required=True, help="an accelerator id of kb/hardware (or its name)")
-    plan.add_argument("--tp", type=int, help="GPUs in the TP group (default: the smallest that fits)")
-    plan.add_argument("--ep", type=int, default=1, help="expert-parallel size, dividing --tp (default: 1)")
-    plan.add_argument("--weights-dtype", help="weights precision (default: the model's first)")
-    plan.add_argument("--kv-dtype", help="KV cache dtype (default: the first KV dtype of kb/dtypes.yaml)")
+    plan.add_argument("--model", required=True, type=text, help="a model id of kb/models (or its name)")
+    plan.add_argument(
+        "--gpu", required=True, type=text, help="an accelerator id of kb/hardware (or its name)"
+    )
+    plan.add_argument("--tp", type=GPUS, help="GPUs in the TP group (default: the smallest that fits)")
+    plan.add_argument("--ep", type=GPUS, default=1, help="expert-parallel size, dividing --tp (default: 1)")
+    plan.add_argument("--weights-dtype", type=text, help="weights precision (default: the model's first)")
+    plan.add_argument(
+        "--kv-dtype", type=text, help="KV cache dtype (default: the first KV dtype of kb/dtypes.yaml)"
+    )
     plan.add_argument(
         "--mem-fraction-static",
-        type=float,
+        type=real(0, 1, low_open=True, high_open=True),
         help="SGLang's --mem-fraction-static (default: the engine's own for the GPU and TP)",
     )
-    plan.add_argument("--context", type=int, help="context length in tokens (default: the model's native)")
+    plan.add_argument("--context", type=TOKENS, help="context length in tokens (default: the model's native)")
     plan.add_argument(
         "--free-gib",
-        type=float,
+        type=real(0, 4096, low_open=True),
         help="free GPU memory before loading, GiB, as SGLang logs it (Load weight begin. avail mem=…); "
         "default: all the memory the device reports",
     )
-    plan.add_argument("--page-size", type=int, help="SGLang's --page-size (default: the engine's choice)")
-    plan.add_argument("--max-total-tokens", type=int, help="SGLang's --max-total-tokens (default: no cap)")
+    plan.add_argument("--page-size", type=TOKENS, help="SGLang's --page-size (default: the engine's choice)")
+    plan.add_argument("--max-total-tokens", type=TOKENS, help="SGLang's --max-total-tokens (default: no cap)")
     plan.add_argument(
         "--max-running-requests",
-        type=int,
+        type=TOKENS,
         help="SGLang's --max-running-requests (default: the engine's estimate)",
     )
     plan.add_argument(
         "--swa-full-tokens-ratio",
-        type=float,
+        type=real(0, 1, low_open=True),
         help="SGLang's --swa-full-tokens-ratio, for sliding-window models (default: the engine's)",
     )
     plan.add_argument(
         "--lang", choices=LANGS, default=LANGS[0], help="output language (default: %(default)s)"
     )
-    plan.add_argument("--kb", default=str(KB_ROOT), help="the KB folder (default: %(default)s)")
+    plan.add_argument("--kb", default=str(KB_ROOT), type=folder, help="the KB folder (default: %(default)s)")

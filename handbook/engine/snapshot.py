@@ -15,7 +15,7 @@ import json
 import re
 from functools import cached_property
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
@@ -439,14 +439,27 @@ def parse_snapshot(data: object, *, source: str = "<snapshot>") -> EngineSnapsho
     try:
         return EngineSnapshot.model_validate(data)
     except ValidationError as exc:
-        raise SnapshotError(f"{source}: not an engine snapshot:\n{exc}") from None
+        # which of the schema's fields and what is wrong, never a value or a key of the file's own: the file
+        # may be anything (a key, a password file)
+        errors = exc.errors(include_url=False, include_input=False, include_context=False)
+        fields = EngineSnapshot.model_fields
+
+        def where(error: Any) -> str:
+            top = error["loc"][0] if error["loc"] else None
+            if error["type"] == "extra_forbidden" or top not in fields:
+                return "a key the schema does not have" if error["type"] == "extra_forbidden" else "the file"
+            return str(top) if len(error["loc"]) == 1 else f"{top} (inside)"
+
+        shown = "; ".join(f"{where(e)}: {e['msg']}" for e in errors[:3])
+        more = f" (and {len(errors) - 3} more)" if len(errors) > 3 else ""
+        raise SnapshotError(f"{source}: not an engine snapshot ({shown}{more})") from None
 
 
 @functools.lru_cache(maxsize=8)
 def _load(path: Path) -> EngineSnapshot:
-    if path.exists() and not path.is_file():  # a folder or a FIFO: refused before it is opened
-        raise SnapshotError(f"{path}: not a regular file, expected a JSON snapshot file")
     try:
+        if path.exists() and not path.is_file():  # a folder or a FIFO: refused before it is opened
+            raise SnapshotError(f"{path}: not a regular file, expected a JSON snapshot file")
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise SnapshotError(
@@ -461,6 +474,12 @@ def _load(path: Path) -> EngineSnapshot:
     except OSError as exc:  # a folder, a FIFO's error, no permission…
         raise SnapshotError(
             f"{path}: cannot be read ({exc.strerror}), expected a JSON snapshot file"
+        ) from None
+    except RecursionError:
+        raise SnapshotError(f"{path}: JSON nested too deep for a snapshot") from None
+    except ValueError as exc:  # an integer of more than 4,300 digits; a path with a NUL or a lone surrogate
+        raise SnapshotError(
+            f"{path!r}: cannot be read as a JSON snapshot ({str(exc).split(';')[0]})"
         ) from None
     return parse_snapshot(data, source=str(path))
 

@@ -13,14 +13,12 @@ a KB with an unfinished scaffold in it can still be scaffolded into.
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import typing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import StringConstraints
 
 from handbook.core.files import WriteRefused, write_text
@@ -30,7 +28,7 @@ from handbook.core.text import PLACEHOLDER
 from handbook.kb import schema as s
 from handbook.kb.common import Id
 from handbook.kb.loader import FLAGS_POOL, KIND, KINDS
-from handbook.kb.yamlfile import load_text, load_yaml, read_text
+from handbook.kb.yamlfile import dump_yaml, load_text, load_yaml, read_text
 
 FILL = PLACEHOLDER
 TEXT = f"{{zh: {FILL}, en: {FILL}}}"  # a bilingual field to write
@@ -59,16 +57,16 @@ def choices(model: type, name: str) -> list[str]:
 
 
 def scalar(value: Any) -> str:
-    """One YAML value in flow style, quoted only where YAML needs it: where the KB's reader (YAML 1.2, not
-    PyYAML's 1.1) would read it back as written. Text it would not (``1e3``, ``off``) is double-quoted."""
-    if isinstance(value, list | tuple):
-        return "[" + ", ".join(scalar(item) for item in value) + "]"
-    text = yaml.safe_dump(value, default_flow_style=True, allow_unicode=True, width=1_000_000)
-    text = text.removesuffix("\n").removesuffix("\n...").strip()
-    doc, _ = load_text(f"v: {text}\n", "<scalar>")
-    if isinstance(value, str) and (doc is None or doc.data != {"v": value}):
-        return json.dumps(value, ensure_ascii=False)  # a JSON string is a double-quoted YAML one
-    return text
+    """One YAML value in flow style, quoted only where the KB's reader (YAML 1.2, not PyYAML's 1.1) needs it
+    to read the value back: text such as ``1e3`` or ``off`` is quoted."""
+    text = dump_yaml(value, default_flow_style=True, width=1_000_000)
+    return text.removesuffix("\n").removesuffix("\n...").strip()
+
+
+# Names Windows reserves for devices, with any extension: a KB file named so breaks a checkout there
+WINDOWS_RESERVED = frozenset(
+    ["con", "prn", "aux", "nul"] + [f"{port}{n}" for port in ("com", "lpt") for n in "123456789"]
+)
 
 
 # --------------------------------------------------------------------------------------------- the KB's ids
@@ -139,6 +137,11 @@ class Checks:
             self.problems.append(
                 f"id: got '{value}', expected lowercase letters, digits, '.', '_' and '-', starting with a "
                 f"letter or digit, at most {ID_MAX} characters ({ID_PATTERN})"
+            )
+        elif value.split(".", 1)[0] in WINDOWS_RESERVED:
+            self.problems.append(
+                f"id: got '{value}', a name Windows reserves for a device (a file named so cannot be checked "
+                "out there), expected another id"
             )
 
     def ref(self, option: str, value: str | None, pool: str) -> None:

@@ -160,6 +160,44 @@ if hasattr(yaml, "CParser"):
     _CStrictLoader = _CStrict
 
 
+class _StrictDumper(
+    yaml.emitter.Emitter, yaml.serializer.Serializer, yaml.representer.SafeRepresenter, _Core12
+):
+    """PyYAML's safe dumper, deciding what to quote by YAML 1.2's core schema: text this module would read
+    as anything but that text (``N``, ``1e3``, ``0x10``) is quoted."""
+
+    def __init__(self, stream: Any, **options: Any):
+        yaml.emitter.Emitter.__init__(
+            self,
+            stream,
+            canonical=options.get("canonical"),
+            indent=options.get("indent"),
+            width=options.get("width"),
+            allow_unicode=options.get("allow_unicode"),
+            line_break=options.get("line_break"),
+        )
+        yaml.serializer.Serializer.__init__(
+            self,
+            encoding=options.get("encoding"),
+            explicit_start=options.get("explicit_start"),
+            explicit_end=options.get("explicit_end"),
+            version=options.get("version"),
+            tags=options.get("tags"),
+        )
+        yaml.representer.SafeRepresenter.__init__(
+            self,
+            default_style=options.get("default_style"),
+            default_flow_style=options.get("default_flow_style"),
+            sort_keys=options.get("sort_keys", True),
+        )
+        _Core12.__init__(self)
+
+
+def dump_yaml(data: Any, **options: Any) -> str:
+    """``yaml.safe_dump(data, **options)`` as the KB's reader reads it back: the same data."""
+    return yaml.dump(data, Dumper=_StrictDumper, allow_unicode=True, **options)
+
+
 class _Builder:
     def __init__(self, file: str):
         self.file = file

@@ -79,7 +79,7 @@ def poison(root: Path) -> tuple[int, list[str]]:
                     poisoned[(origin.doc.file, path)] = node[path[-1]]
                     node[path[-1]] = PAYLOAD
     refused: list[str] = []
-    for _ in range(8):
+    for _ in range(20):  # a syntax error hides the rest of its command: each round may reveal one more
         for file, data in docs.items():
             text = dump_yaml(data, sort_keys=False, width=10_000)  # quoted as the KB's reader needs
             (root.parent / file).write_text(text, encoding="utf-8")
@@ -91,18 +91,23 @@ def poison(root: Path) -> tuple[int, list[str]]:
             return len(poisoned), refused
         for problem in problems:
             refused.append(str(problem))
-            for (file, path), value in list(poisoned.items()):
-                shown = format_path(path)
-                if (
-                    file == problem.file
-                    and problem.path
-                    and (shown.startswith(problem.path) or problem.path.startswith(shown))
-                ):
-                    node = docs[file]
-                    for part in path[:-1]:
-                        node = node[part]
-                    node[path[-1]] = value
-                    del poisoned[(file, path)]
+            located = [
+                key
+                for key in poisoned
+                if key[0] == problem.file
+                and problem.path
+                and (
+                    format_path(key[1]).startswith(problem.path)
+                    or problem.path.startswith(format_path(key[1]))
+                )
+            ]
+            # a command's shell error points at the line it surfaces on, not always at the field that broke
+            # it: the strings of that file go back then
+            for file, path in located or [key for key in poisoned if key[0] == problem.file]:
+                node = docs[file]
+                for part in path[:-1]:
+                    node = node[part]
+                node[path[-1]] = poisoned.pop((file, path))
     raise AssertionError("the KB's checks keep refusing the payload:\n" + "\n".join(refused[-20:]))
 
 

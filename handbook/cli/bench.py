@@ -10,7 +10,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from handbook.core.arguments import output
+from handbook.core.arguments import output_or_dash
 from handbook.core.files import WriteRefused, write_text
 from handbook.site.bench import (
     RECORD,
@@ -76,7 +76,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--record",
         default=str(RECORD),
-        type=lambda value: value if value == "-" else str(output(value)),
+        type=output_or_dash,
         help="where the figures go, in an existing folder; '-' for nowhere (default: %(default)s)",
     )
     parser.add_argument("--no-tests", action="store_true", help="skip timing the test suite")

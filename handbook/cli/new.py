@@ -34,6 +34,9 @@ def run(args: argparse.Namespace) -> int:
         else:
             written = new_file(args.kind, args.id, args, root)
     except ScaffoldError as exc:
+        if len(exc.problems) == 1:  # one line, as every other refusal of the command line
+            print(f"✖ {exc.problems[0]}; nothing was written.", file=sys.stderr)
+            return 2
         for problem in exc.problems:
             print(f"✖ {problem}", file=sys.stderr)
         print("Nothing was written.", file=sys.stderr)

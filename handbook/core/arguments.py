@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import sys
 from pathlib import Path
 from typing import NoReturn
@@ -24,6 +25,21 @@ class OneLineParser(argparse.ArgumentParser):
         self.exit(2, f"✖ {self.prog}: {visible(message)} (--help lists the options)\n")
 
 
+def _kind(path: Path) -> str:
+    """What is at ``path``: "folder", "file", "other", "missing" or "unusable" (a NUL, a lone surrogate)."""
+    try:
+        if "\x00" in str(path):  # pathlib reads such a path as missing; the system cannot open it
+            return "unusable"
+        os.fsencode(path)  # a lone surrogate the file system's encoding cannot write
+        if path.is_dir():
+            return "folder"
+        if path.is_file():
+            return "file"
+        return "other" if path.exists() else "missing"
+    except (OSError, ValueError):
+        return "unusable"
+
+
 def _shown(value: str) -> str:
     shown = visible(value)
     return shown if len(shown) <= 120 else shown[:117] + "…"
@@ -32,27 +48,35 @@ def _shown(value: str) -> str:
 def folder(value: str) -> Path:
     """An existing folder (``--kb``, ``--docs``, ``--out``): a missing one is an error, never created."""
     path = Path(value)
-    if path.is_dir():
+    kind = _kind(path)
+    if kind == "folder":
         return path
-    why = "a file" if path.exists() else "no such folder; it is not created"
+    why = {"missing": "no such folder; it is not created", "unusable": "not a usable path"}.get(
+        kind, "a file"
+    )
     raise argparse.ArgumentTypeError(f"got '{_shown(value)}' ({why}), expected an existing folder")
 
 
 def file(value: str) -> Path:
     """An existing regular file (``--config``)."""
     path = Path(value)
-    if path.is_file():
+    kind = _kind(path)
+    if kind == "file":
         return path
-    why = "a folder" if path.is_dir() else "not a regular file" if path.exists() else "no such file"
+    why = {"folder": "a folder", "other": "not a regular file", "missing": "no such file"}.get(
+        kind, "not a usable path"
+    )
     raise argparse.ArgumentTypeError(f"got '{_shown(value)}' ({why}), expected an existing file")
 
 
 def output(value: str) -> Path:
     """A file to write (``--output``, ``--record``): not a folder, in a folder that exists."""
     path = Path(value)
-    if path.is_dir():
-        raise argparse.ArgumentTypeError(f"got '{_shown(value)}' (a folder), expected a file to write")
-    if not path.parent.is_dir():
+    kind = _kind(path)
+    if kind in ("folder", "unusable"):
+        what = "a folder" if kind == "folder" else "not a usable path"
+        raise argparse.ArgumentTypeError(f"got '{_shown(value)}' ({what}), expected a file to write")
+    if _kind(path.parent) != "folder":
         raise argparse.ArgumentTypeError(
             f"got '{_shown(value)}' (its folder {_shown(str(path.parent))} does not exist and is not "
             "created), expected a file in an existing folder"
@@ -60,10 +84,15 @@ def output(value: str) -> Path:
     return path
 
 
+def output_or_dash(value: str) -> str:
+    """A file to write, as ``output`` checks it, or ``-`` for none (``bench --record -``)."""
+    return value if value == "-" else str(output(value))
+
+
 def new_folder(value: str) -> Path:
     """A folder a command makes or replaces (``build --site-dir``): its parent must exist."""
     path = Path(value)
-    if not path.absolute().parent.is_dir():
+    if _kind(path) == "unusable" or _kind(path.absolute().parent) != "folder":
         raise argparse.ArgumentTypeError(
             f"got '{_shown(value)}' (its parent folder does not exist and is not created), expected a "
             "folder in an existing one"

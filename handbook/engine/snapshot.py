@@ -495,7 +495,10 @@ def load_snapshot(version: str | None = None, path: str | Path | None = None) ->
     read-only. The pinned release is read from its own file, any other from the history. A version that
     names no stored release is a SnapshotError listing the ones there are."""
     if path is not None:
-        return _load(Path(path).resolve())
+        try:
+            return _load(Path(path).resolve())
+        except ValueError as exc:  # a NUL in the path: no file can be named so
+            raise SnapshotError(f"{path!r}: not a usable path ({exc})") from None
     version = version or pinned_version()
     if not VERSION.fullmatch(version):
         raise SnapshotError(f"{version!r} is not an SGLang version (e.g. 0.5.23)")

@@ -61,7 +61,7 @@ def checked(page, text=None):
     """Type ``text`` into the doctor (when given) and wait for its verdict (the check runs in a worker)."""
     if text is not None:
         page.fill("#doc-input", text)
-    page.wait_for_function("document.querySelector('[data-doctor]').dataset.result !== 'checking'")
+    page.wait_for_function("() => document.querySelector('[data-doctor]').dataset.result !== 'checking'")
 
 
 def switch_language(page, lang):

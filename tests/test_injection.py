@@ -103,7 +103,9 @@ def poison(root: Path) -> tuple[int, list[str]]:
             ]
             # a command's shell error points at the line it surfaces on, not always at the field that broke
             # it: the strings of that file go back then
-            for file, path in located or [key for key in poisoned if key[0] == problem.file]:
+            if not located and problem.message.startswith("shell."):
+                located = [key for key in poisoned if key[0] == problem.file]
+            for file, path in located:
                 node = docs[file]
                 for part in path[:-1]:
                     node = node[part]

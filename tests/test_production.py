@@ -22,6 +22,7 @@ from handbook.kb.loader import load_kb
 from handbook.production import alerts, dashboards, tools
 from handbook.production.deployments import deployments, reached_commands
 from handbook.production.pack import MANIFESTS, recipe_files, site_files
+from handbook.validation.registry import run_checks
 
 SITE_URL = "https://example.invalid/handbook/"
 
@@ -92,13 +93,31 @@ def test_the_thresholds_the_source_gives_are_read_from_the_kb(kb):
         by_name["SGLangQueueWhileKVPoolNotFull"].expr
         == "sglang:token_usage < 0.9 and sglang:num_queue_reqs > 0"
     )
-    assert "handbook default" in by_name["SGLangThroughputCollapsed"].threshold_source
+    assert "handbook default" in by_name["SGLangThroughputCollapsed"].threshold_source.en
 
 
-def test_an_alert_whose_threshold_the_kb_no_longer_states_is_an_error(tmp_path):
-    root = mini_copy(tmp_path)  # kb-mini's decode log line has no #queue-req range
-    with pytest.raises(alerts.ThresholdNotInKB, match="#queue-req has no healthy range"):
-        alerts.alerts(load_kb(root))
+def test_a_text_that_no_longer_states_its_threshold_is_a_located_problem(tmp_path):
+    root = mini_copy(tmp_path)
+    path = root / "observability.yaml"
+    text = path.read_text(encoding="utf-8")
+    text = text.replace(
+        "signals:\n",
+        "signals:\n  - {id: conservative-scheduling, condition: {zh: 很慢, en: slow}, action: {zh: 调, en: tune}}\n",
+    )
+    path.write_text(text, encoding="utf-8")
+    line = text.splitlines().index(
+        "  - {id: conservative-scheduling, condition: {zh: 很慢, en: slow}, action: {zh: 调, en: tune}}"
+    )
+    problems = [str(p) for p in run_checks(load_kb(root)) if "threshold" in str(p)]
+    assert problems == [
+        f"{root.name}/observability.yaml:{line + 1}: signals[0].condition.en: got 'slow', expected "
+        "'token usage < X and #queue-req > 0' (the conservative-scheduling alert's threshold)"
+    ]
+
+
+def test_a_kb_that_states_no_threshold_gets_only_the_alerts_that_need_none(tmp_path):
+    kb = load_kb(mini_copy(tmp_path))  # kb-mini has no #queue-req range and no signal ids
+    assert [a.key for a in alerts.alerts(kb)] == ["collapse", "down", "absent"]
 
 
 def test_both_languages_have_the_same_panels_and_queries(snapshot):

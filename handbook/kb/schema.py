@@ -647,6 +647,8 @@ class Band(Closed):
 
 
 class Signal(Closed):
+    # names a signal that other data reads (the production pack's alerts: handbook.calc.thresholds)
+    id: Id | None = None
     condition: Text
     action: Text
     flags: list[FlagRef] = []

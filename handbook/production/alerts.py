@@ -8,13 +8,14 @@ duration, the throughput ratio) is a default of this handbook and says so in the
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any
 
 import yaml
 
+from handbook.calc.thresholds import source_thresholds
 from handbook.core.messages import message
+from handbook.core.text import Text
 from handbook.kb.loader import KB
 
 SEVERITY = "warning"
@@ -22,10 +23,6 @@ JOB = "sglang"  # the scrape job the "not scraped" alert watches (prometheus.yml
 RULES_FILE = "sglang-alerts.yaml"
 TESTS_FILE = "sglang-alerts.test.yaml"
 SCRAPE_FILE = "prometheus.yml"
-
-
-class ThresholdNotInKB(ValueError):
-    """The KB text an alert's threshold is read from no longer states it."""
 
 
 @dataclass(frozen=True)
@@ -37,55 +34,44 @@ class Alert:
     summary: str  # a key of the production messages
     description: str  # a key of the production messages
     anchor: str  # page#anchor on the site
-    threshold_source: str  # where each number of expr and duration comes from
+    threshold: str  # a key of the production messages: where each number of expr and duration comes from
     metrics: tuple[str, ...]  # the sample names expr reads (checked against the engine snapshot)
+    values: tuple[tuple[str, object], ...] = ()  # the threshold message's fields
 
-
-def _healthy_queue_max(kb: KB) -> int:
-    for line in kb.observability.log_lines:
-        for item in line.fields:
-            if item.name == "#queue-req" and item.healthy is not None:
-                found = re.fullmatch(r"(\d+)–(\d+)", item.healthy.en)
-                if found:
-                    return int(found.group(2))
-    raise ThresholdNotInKB("kb/observability.yaml: the decode log line's #queue-req has no healthy range a–b")
-
-
-def _conservative_usage(kb: KB) -> float:
-    for signal in kb.observability.signals:
-        found = re.fullmatch(r"token usage < ([0-9.]+) and #queue-req > 0", signal.condition.en)
-        if found:
-            return float(found.group(1))
-    raise ThresholdNotInKB("kb/observability.yaml: no signal 'token usage < X and #queue-req > 0'")
-
-
-def _retract_normal_per_minute(kb: KB) -> int:
-    for signal in kb.observability.signals:
-        if "Retract requests" in signal.condition.en and "about once a minute" in signal.action.en:
-            return 1
-    raise ThresholdNotInKB(
-        "kb/observability.yaml: no signal saying a retraction about once a minute is normal"
-    )
+    @property
+    def threshold_source(self) -> Text:
+        return message(self.threshold, **dict(self.values))
 
 
 def alerts(kb: KB) -> list[Alert]:
-    queue_max = _healthy_queue_max(kb)
-    usage = _conservative_usage(kb)
-    per_minute = _retract_normal_per_minute(kb)
+    """Every alert whose thresholds the KB states (the handbook's KB states all six)."""
+    stated, _ = source_thresholds(kb)
+    queue_max, usage, per_minute = stated.queue_max, stated.conservative_usage, stated.retract_per_minute
     window = 10  # minutes
+    needs = {"retract": per_minute, "queue": queue_max, "conservative": usage}
+    return [
+        alert
+        for alert in _all_alerts(queue_max, usage, per_minute, window)
+        if needs.get(alert.key, 0) is not None
+    ]
+
+
+def _all_alerts(
+    queue_max: int | None, usage: float | None, per_minute: int | None, window: int
+) -> list[Alert]:
+    per_window = per_minute * window if per_minute is not None else None
     return [
         Alert(
             "SGLangKVPoolFullRetracting",
-            f"changes(sglang:num_retracted_requests_total[{window}m]) > {per_minute * window}",
+            f"changes(sglang:num_retracted_requests_total[{window}m]) > {per_window}",
             None,
             "retract",
             "prod-alert-retract-summary",
             "prod-alert-retract-desc",
             "08-production.md#pitfall-frequent-retract",
-            f"{per_minute * window} = {per_minute}/min x {window}m: the source calls a retraction about "
-            f"once a minute normal (kb/observability.yaml signals); the {window}m window is a handbook "
-            "default; needs a scrape interval under 1m (changes() counts scrape intervals with a retraction)",
+            "prod-threshold-retract",
             ("sglang:num_retracted_requests_total",),
+            (("count", per_window), ("per_minute", per_minute), ("window", window)),
         ),
         Alert(
             "SGLangQueueAboveHealthyRange",
@@ -95,9 +81,9 @@ def alerts(kb: KB) -> list[Alert]:
             "prod-alert-queue-summary",
             "prod-alert-queue-desc",
             "08-production.md#monitoring",
-            f"{queue_max}: the top of the source's healthy #queue-req range (kb/observability.yaml log_lines "
-            "decode); for 10m is a handbook default",
+            "prod-threshold-queue",
             ("sglang:num_queue_reqs",),
+            (("queue_max", queue_max), ("duration", "10m")),
         ),
         Alert(
             "SGLangQueueWhileKVPoolNotFull",
@@ -107,9 +93,9 @@ def alerts(kb: KB) -> list[Alert]:
             "prod-alert-conservative-summary",
             "prod-alert-conservative-desc",
             "08-production.md#pitfall-low-throughput-low-token-usage",
-            f"{usage} and > 0: the source's signal 'token usage < {usage} and #queue-req > 0' "
-            "(kb/observability.yaml signals); for 15m is a handbook default",
+            "prod-threshold-conservative",
             ("sglang:token_usage", "sglang:num_queue_reqs"),
+            (("usage", usage), ("duration", "15m")),
         ),
         Alert(
             "SGLangThroughputCollapsed",
@@ -120,8 +106,9 @@ def alerts(kb: KB) -> list[Alert]:
             "prod-alert-collapse-summary",
             "prod-alert-collapse-desc",
             "08-production.md#pitfall-low-throughput-low-token-usage",
-            "handbook defaults, no source gives one: half of the previous hour's mean, for 10m",
+            "prod-threshold-collapse",
             ("sglang:gen_throughput", "sglang:num_running_reqs"),
+            (("duration", "10m"),),
         ),
         Alert(
             "SGLangTargetDown",
@@ -131,8 +118,9 @@ def alerts(kb: KB) -> list[Alert]:
             "prod-alert-down-summary",
             "prod-alert-down-desc",
             "08-production.md#monitoring",
-            f"up is Prometheus's own series for each target of job {JOB}; for 5m is a handbook default",
+            "prod-threshold-down",
             (),
+            (("job", JOB), ("duration", "5m")),
         ),
         Alert(
             "SGLangMetricsAbsent",
@@ -142,8 +130,9 @@ def alerts(kb: KB) -> list[Alert]:
             "prod-alert-absent-summary",
             "prod-alert-absent-desc",
             "08-production.md#monitoring",
-            "for 5m is a handbook default",
+            "prod-threshold-absent",
             ("sglang:num_running_reqs",),
+            (("duration", "5m"),),
         ),
     ]
 
@@ -159,7 +148,8 @@ def _annotations(alert: Alert, site_url: str) -> dict[str, str]:
         "description_zh": description.zh,
         "runbook_url": f"{site_url}en/{page.removesuffix('.md')}/#{anchor}",
         "runbook_url_zh": f"{site_url}{page.removesuffix('.md')}/#{anchor}",
-        "threshold_source": alert.threshold_source,
+        "threshold_source": alert.threshold_source.en,
+        "threshold_source_zh": alert.threshold_source.zh,
     }
 
 
@@ -204,11 +194,13 @@ def unit_tests(kb: KB, site_url: str) -> dict[str, Any]:
     """Synthetic series for every alert: one case that must fire and one that must stay quiet, at a 15s
     scrape interval."""
     by_key = {a.key: a for a in alerts(kb)}
-    queue_max = _healthy_queue_max(kb)
-    usage = _conservative_usage(kb)
+    stated, _ = source_thresholds(kb)
+    queue_max, usage = stated.queue_max or 0, stated.conservative_usage or 0.0
     tests = []
 
     def case(key: str, series: list[dict], eval_time: str, fires: bool, labels: dict | None = None) -> None:
+        if key not in by_key:  # the KB does not state this alert's threshold: no alert, no test
+            return
         alert = by_key[key]
         tests.append(
             {

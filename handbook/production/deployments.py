@@ -177,7 +177,7 @@ def _gpus_per_node(kb: KB, recipe: Recipe) -> tuple[int, Change | None]:
 def _image(kb: KB, recipe: Recipe) -> tuple[str, str | None, Change | None]:
     vendors = {kb.hardware[h].vendor for h in recipe.hardware}
     if vendors == {"amd"}:
-        return "<fill in>", "amd.com/gpu", Change("chosen", "image: <fill in>", "prod-change-image-amd")
+        return "<fill in>", "amd.com/gpu", Change("chosen", "image", "prod-change-image-amd")
     docker = kb.recipes[NVIDIA_IMAGE_RECIPE].docker
     assert docker is not None
     chosen = None if vendors == {"nvidia"} else Change("chosen", "nvidia.com/gpu", "prod-change-gpu-vendor")

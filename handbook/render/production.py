@@ -52,26 +52,17 @@ def production_dashboards(ctx: RenderContext) -> str:
 
 @renderer("production-alerts")
 def production_alerts(ctx: RenderContext) -> str:
-    rows = []
+    """One item per alert (a six-column table is wider than the page): its rule, what it means, where its
+    numbers come from and the section that explains it."""
+    items = []
     for alert in alert_rules.alerts(ctx.kb):
         page, _, anchor = alert.anchor.partition("#")
-        rows.append(
-            [
-                f"<code>{esc(alert.name)}</code>",
-                f"<code>{esc(alert.expr)}</code>",
-                esc(alert.duration or "—"),
-                esc(ctx.msg(alert.description)),
-                esc(alert.threshold_source),
-                f'<a href="{attr(ctx.href(page, anchor))}">#{esc(anchor)}</a>',
-            ]
+        duration = f" · {esc(ctx.msg('prod-col-for'))} {esc(alert.duration)}" if alert.duration else ""
+        items.append(
+            f"<strong><code>{esc(alert.name)}</code></strong>: <code>{esc(alert.expr)}</code>{duration}<br>"
+            f"{esc(ctx.msg(alert.description))}<br>"
+            f"{esc(ctx.msg('prod-col-threshold'))}: {esc(getattr(alert.threshold_source, ctx.lang))} "
+            f'(<a href="{attr(ctx.href(page, anchor))}">#{esc(anchor)}</a>)'
         )
-    keys = (
-        "prod-col-alert",
-        "prod-col-expr",
-        "prod-col-for",
-        "prod-col-meaning",
-        "prod-col-threshold",
-        "prod-col-link",
-    )
     files = " · ".join(_link(ctx, name, name) for name in (alert_rules.RULES_FILE, alert_rules.TESTS_FILE))
-    return f"<p>{esc(ctx.msg('prod-rules-use'))} {files}</p>\n\n" + table([ctx.msg(k) for k in keys], rows)
+    return f"<p>{esc(ctx.msg('prod-rules-use'))} {files}</p>\n\n" + bullet_list(items)

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Literal
 
 from handbook.calc.claims import check_claims
+from handbook.calc.thresholds import source_thresholds
 from handbook.core.problem import Problem
 from handbook.core.text import LANGS
 from handbook.engine.snapshot import EngineSnapshot, SnapshotError, load_snapshot
@@ -47,6 +48,12 @@ def _claims(inputs: Inputs) -> list[Problem]:
     return [kb.origin(claim).at(("stated_values",), message) for claim, message in check_claims(kb)]
 
 
+def _alert_thresholds(inputs: Inputs) -> list[Problem]:
+    kb = inputs.kb
+    origin = kb.origin(kb.observability)
+    return [origin.at(path, message) for path, message in source_thresholds(kb)[1]]
+
+
 def _snapshot(inputs: Inputs) -> list[Problem]:
     kb = inputs.kb
     try:
@@ -58,6 +65,12 @@ def _snapshot(inputs: Inputs) -> list[Problem]:
 
 CHECKS: tuple[Check, ...] = (
     Check("claims", "kb", "the figures the KB states, recomputed", _claims),
+    Check(
+        "alert-thresholds",
+        "kb",
+        "the texts the production alerts read a threshold from state one",
+        _alert_thresholds,
+    ),
     Check(
         "rule-predicates",
         "kb",

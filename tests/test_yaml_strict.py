@@ -215,3 +215,13 @@ def test_a_date_is_valid_exactly_when_it_is_not_after_today_anywhere(day):
         with pytest.raises(ValidationError, match=re.escape(latest_date().isoformat())):
             adapter.validate_python(day)
     assert latest_date() - date.today() <= timedelta(days=1)
+
+
+@PROPERTY
+@given(st.text(max_size=40))
+def test_whatever_a_renderer_writes_shows_invisible_characters_visibly(text):
+    """The KB refuses them; text from elsewhere (an engine's help) is still never rendered invisible."""
+    from handbook.render.context import attr, esc
+
+    for rendered in (esc(text), attr(text)):
+        assert not INVISIBLE.search(rendered)

@@ -563,6 +563,19 @@ def combine(engine_dir: Path, pinned: str | None, dumps: list[Path]) -> str:
     return "\n".join(lines)
 
 
+def wheel_requirements(data: dict[str, Any], versions: Iterable[str]) -> list[str]:
+    """``name==version --hash=sha256:…`` for every wheel the history records for ``versions`` (those it has):
+    what nox -s engine-snapshot downloads again, checked against the file each snapshot was made from."""
+    out: dict[str, str] = {}
+    for version in versions:
+        if version not in data["versions"]:
+            continue
+        for wheel in expand(data, version).get("wheels", []):
+            name, release = wheel["filename"].split("-")[:2]
+            out[f"{name.replace('_', '-')}=={release}"] = wheel["sha256"]
+    return [f"{requirement} --hash=sha256:{digest}" for requirement, digest in sorted(out.items())]
+
+
 def main(argv: list[str] | None = None) -> int:
     cli = argparse.ArgumentParser(prog="history.py", description=__doc__.splitlines()[0])
     commands = cli.add_subparsers(dest="command", required=True)
@@ -573,9 +586,15 @@ def main(argv: list[str] | None = None) -> int:
     one = commands.add_parser("expand", help="print one release's snapshot, as dump.py wrote it")
     one.add_argument("history", type=Path)
     one.add_argument("version")
+    hashes = commands.add_parser("wheels", help="recorded wheels, as hash-pinned requirements")
+    hashes.add_argument("history", type=Path)
+    hashes.add_argument("versions", nargs="*")
     args = cli.parse_args(argv)
     if args.command == "combine":
         print(combine(args.engine_dir, args.pinned, args.dumps))
+    elif args.command == "wheels":
+        data = json.loads(args.history.read_text(encoding="utf-8"))
+        print("\n".join(wheel_requirements(data, args.versions)))
     else:
         data = json.loads(args.history.read_text(encoding="utf-8"))
         sys.stdout.write(dumps_snapshot(expand(data, args.version)))

@@ -8,7 +8,6 @@ from __future__ import annotations
 import difflib
 import json
 import os
-import shutil
 import subprocess
 import sys
 from collections import Counter
@@ -268,16 +267,6 @@ def test_no_hostile_shape_needs_a_deep_stack(shape):
 
 
 # ------------------------------------------------------------------------------------------ the browser
-@pytest.fixture(scope="module")
-def node() -> str:
-    found = shutil.which("node")
-    if found:
-        return found
-    if os.environ.get("HANDBOOK_REQUIRE_NODE") == "1":
-        pytest.fail("node not found; HANDBOOK_REQUIRE_NODE=1 forbids skipping")
-    pytest.skip("node not found (apt-get install nodejs)")
-
-
 def test_the_browser_checker_runs_every_100k_shape_on_a_small_stack_and_agrees(node):
     from handbook.site.configurator import finding_json
 

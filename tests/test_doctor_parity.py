@@ -12,15 +12,12 @@ tests skip, unless HANDBOOK_REQUIRE_NODE=1 (as in CI), where a missing node is a
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import subprocess
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import doctor_cases
-import pytest
 
 from handbook.checker import check_command
 from handbook.checker.check import entry_points
@@ -43,17 +40,6 @@ CODES = {
     "args.required", "args.unexpected", "env.unknown", "env.type", "env.deprecated", "env.legacy-prefix",
     "env.foreign",
 }  # fmt: skip
-
-
-@pytest.fixture(scope="module")
-def node() -> str:
-    found = shutil.which("node")
-    if found:
-        return found
-    message = "node not found (apt-get install nodejs): the browser's scripts cannot be run"
-    if os.environ.get("HANDBOOK_REQUIRE_NODE") == "1":
-        pytest.fail(message + "; HANDBOOK_REQUIRE_NODE=1 forbids skipping")
-    pytest.skip(message)
 
 
 def run_node(node: str, script: str, payload: dict[str, Any]) -> list[dict[str, Any]]:

@@ -120,16 +120,6 @@ def test_the_checker_never_fills_a_message_the_grammar_refuses(tmp_path):
     assert not [f for f in findings if f.code.startswith("rule.")]
 
 
-@pytest.fixture(scope="module")
-def node() -> str:
-    found = shutil.which("node")
-    if found:
-        return found
-    if os.environ.get("HANDBOOK_REQUIRE_NODE") == "1":
-        pytest.fail("node not found; HANDBOOK_REQUIRE_NODE=1 forbids skipping")
-    pytest.skip("node not found (apt-get install nodejs)")
-
-
 def test_the_browser_fills_every_accepted_template_as_python_does(node):
     import random
 

@@ -15,7 +15,7 @@ from handbook.calc.launch import model_path, rule_flags, rule_max_running_reques
 from handbook.calc.planner_data import kv_dtypes, weight_dtypes
 from handbook.cli import report
 from handbook.cli.choices import BadInput, resolve
-from handbook.core.arguments import folder, real, text, whole
+from handbook.core.arguments import finite, folder, text, whole
 from handbook.core.formatting import thousands
 from handbook.core.messages import msg
 from handbook.core.paths import KB_ROOT
@@ -32,8 +32,9 @@ from handbook.render.planner import (
     size,
 )
 
-# The largest counts the KB's schema allows (GpuCount, Tokens), for every option that counts GPUs or tokens
-GPUS, TOKENS = whole(1, 100_000), whole(1, 100_000_000)
+# The largest counts the KB's schema allows (GpuCount, Tokens), for every option that counts GPUs or tokens;
+# the smallest and the fractions' ranges are _check_ranges', in the command's own words
+GPUS, TOKENS = whole(None, 100_000), whole(None, 100_000_000)
 
 # What each option names, for "unknown …" (by the option's dest), and each range rule's wording.
 WHAT_KEYS = {
@@ -231,13 +232,13 @@ def configure(plan: argparse.ArgumentParser) -> None:
     )
     plan.add_argument(
         "--mem-fraction-static",
-        type=real(0, 1, low_open=True, high_open=True),
+        type=finite,
         help="SGLang's --mem-fraction-static (default: the engine's own for the GPU and TP)",
     )
     plan.add_argument("--context", type=TOKENS, help="context length in tokens (default: the model's native)")
     plan.add_argument(
         "--free-gib",
-        type=real(0, 4096, low_open=True),
+        type=finite,
         help="free GPU memory before loading, GiB, as SGLang logs it (Load weight begin. avail mem=…); "
         "default: all the memory the device reports",
     )
@@ -250,7 +251,7 @@ def configure(plan: argparse.ArgumentParser) -> None:
     )
     plan.add_argument(
         "--swa-full-tokens-ratio",
-        type=real(0, 1, low_open=True),
+        type=finite,
         help="SGLang's --swa-full-tokens-ratio, for sliding-window models (default: the engine's)",
     )
     plan.add_argument(

@@ -104,24 +104,38 @@ def new_folder(value: str) -> Path:
 LARGEST = 2**53
 
 
-def whole(low: int = 1, high: int = LARGEST) -> type[int]:
-    """A whole number from ``low`` to ``high``, refused as one line otherwise (also ``10**5000``, ``1e3``)."""
+def whole(low: int | None = 1, high: int = LARGEST) -> type[int]:
+    """A whole number from ``low`` to ``high`` (no lower bound when ``low`` is None: the command checks it
+    with its own words), refused as one line otherwise (also ``10**5000``, ``1e3``)."""
+    wanted = (
+        f"a whole number from {low:,} to {high:,}" if low is not None else f"a whole number up to {high:,}"
+    )
 
     def parse(value: str) -> int:
         text = value.strip()
         if not text.lstrip("+-").isdigit() or len(text) > 20:  # also spares int() a 5,000-digit string
-            raise argparse.ArgumentTypeError(
-                f"got '{_shown(value)}', expected a whole number from {low:,} to {high:,}"
-            )
+            raise argparse.ArgumentTypeError(f"got '{_shown(value)}', expected {wanted}")
         number = int(text)
-        if not low <= number <= high:
-            raise argparse.ArgumentTypeError(
-                f"got {number:,}, expected a whole number from {low:,} to {high:,}"
-            )
+        if number > high or (low is not None and number < low):
+            raise argparse.ArgumentTypeError(f"got {number:,}, expected {wanted}")
         return number
 
     parse.__name__ = "whole number"
     return parse  # type: ignore[return-value]
+
+
+def finite(value: str) -> float:
+    """A finite number (not nan, inf or 1e999), its range left to the command's own check."""
+    try:
+        number = float(value) if len(value) <= 40 else math.nan
+    except ValueError:
+        number = math.nan
+    if not math.isfinite(number):
+        raise argparse.ArgumentTypeError(f"got '{_shown(value)}', expected a finite number")
+    return number
+
+
+finite.__name__ = "number"
 
 
 def real(low: float, high: float, *, low_open: bool = False, high_open: bool = False) -> type[float]:

@@ -99,6 +99,6 @@ def write(repo: Path = REPO_ROOT) -> list[str]:
         if item.reason == "no longer generated":
             remove(path, root=repo)
         else:
-            write_text(path, expected[rel], root=repo)
+            write_text(path, expected[rel], root=repo, folders=True)  # kb/schema/, .vscode/: its own folders
         changed.append(rel)
     return changed

@@ -94,6 +94,14 @@ def bench(session: nox.Session) -> None:
     session.run("python", "-m", "handbook", "bench", *session.posargs, env=QUIET_MKDOCS)
 
 
+@nox.session(python=PYTHON)
+def install(session: nox.Session) -> None:
+    """The README's install line, run in a clean virtualenv from a clone of this repository (needs the
+    package index; the test suite never does, so it skips this test unless asked)."""
+    install_project(session)
+    session.run("pytest", "tests/test_install.py", *session.posargs, env={"HANDBOOK_INSTALL_TEST": "1"})
+
+
 @nox.session(name="links-external", python=PYTHON)
 def links_external(session: nox.Session) -> None:
     """Build the site, then fetch every external link it holds (needs the network; the tests never do)."""

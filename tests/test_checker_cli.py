@@ -46,7 +46,7 @@ def test_findings_in_english_with_the_explaining_link():
 
 def test_command_on_stdin_in_chinese():
     text = "python -m sglang.bench_serving \\\n  --dataset-name random\n"
-    done = check(stdin=text)
+    done = check("--lang", "zh", stdin=text)
     assert done.returncode == 1
     assert done.stdout.splitlines() == [
         "1: 警告[module.deprecated]: python -m sglang.bench_serving 在 sglang 0.5.23 中已弃用，请改用 "

@@ -100,6 +100,7 @@ CASES = {
     "cuda-graph-bs-clamped-to-req-pool": (
         f"{S} --max-running-requests 64 --cuda-graph-max-bs-decode 256",
         f"{S} --max-running-requests 64 --cuda-graph-max-bs-decode 64"),
+    "watchdog-times-forward-batches": (f"{S} --watchdog-timeout 1200", S),
     "trust-remote-code": (f"{S} --trust-remote-code", S),
     "public-host-without-api-key": (f"{S} --host 0.0.0.0", f"{S} --host 0.0.0.0 --api-key secret"),
     "router-public-host": (f"{R} --pd-disaggregation", f"{R} --pd-disaggregation --host 127.0.0.1"),

@@ -41,7 +41,7 @@ def texts(result):
 def test_a_matching_recipe_is_shown_as_published(configurator):
     result = configurator.configure(choice("gpt-oss-120b", "h100", "mxfp4", "balanced"))
     assert result["status"] == "recipe"
-    assert texts(result) == ["python -m sglang.launch_server --model-path openai/gpt-oss-120b"]
+    assert texts(result) == ["python -m sglang.launch_server \\\n  --model-path openai/gpt-oss-120b"]
     (command,) = result["commands"]
     assert command["recipe"] == "gpt-oss-120b-single-gpu"
     assert command["link"] == "06-models.md#gpt-oss-120b"

@@ -152,7 +152,7 @@ def test_attention_dp_keeps_the_kv_of_each_gpus_own_requests(fid):
             f"KV：全部 {kv} 个 KV head",
             "仅本组请求",
         ]
-        assert node_lines(dot, f"dp{n}") == [f"attention-DP group {n}", "own scheduler, KV pool, queue"]
+        assert node_lines(dot, f"dp{n}") == [f"attention DP group {n}", "own scheduler, KV pool, queue"]
     assert "attention_bus" not in dot
     assert [e for e in edges(dot) if e.startswith("dp")] == [
         f'dp{n} -> gpu{n}:n [color="#2563eb"]' for n in range(4)
@@ -319,7 +319,7 @@ def test_the_memory_bar_is_the_planners_plan_for_the_h200_command_drawn_to_scale
     assert node_lines(dot, "bar") == [
         "权重",
         "46.2 GiB",
-        "KV Cache 池",
+        "KV 池",
         "（含线性注意力状态）",
         "73.1 GiB",
         "CUDA Graph",
@@ -333,9 +333,9 @@ def test_the_memory_bar_is_the_planners_plan_for_the_h200_command_drawn_to_scale
         "The memory budget of one NVIDIA H200 (140 GiB) under this site's command “H200 × 8, FP8, throughput "
         "first (text)” (Qwen3.5-397B-A17B, --tp-size 8, --mem-fraction-static 0.85), as the planner computes it: "
         "weights per GPU = 397B parameters × 1 byte per parameter (FP8 (E4M3), 8 bits) ÷ TP 8 = 46.2 GiB; "
-        "KV cache pool = 140 GiB × 0.85 − "
+        "KV pool = 140 GiB × 0.85 − "
         "weights = 73.1 GiB; the remaining 21.1 GiB is left for CUDA graphs and activations. The model's "
-        "linear-attention layers also keep a per-request recurrent-state pool, taken from the KV cache pool's "
+        "linear-attention layers also keep a per-request state pool, taken from the KV pool's "
         "part of the budget."
     )
 
@@ -562,7 +562,7 @@ def test_real_dot_renders_a_figure_without_warnings(tmp_path):
     assert svg.startswith(
         '<?xml version="1.0" encoding="UTF-8" standalone="no"?>\n<!-- handbook-diagram figure=memory-budget lang=zh '
     )
-    assert ">KV Cache 池</text>" in svg and "<title>memory&#45;budget</title>" in svg
+    assert ">KV 池</text>" in svg and "<title>memory&#45;budget</title>" in svg
 
 
 # ------------------------------------------------------------------------------------------ command line
@@ -651,23 +651,23 @@ def test_the_figure_renderer_embeds_the_pages_language():
         RenderContext(KB, "zh", "05-parallelism.md"),
         "docs/zh/05-parallelism.md",
     )
+    alt = esc(figure.drawings["zh"].alt)
+    # drawn where its smallest label (10 units of a 830-wide viewBox) is 9 px: 830 × 9 / 10 = 747 px
     assert zh == (
         "\n"
         '<figure class="kb-figure" id="figure-attn-tp4-routed-ep4" markdown="span">\n'
-        f"[![{esc(figure.drawings['zh'].alt)}](../assets/topologies/sglang/topology-2.svg){{ loading=lazy }}]"
-        "(../assets/topologies/sglang/topology-2.svg)\n"
+        f'[![{alt}](../assets/topologies/sglang/topology-2.svg){{ .diagram loading=lazy width="747" height="416" }}]'
+        '(../assets/topologies/sglang/topology-2.svg){ .figure-open title="点开看原尺寸的图" }\n'
         "<figcaption>SGLang · B · Attention TP4 + routed EP4</figcaption>\n"
-        "</figure>\n\n"
+        "</figure>\n"
+        f'<details class="figure-text"><summary>图的文字版</summary><p>{alt}</p></details>\n\n'
     )
     en = render_page(
         "<!-- kb:figure id=memory-budget -->\n",
         RenderContext(KB, "en", "02-memory.md"),
         "docs/en/02-memory.md",
     )
-    assert (
-        "(../assets/figures/en/memory-budget.svg){ loading=lazy }](../assets/figures/en/memory-budget.svg)"
-        in en
-    )
+    assert '(../assets/figures/en/memory-budget.svg){ .diagram loading=lazy width="603" height="138" }]' in en
     assert f"<figcaption>{esc(FIGURES['memory-budget'].drawings['en'].caption)}</figcaption>" in en
     assert (
         "A bar to scale of one NVIDIA H200&#39;s memory (140 GiB) in three parts&#58; weights 46.2 GiB" in en
@@ -731,3 +731,15 @@ def test_the_split_chart_takes_each_tp_of_the_recommended_layouts_and_the_planne
     # Qwen3.5 at TP 8: the default fraction rests on an unpublished vision config, so the pool is a bound
     assert re.search(r"Qwen3\.5-397B-A17B · TP8</B>.*?KV pool ≤ [\d.]+ GiB", dot, re.S)
     assert 'STYLE="dashed"' in dot
+
+
+def test_a_diagram_is_drawn_where_its_smallest_label_is_9_px():
+    from handbook.diagrams.files import legible_size
+
+    svg = (
+        '<svg width="830pt" viewBox="0.00 0.00 830.00 452.00"><text font-size="10.00">GPU 0</text>'
+        '<text font-size="2.00"> </text><text font-size="15.00">Title</text></svg>'
+    )
+    # the blank spacer does not count: 10 units must become 9 px, so 830 units become 747 px
+    assert legible_size(svg) == (747, 407)
+    assert legible_size(svg, min_px=12) == (996, 543)

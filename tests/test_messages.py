@@ -168,6 +168,7 @@ def test_the_catalogue_is_its_domains_merged_and_msg_picks_the_language():
         "versions",
         "configurator",
         "production",
+        "cli",
     ]
     assert msg("tp-table-agreement", LANGS[1], stated=3, agreeing=2) == (
         "Of the 3 TP sizes the source (official Cookbook) gives, 2 agree with the computation."

@@ -62,7 +62,12 @@ def test_english_plan_prints_every_figure_and_the_command(capsys):
     )
 
 
-def test_chinese_is_the_default_and_unknown_fields_say_upper_bound_or_not_published(capsys):
+def test_a_chinese_locale_makes_chinese_the_default_and_unknown_fields_say_upper_bound_or_not_published(
+    capsys, monkeypatch
+):
+    for name in ("LC_ALL", "LC_MESSAGES"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("LANG", "zh_CN.UTF-8")
     status, out, _ = run(capsys, "--model", "llama-3.3-70b", "--gpu", "h200", "--tp", "8")
     assert status == 0
     lines = out.splitlines()
@@ -101,7 +106,7 @@ def test_unknown_ids_suggest_the_closest(capsys):
         err
         == f"✖ unknown model 'qwen3.5-397b' (did you mean 'qwen3.5-397b-a17b'?). Choose one of: {MODEL_IDS}\n"
     )
-    status, _, err = run(capsys, "--model", "glm-5.3", "--gpu", "h20")
+    status, _, err = run(capsys, "--model", "glm-5.3", "--gpu", "h20", "--lang", "zh")
     assert status == 2
     assert err.startswith("✖ 未知的加速卡 “h20”（是否指 “h200”？）。可选：a100, ascend, b200,")
 
@@ -123,7 +128,9 @@ def test_out_of_range_values_name_the_flag(capsys):
         capsys, "--model", "gpt-oss-120b", "--gpu", "h100", "--mem-fraction-static", "1.5", "--lang", "en"
     )
     assert (status, err) == (2, "✖ --mem-fraction-static must be greater than 0 and less than 1, got 1.5\n")
-    status, _, err = run(capsys, "--model", "gpt-oss-120b", "--gpu", "h100", "--tp", "4", "--ep", "3")
+    status, _, err = run(
+        capsys, "--model", "gpt-oss-120b", "--gpu", "h100", "--tp", "4", "--ep", "3", "--lang", "zh"
+    )
     assert (status, err) == (2, "✖ --ep 须整除 --tp（4），收到 3\n")
 
 

@@ -100,16 +100,26 @@ def test_recipe_block_with_env_notes_and_line_notes():
     )
 
 
-def test_short_commands_stay_on_one_line():
-    assert (
-        command_text(KB.recipes["dense-a-tp2"])
-        == "python -m sglang.launch_server --model-path example/Dense-A --tp 2"
+def test_a_command_a_phone_cannot_show_on_one_line_gets_one_flag_per_line():
+    # 66 characters: more than the 44 a 390 px screen shows, so it is continued, each flag on its own line
+    assert command_text(KB.recipes["dense-a-tp2"]) == (
+        "python -m sglang.launch_server \\\n  --model-path example/Dense-A \\\n  --tp 2"
     )
+
+
+def test_a_command_a_phone_shows_whole_stays_on_one_line():
+    from handbook.calc.recipe_text import ONE_LINE_MAX
+
+    short = KB.recipes["dense-a-tp2"].model_copy(update={"flags": ["--tp 2"]})
+    assert command_text(short) == "python -m sglang.launch_server --tp 2"
+    assert len(command_text(short)) <= ONE_LINE_MAX == 44
 
 
 def test_recipe_tabs_indent_each_variant():
     out = render("<!-- kb:recipe-tabs ids=dense-a-tp2,latent-b-amd -->", "en")
-    assert out.startswith('=== "Two GPUs"\n\n    ```bash\n    python -m sglang.launch_server --model-path')
+    assert out.startswith(
+        '=== "Two GPUs"\n\n    ```bash\n    python -m sglang.launch_server \\\n      --model-path'
+    )
     assert '=== "AMD set-up"' in out
 
 

@@ -191,9 +191,15 @@ def docs_copy(tmp_path: Path) -> Path:
         ),
         # a non-shell block
         (
+            "zh/02-memory.md",
+            "mem_fraction_static = (model weights + KV cache pool) / GPU memory capacity",
+            f"mem_fraction_static = (model weights + KV cache pool) / GPU memory capacity  {BAD}",
+        ),
+        # a list item written in the page (chapter 05's decision tree)
+        (
             "zh/05-parallelism.md",
-            "                └─ 长上下文 → 加 --dcp-size 或 HiCache",
-            f"                └─ {BAD}",
+            "            - 长上下文 → 加 `--dcp-size` 或 HiCache",
+            f"            - 长上下文 → {BAD}",
         ),
     ],
 )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from handbook.core.text import Text
 from handbook.kb.common import FlagLine, flag_line_text
 from handbook.kb.schema import Recipe
@@ -11,13 +13,36 @@ MODULES = {
     "launch_router": "sglang_router.launch_router",
     "bench_serving": "sglang.benchmark.serving",
 }
-ONE_LINE_MAX = 88  # a command this short, with at most two flag lines, reads best on one line
+# A command stays on one line only when a phone shows it whole: 44 characters of code fit a 390 px screen.
+# Anything longer is written one flag per line, continued with a backslash, so no flag is ever cut off.
+ONE_LINE_MAX = 44
 INDENT = "  "
 
 
 def module_of(recipe: Recipe) -> str:
     assert recipe.program is not None
     return recipe.module or MODULES[recipe.program]
+
+
+_FLAG_AHEAD = re.compile(r"\s+(?=--[A-Za-z])")
+
+
+def one_flag_each(line: str) -> list[str]:
+    """A line of flags as the recipe spells it (``--host 0.0.0.0 --port 8000``), one flag with its values
+    per item; a ``--`` inside quotes (a JSON value) does not start a flag."""
+    parts: list[str] = []
+    start = 0
+    quote: str | None = None
+    for i, ch in enumerate(line):
+        if quote:
+            quote = None if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch.isspace() and (match := _FLAG_AHEAD.match(line, i)) and match.start() == i:
+            parts.append(line[start:i])
+            start = match.end()
+    parts.append(line[start:])
+    return [part.strip() for part in parts if part.strip()]
 
 
 def _continued(head: str | None, lines: list[str], indent: str = INDENT) -> str:
@@ -33,7 +58,7 @@ def command_text(recipe: Recipe, lang: str | None = None, with_title: bool = Tru
     if recipe.kind == "shell":
         return "\n".join(out + list(recipe.shell))
 
-    flags = [flag_line_text(item) for item in recipe.flags]
+    flags = [flag for item in recipe.flags for flag in one_flag_each(flag_line_text(item))]
     if recipe.env and recipe.env_style == "export":
         for env in recipe.env:
             line = f"export {env.name}={env.value}"
@@ -48,11 +73,12 @@ def command_text(recipe: Recipe, lang: str | None = None, with_title: bool = Tru
     program = f"{prefix}python -m {module_of(recipe)}"
     if recipe.kind == "docker":
         assert recipe.docker is not None
-        inner = " ".join([program, *flags])
+        # the server's command inside the container: one flag per line too, indented under it
+        inner = [program] + [INDENT + flag for flag in flags]
         out.append(
             _continued(
                 "docker run " + recipe.docker.options[0],
-                [*recipe.docker.options[1:], recipe.docker.image, inner],
+                [*recipe.docker.options[1:], recipe.docker.image, *inner],
             )
         )
         return "\n".join(out)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import shlex
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -106,18 +107,29 @@ class ReplayInput:
         return not self.missing
 
     def key(self) -> dict[str, Any]:
-        """What decides the engine's outcome (the hash covers this, not the provenance)."""
+        """What decides the engine's outcome (the hash covers this, not the provenance). A command's layout
+        (how it is broken into continued lines) does not: the engine sees the same words."""
         return {
             "format": FORMAT,
             "missing": list(self.missing),
             "config": self.config,
-            "variants": self.variants,
+            "variants": {name: command_words(text) for name, text in self.variants.items()},
             "accelerator": asdict(self.accelerator) if self.accelerator else None,
         }
 
     def digest(self) -> str:
         text = json.dumps(self.key(), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
         return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+_CONTINUATION = re.compile(r"[ \t]*\\\n[ \t]*")
+_BLANKS = re.compile(r"[ \t]+")
+
+
+def command_words(text: str) -> str:
+    """A command's text with its line continuations joined and runs of blanks made one: what the shell
+    passes on, whatever the layout (a line of its own is still a command of its own)."""
+    return _BLANKS.sub(" ", _CONTINUATION.sub(" ", text)).strip()
 
 
 def replayed_recipes(kb: KB) -> list[Recipe]:

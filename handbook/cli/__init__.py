@@ -14,37 +14,31 @@ from __future__ import annotations
 import argparse
 import contextlib
 import importlib
+import inspect
 import os
 import sys
 from collections.abc import Iterable
 from typing import TextIO
 
+from handbook.cli.common import chosen_lang, help_text
 from handbook.core.arguments import InputError, OneLineParser
 from handbook.core.text import visible
 
-# name → (module, one-line help), in the order ``--help`` lists them.
+# name → (module, the catalogue's key of its one-line help), in the order ``--help`` lists them; the help is
+# in the language of --lang, or of the locale (handbook/core/messages/cli.py).
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
-    "validate": (
-        "handbook.cli.validate",
-        "load the whole KB and run every check; report all problems at once",
-    ),
-    "build": ("handbook.cli.build", "build the site into site/ (strict; all-or-nothing)"),
-    "generate": ("handbook.cli.generate", "write every committed generated file (--check: list stale ones)"),
-    "new": ("handbook.cli.new", "write a commented skeleton for a new recipe, model, accelerator or pitfall"),
-    "check": ("handbook.cli.check", "check an SGLang command against the pinned engine and the KB's rules"),
-    "plan": ("handbook.cli.plan", "one GPU's memory budget, KV pool and launch command for a model"),
-    "configure": (
-        "handbook.cli.configure",
-        "the configurator's command(s) for a model, accelerator, precision and goal",
-    ),
-    "production": (
-        "handbook.cli.production",
-        "write one recipe's Kubernetes manifests, alerts and Grafana dashboards (--check: run the tools)",
-    ),
-    "engine-diff": ("handbook.cli.engine_diff", "compare two engine snapshots: options, defaults, choices"),
-    "links": ("handbook.cli.links", "check every internal link and anchor of the built site"),
-    "translations": ("handbook.cli.translations", "check both languages' pages and list stale translations"),
-    "bench": ("handbook.cli.bench", "measure the site's performance budget (never fails on a missed target)"),
+    "validate": ("handbook.cli.validate", "cli-sub-validate"),
+    "build": ("handbook.cli.build", "cli-sub-build"),
+    "generate": ("handbook.cli.generate", "cli-sub-generate"),
+    "new": ("handbook.cli.new", "cli-sub-new"),
+    "check": ("handbook.cli.check", "cli-sub-check"),
+    "plan": ("handbook.cli.plan", "cli-sub-plan"),
+    "configure": ("handbook.cli.configure", "cli-sub-configure"),
+    "production": ("handbook.cli.production", "cli-sub-production"),
+    "engine-diff": ("handbook.cli.engine_diff", "cli-sub-engine-diff"),
+    "links": ("handbook.cli.links", "cli-sub-links"),
+    "translations": ("handbook.cli.translations", "cli-sub-translations"),
+    "bench": ("handbook.cli.bench", "cli-sub-bench"),
 }
 
 
@@ -57,20 +51,36 @@ def report(problems: Iterable[object], what: str = "in the knowledge base") -> i
     return 1
 
 
-def build_parser(chosen: str | None) -> argparse.ArgumentParser:
-    """Every subcommand's name and help; the arguments of ``chosen`` only (its module is imported)."""
-    parser = OneLineParser(prog="python -m handbook", description="The SGLang handbook's tools.")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="<subcommand>")
-    for name, (module_name, help_text) in SUBCOMMANDS.items():
+def _plain(doc: str | None) -> str | None:
+    """A module's docstring as help: its reStructuredText literals (``x``) written as plain text."""
+    return doc.replace("``", "") if doc else doc
+
+
+def build_parser(chosen: str | None, lang: str = "en") -> argparse.ArgumentParser:
+    """Every subcommand's name and help; the arguments of ``chosen`` only (its module is imported). A module
+    whose ``configure`` takes ``lang`` words its help in that language, and ``DESCRIPTION_KEY`` names the
+    catalogue entry of its description."""
+
+    parser = OneLineParser(prog="python -m handbook", description=help_text("cli-description", lang))
+    sub = parser.add_subparsers(
+        dest="command", required=True, metavar="<subcommand>", title=help_text("cli-subcommands", lang)
+    )
+    for name, (module_name, help_key) in SUBCOMMANDS.items():
+        help_line = help_text(help_key, lang)
         if name != chosen:
-            sub.add_parser(name, help=help_text)
+            sub.add_parser(name, help=help_line)
             continue
         module = importlib.import_module(module_name)
         options = getattr(module, "PARSER_OPTIONS", {})
-        command = sub.add_parser(name, help=help_text, description=module.__doc__, **options)
-        if "formatter_class" not in options:
+        described = getattr(module, "DESCRIPTION_KEY", None)
+        description = help_text(described, lang) if described else _plain(module.__doc__)
+        command = sub.add_parser(name, help=help_line, description=description, **options)
+        if "formatter_class" not in options and not described:  # a docstring keeps its paragraphs
             command.formatter_class = argparse.RawDescriptionHelpFormatter
-        module.configure(command)
+        if "lang" in inspect.signature(module.configure).parameters:
+            module.configure(command, lang=lang)
+        else:
+            module.configure(command)
         command.set_defaults(run=module.run)
     return parser
 
@@ -94,7 +104,8 @@ def main(argv: list[str] | None = None) -> int:
     stdout, stderr = sys.stdout, sys.stderr
     sys.stdout, sys.stderr = _Visible(stdout), _Visible(stderr)  # type: ignore[assignment]
     try:
-        args = build_parser(chosen if chosen in SUBCOMMANDS else None).parse_args(argv)
+        parser = build_parser(chosen if chosen in SUBCOMMANDS else None, chosen_lang(argv))
+        args = parser.parse_args(argv)
         return args.run(args)
     except InputError as exc:
         print(f"✖ {exc}", file=sys.stderr)

@@ -18,10 +18,10 @@ from pathlib import Path
 from handbook.checker.check import check_command, entry_points
 from handbook.checker.findings import SEVERITIES, Finding, exit_status
 from handbook.checker.shell import ShellSyntaxError, parse_script
-from handbook.core.arguments import folder, stdin_text
+from handbook.cli.common import add_kb, add_lang, help_text, listed, pinned_version
+from handbook.core.arguments import stdin_text
 from handbook.core.messages import msg
 from handbook.core.paths import KB_ROOT
-from handbook.core.text import LANGS
 from handbook.engine.snapshot import SnapshotError, load_history, load_snapshot, snapshot_versions
 from handbook.kb.loader import KBInvalid, load_kb
 from handbook.validation.rules import rule_problems
@@ -129,7 +129,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     try:
         script = parse_script(text, *entry_points(snapshot))
-        understood = bool(script.invocations or script.assignments or script.orphans or script.unseen)
+        understood = bool(script.invocations or script.assignments or script.orphans)
     except ShellSyntaxError:
         understood = True  # check_command reports it
     findings = check_command(text, snapshot, kb)
@@ -141,15 +141,18 @@ def run(args: argparse.Namespace) -> int:
     return exit_status(findings)
 
 
-def configure(check: argparse.ArgumentParser) -> None:
-    check.add_argument(
-        "--lang", choices=LANGS, default=LANGS[0], help=f"language of the messages (default: {LANGS[0]})"
-    )
-    check.add_argument("--kb", default=None, type=folder, help="the KB folder (default: kb/)")
+DESCRIPTION_KEY = "cli-check-description"
+
+
+def configure(check: argparse.ArgumentParser, lang: str = "en") -> None:
+    add_lang(check, lang)
+    add_kb(check, lang)
     check.add_argument(
         "--engine",
         default=None,
         metavar="VERSION",
-        help="check against this stored SGLang release, e.g. 0.5.20 (default: kb/handbook.yaml's)",
+        help=help_text(
+            "cli-check-engine", lang, versions=listed(snapshot_versions()), pinned=pinned_version()
+        ),
     )
-    check.add_argument("command", nargs=argparse.REMAINDER, help="the command; omit it to read stdin")
+    check.add_argument("command", nargs=argparse.REMAINDER, help=help_text("cli-check-command", lang))

@@ -14,13 +14,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from handbook.calc.configure import GOALS, NODE_CHOICES
 from handbook.cli import report
 from handbook.cli.check import SEVERITY_WORDS, site_url
 from handbook.cli.choices import BadInput, resolve
-from handbook.core.arguments import folder, text, whole
+from handbook.cli.common import add_kb, add_lang, dtype_ids, help_text, kb_ids, listed, pd_models
+from handbook.core import arguments
 from handbook.core.messages import msg
 from handbook.core.paths import KB_ROOT
-from handbook.core.text import LANGS
 from handbook.engine.snapshot import SnapshotError, load_snapshot
 from handbook.kb.loader import KBInvalid, load_kb
 from handbook.render.planner import FIGURE_KEYS
@@ -151,24 +152,44 @@ def run(args: argparse.Namespace) -> int:
     return 1 if result["status"] == "refused" else 0
 
 
-def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--model", required=True, type=text, help="a model id of kb/models/ (or its name)")
+DESCRIPTION_KEY = "cli-configure-description"
+
+
+def configure(parser: argparse.ArgumentParser, lang: str = "en") -> None:
+    def text(key: str, **values: object) -> str:
+        return help_text(key, lang, **values)
+
     parser.add_argument(
-        "--gpu", required=True, type=text, help="an accelerator id of kb/hardware/ (or its name)"
+        "--model",
+        required=True,
+        type=arguments.text,
+        help=text("cli-help-model", choices=listed(kb_ids("models"))),
     )
     parser.add_argument(
-        "--precision", required=True, type=text, help="one of the model's weight precisions (dtype id)"
+        "--gpu",
+        required=True,
+        type=arguments.text,
+        help=text("cli-help-gpu", choices=listed(kb_ids("hardware"))),
+    )
+    parser.add_argument(
+        "--precision",
+        required=True,
+        type=arguments.text,
+        help=text("cli-help-precision", choices=listed(dtype_ids("weights"))),
     )
     parser.add_argument(
         "--goal",
         required=True,
-        type=text,
-        help="low-latency, balanced, high-throughput, long-context-rag, multi-turn-agent or mixed-online",
+        type=arguments.text,
+        help=text("cli-help-goal", choices=listed(g.id for g in GOALS)),
     )
     parser.add_argument(
-        "--nodes", type=whole(1, 10_000), default=1, help="nodes per server instance: 1, 2, 4 or 8"
+        "--nodes",
+        type=arguments.whole(1, 10_000),  # the schema's NodeCount
+        default=1,
+        help=text("cli-help-nodes", choices=listed(NODE_CHOICES)),
     )
-    parser.add_argument("--pd", action="store_true", help="PD disaggregation (models with a PD command)")
-    parser.add_argument("--lang", choices=LANGS, default=LANGS[0], help=f"language (default: {LANGS[0]})")
-    parser.add_argument("--json", action="store_true", help="the whole result as JSON, as the page has it")
-    parser.add_argument("--kb", default=None, type=folder, help="the KB folder (default: kb/)")
+    parser.add_argument("--pd", action="store_true", help=text("cli-help-pd", choices=listed(pd_models())))
+    add_lang(parser, lang)
+    parser.add_argument("--json", action="store_true", help=text("cli-help-json"))
+    add_kb(parser, lang)

@@ -38,9 +38,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--check", action="store_true", help="write nothing; fail naming each stale file and the fix"
     )
-    parser.add_argument(
-        "--kb", default=str(KB_ROOT), type=folder, help="the KB folder (default: %(default)s)"
-    )
+    parser.add_argument("--kb", default=str(KB_ROOT), type=folder, help="the KB folder (default: kb/)")
     parser.add_argument(
         "--repo", default=str(REPO_ROOT), type=folder, help="where the files live (default: %(default)s)"
     )

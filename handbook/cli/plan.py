@@ -15,11 +15,11 @@ from handbook.calc.launch import model_path, rule_flags, rule_max_running_reques
 from handbook.calc.planner_data import kv_dtypes, weight_dtypes
 from handbook.cli import report
 from handbook.cli.choices import BadInput, resolve
-from handbook.core.arguments import finite, folder, text, whole
+from handbook.cli.common import add_kb, add_lang, dtype_ids, help_text, kb_ids, listed
+from handbook.core import arguments
 from handbook.core.formatting import thousands
 from handbook.core.messages import msg
 from handbook.core.paths import KB_ROOT
-from handbook.core.text import LANGS
 from handbook.kb.loader import KB, KBInvalid, load_kb
 from handbook.render.planner import (
     AUTO_KEYS,
@@ -31,10 +31,6 @@ from handbook.render.planner import (
     note_values,
     size,
 )
-
-# The largest counts the KB's schema allows (GpuCount, Tokens), for every option that counts GPUs or tokens;
-# the smallest and the fractions' ranges are _check_ranges', in the command's own words
-GPUS, TOKENS = whole(None, 100_000), whole(None, 100_000_000)
 
 # What each option names, for "unknown …" (by the option's dest), and each range rule's wording.
 WHAT_KEYS = {
@@ -50,6 +46,10 @@ RULE_KEYS = {
     "ep": "planner-cli-rule-ep",
     "free": "planner-cli-rule-free",
 }
+
+# The largest counts the KB's schema allows (GpuCount, Tokens), for every option that counts GPUs or tokens;
+# the smallest and the fractions' ranges are _check_ranges', in the command's own words
+GPUS, TOKENS = arguments.whole(None, 100_000), arguments.whole(None, 100_000_000)
 
 
 def _check_ranges(args: argparse.Namespace, lang: str) -> None:
@@ -219,42 +219,39 @@ def run(args: argparse.Namespace) -> int:
         return 2
 
 
-def configure(plan: argparse.ArgumentParser) -> None:
-    plan.add_argument("--model", required=True, type=text, help="a model id of kb/models (or its name)")
+DESCRIPTION_KEY = "cli-plan-description"
+
+
+def configure(plan: argparse.ArgumentParser, lang: str = "en") -> None:
+    def text(key: str, **values: object) -> str:
+        return help_text(key, lang, **values)
+
+    kv = dtype_ids("kv")
+    name = arguments.text
     plan.add_argument(
-        "--gpu", required=True, type=text, help="an accelerator id of kb/hardware (or its name)"
-    )
-    plan.add_argument("--tp", type=GPUS, help="GPUs in the TP group (default: the smallest that fits)")
-    plan.add_argument("--ep", type=GPUS, default=1, help="expert-parallel size, dividing --tp (default: 1)")
-    plan.add_argument("--weights-dtype", type=text, help="weights precision (default: the model's first)")
-    plan.add_argument(
-        "--kv-dtype", type=text, help="KV cache dtype (default: the first KV dtype of kb/dtypes.yaml)"
-    )
-    plan.add_argument(
-        "--mem-fraction-static",
-        type=finite,
-        help="SGLang's --mem-fraction-static (default: the engine's own for the GPU and TP)",
-    )
-    plan.add_argument("--context", type=TOKENS, help="context length in tokens (default: the model's native)")
-    plan.add_argument(
-        "--free-gib",
-        type=finite,
-        help="free GPU memory before loading, GiB, as SGLang logs it (Load weight begin. avail mem=…); "
-        "default: all the memory the device reports",
-    )
-    plan.add_argument("--page-size", type=TOKENS, help="SGLang's --page-size (default: the engine's choice)")
-    plan.add_argument("--max-total-tokens", type=TOKENS, help="SGLang's --max-total-tokens (default: no cap)")
-    plan.add_argument(
-        "--max-running-requests",
-        type=TOKENS,
-        help="SGLang's --max-running-requests (default: the engine's estimate)",
+        "--model", required=True, type=name, help=text("cli-help-model", choices=listed(kb_ids("models")))
     )
     plan.add_argument(
-        "--swa-full-tokens-ratio",
-        type=finite,
-        help="SGLang's --swa-full-tokens-ratio, for sliding-window models (default: the engine's)",
+        "--gpu", required=True, type=name, help=text("cli-help-gpu", choices=listed(kb_ids("hardware")))
+    )
+    plan.add_argument("--tp", type=GPUS, help=text("cli-help-tp"))
+    plan.add_argument("--ep", type=GPUS, default=1, help=text("cli-help-ep"))
+    plan.add_argument(
+        "--weights-dtype",
+        type=name,
+        help=text("cli-help-weights-dtype", choices=listed(dtype_ids("weights"))),
     )
     plan.add_argument(
-        "--lang", choices=LANGS, default=LANGS[0], help="output language (default: %(default)s)"
+        "--kv-dtype",
+        type=name,
+        help=text("cli-help-kv-dtype", choices=listed(kv), default=kv[0] if kv else "—"),
     )
-    plan.add_argument("--kb", default=str(KB_ROOT), type=folder, help="the KB folder (default: %(default)s)")
+    plan.add_argument("--mem-fraction-static", type=arguments.finite, help=text("cli-help-mem-fraction"))
+    plan.add_argument("--context", type=TOKENS, help=text("cli-help-context"))
+    plan.add_argument("--free-gib", type=arguments.finite, help=text("cli-help-free-gib"))
+    plan.add_argument("--page-size", type=TOKENS, help=text("cli-help-page-size"))
+    plan.add_argument("--max-total-tokens", type=TOKENS, help=text("cli-help-max-total-tokens"))
+    plan.add_argument("--max-running-requests", type=TOKENS, help=text("cli-help-max-running-requests"))
+    plan.add_argument("--swa-full-tokens-ratio", type=arguments.finite, help=text("cli-help-swa-ratio"))
+    add_lang(plan, lang)
+    add_kb(plan, lang, default=str(KB_ROOT))

@@ -14,9 +14,7 @@ from handbook.validation.registry import run_checks
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--kb", default=str(KB_ROOT), type=folder, help="the KB folder (default: %(default)s)"
-    )
+    parser.add_argument("--kb", default=str(KB_ROOT), type=folder, help="the KB folder (default: kb/)")
 
 
 def run(args: argparse.Namespace) -> int:

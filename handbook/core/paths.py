@@ -8,6 +8,9 @@ REPO_ROOT = Path(__file__).resolve().parents[2]  # the parent of the handbook/ p
 KB_ROOT = REPO_ROOT / "kb"
 ENGINE_DIR = KB_ROOT / "engine"  # the engine snapshots (kb/engine/sglang-<version>.json)
 DOCS_DIR = REPO_ROOT / "docs"
+# The Chinese text the site is built from ("the source", kb/sources/handbook.yaml), exactly as received: the
+# silent-change test reads every sentence of it against the built site.
+SOURCE_TEXT = REPO_ROOT / "source" / "handbook.md"
 SITE_DIR = REPO_ROOT / "site"
 MKDOCS_YML = REPO_ROOT / "mkdocs.yml"
 BENCH_RECORD = REPO_ROOT / "benchmarks" / "latest.json"

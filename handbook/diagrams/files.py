@@ -7,6 +7,7 @@ Freshness compares it with the hash of the DOT the current KB gives, so no graph
 
 from __future__ import annotations
 
+import math
 import re
 import shutil
 import subprocess
@@ -147,3 +148,21 @@ def figure_assets(kb: KB, figures: dict[str, Figure]) -> list[str]:
     """The site build's entry point: the SVGs of ``kb``'s figures, checked fresh, under the KB's repository
     (kb/../assets/)."""
     return site_assets(figures, kb.root.resolve().parent)
+
+
+# The smallest a diagram's label may be drawn on a reader's screen, in CSS pixels.
+LABEL_MIN_PX = 9
+_VIEWBOX = re.compile(r'viewBox="[-\d.]+ [-\d.]+ (?P<width>[\d.]+) (?P<height>[\d.]+)"')
+_TEXT = re.compile(r'<text\b[^>]*\bfont-size="(?P<size>[\d.]+)"[^>]*>(?P<text>[^<]*)</text>')
+
+
+def legible_size(svg: str, min_px: float = LABEL_MIN_PX) -> tuple[int, int]:
+    """The width and height, in CSS pixels, at which the SVG's smallest label (blank spacers aside) is drawn
+    ``min_px`` high: the width a page gives the diagram on a narrow screen, inside a scroll box."""
+    box = _VIEWBOX.search(svg)
+    if box is None:
+        raise ValueError("the SVG has no viewBox")
+    width, height = float(box["width"]), float(box["height"])
+    sizes = [float(m["size"]) for m in _TEXT.finditer(svg) if m["text"].strip()]
+    scale = min_px / min(sizes) if sizes else 1.0  # CSS pixels per SVG unit
+    return math.ceil(width * scale), math.ceil(height * scale)

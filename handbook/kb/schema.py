@@ -703,6 +703,7 @@ class StartupTip(Closed):
     flags: FlagLineRef | None = None
     action: Text | None = None
     explanation: Text
+    rules: Rules = []  # the engine's verdict on what the explanation claims
 
     @model_validator(mode="after")
     def _flag_or_action(self) -> StartupTip:
@@ -852,10 +853,19 @@ class SourceEdit(Closed):
     table so that nothing the source says is changed silently."""
 
     section: Text  # where the source says it, e.g. "01 · 前沿模型一览"
-    stated: Annotated[Label, Quoted()]  # the source's words, as written
+    stated: Annotated[Label, Quoted()]  # the source's words, as written (or, with lines, what they are)
     published: Label  # what the site shows instead
     why: Text
+    # The lines of source/handbook.md the change covers, first and last, where the source's words are too
+    # many to quote: a text diagram the site draws as a figure, a table it generates from the KB.
+    lines: Annotated[list[count(2000, "lines")], Field(min_length=2, max_length=2)] | None = None
     source: SourceId
+
+    @model_validator(mode="after")
+    def _lines_in_order(self) -> SourceEdit:
+        if self.lines is not None and self.lines[0] > self.lines[1]:
+            raise rule_error("lines", f"got {list(self.lines)}, expected the first line before the last")
+        return self
 
 
 # ---------------------------------------------------------------------------------------------- rules
@@ -991,11 +1001,14 @@ class WordingException(Closed):
 
 # ---------------------------------------------------------------------------------------------- glossary
 class Term(Closed):
-    """One term of the site's vocabulary: the words both languages use for it, and the English spellings
-    the site does not use (``python -m handbook validate`` finds them in the English pages, the KB's English
-    and the site's own English wording). File: ``kb/glossary.yaml``; appendix E shows the list."""
+    """One term of the site's vocabulary: the words both languages use for it, and the spellings the site
+    does not use in each language (``python -m handbook validate`` finds them in the pages, the KB's texts
+    and the site's own wording, tool labels included). File: ``kb/glossary.yaml``; appendix E shows the
+    list. Where the source writes a Chinese variant, the site writes the term instead: a recorded change
+    (appendix D), one per term."""
 
     id: Id
-    term: Text  # as the pages write it: zh as the source does, en the one English spelling
+    term: Text  # as the pages write it, the one spelling in each language
     avoid: list[NonEmpty] = []  # English variants, matched as whole words and case-sensitively
+    avoid_zh: list[NonEmpty] = []  # Chinese variants, matched as written (Latin letters as whole words)
     note: Text | None = None  # when the choice needs a reason (a noun and a verb, a false friend)

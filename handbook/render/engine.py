@@ -126,7 +126,7 @@ def _flag(ctx: RenderContext, parameter: Parameter) -> str:
     return ctx.parameter_link(parameter) + (f" <small>({tag})</small>" if tag else "")
 
 
-def _engine_default(ctx: RenderContext, option: Option) -> str:
+def engine_default_html(ctx: RenderContext, option: Option) -> str:
     if option.required:
         return esc(ctx.msg("param-default-required"))
     if option.default is None:
@@ -149,7 +149,7 @@ def drift_defaults(ctx: RenderContext) -> str:
         if option.action == "help":
             continue
         if verdict == "unstated":
-            unstated.append(f"{_flag(ctx, parameter)} = {_engine_default(ctx, option)}")
+            unstated.append(f"{_flag(ctx, parameter)} = {engine_default_html(ctx, option)}")
             continue
         if verdict == "agrees" and how is None:
             agreeing.append(_flag(ctx, parameter))
@@ -163,7 +163,7 @@ def drift_defaults(ctx: RenderContext) -> str:
             [
                 _flag(ctx, parameter),
                 default_text(ctx, parameter.default),
-                _engine_default(ctx, option),
+                engine_default_html(ctx, option),
                 f"<strong>{esc(ctx.msg(DEFAULT_VERDICT_KEYS[verdict]))}</strong>: "
                 + ctx.text_html(meaning, program)
                 + where,
@@ -512,7 +512,7 @@ def engine_options(ctx: RenderContext, program: str) -> str:
                 + help_text
             )
         no_default = option.action == "help" or (option.nargs == 0 and option.default is False)
-        default = "—" if no_default else _engine_default(ctx, option)
+        default = "—" if no_default else engine_default_html(ctx, option)
         history = option_history(ctx, program, option)
         rows.append([spellings, _type_cell(ctx, option), default, history, help_text])
         ids.append(option_anchor(program, option.name))

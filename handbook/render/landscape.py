@@ -9,10 +9,11 @@ from handbook.calc import claims as claim_calc
 from handbook.calc import memory
 from handbook.core.anchors import KV_TABLE_PAGE, MODELS_PAGE
 from handbook.core.formatting import billions, binary_size, gb, percent, sig, thousands
+from handbook.core.install import PLACEHOLDER, install_line, repository_url
 from handbook.core.units import GB
 from handbook.kb.schema import Model
 from handbook.render.context import RenderContext, attr, esc
-from handbook.render.html import table
+from handbook.render.html import fence, table
 from handbook.render.markers import RenderError, renderer
 from handbook.render.verdicts import verdicts
 
@@ -50,6 +51,17 @@ def baseline(ctx: RenderContext) -> str:
 @renderer("engine-version", inline=True)
 def engine_version(ctx: RenderContext) -> str:
     return esc(ctx.kb.handbook.engine_version)
+
+
+@renderer("install")
+def install(ctx: RenderContext) -> str:
+    """The one line that installs the command line on a fresh machine (handbook/core/install.py), with what
+    it needs and, where the repository's address is not known to this build, where to put it in."""
+    url = repository_url()
+    said = [ctx.msg("install-needs")]
+    if url is None:
+        said.append(ctx.msg("install-placeholder", placeholder=PLACEHOLDER))
+    return fence(install_line(url)) + "\n\n" + esc(ctx.msg("sep-sentence").join(said))
 
 
 # ------------------------------------------------------------------------------------ chapter 01

@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-from handbook.calc import claims as claim_calc
-from handbook.calc import memory
 from handbook.core.anchors import env_anchor
 from handbook.core.text import LANGS
 from handbook.render.context import RenderContext, attr, esc
 from handbook.render.engine import correction_line
-from handbook.render.html import bullet_list, change, fence, table
-from handbook.render.landscape import format_claim
+from handbook.render.html import bullet_list, fence, table
 from handbook.render.markers import RenderError, renderer
 from handbook.render.verdicts import verdicts
 
@@ -139,7 +136,10 @@ def scenarios(ctx: RenderContext) -> str:
 @renderer("startup-tips")
 def startup_tips(ctx: RenderContext) -> str:
     rows = [
-        [f"<code>{esc(t.flags)}</code>" if t.flags else ctx.text_html(t.action), ctx.text_html(t.explanation)]
+        [
+            f"<code>{esc(t.flags)}</code>" if t.flags else ctx.text_html(t.action),
+            ctx.text_html(t.explanation) + verdicts(ctx, t.rules),
+        ]
         for t in ctx.kb.tuning.startup
     ]
     return table([ctx.msg("startup-col-technique"), ctx.msg("col-notes")], rows)
@@ -166,7 +166,8 @@ def pitfalls(ctx: RenderContext, model: str = "", troubleshooting: str = "no") -
         raise RenderError(
             f"no pitfall is scoped to {model}" if model else "no pitfall is in the troubleshooting table"
         )
-    headers = [ctx.msg("pitfalls-col-symptom"), ctx.msg("pitfalls-col-cause"), ctx.msg("pitfalls-col-fix")]
+    cause = "pitfalls-col-likely-cause" if troubleshooting == "yes" else "pitfalls-col-cause"
+    headers = [ctx.msg("pitfalls-col-symptom"), ctx.msg(cause), ctx.msg("pitfalls-col-fix")]
     return table(headers, rows, row_ids=[f"pitfall-{p.id}" if not model else None for p in chosen])
 
 
@@ -231,64 +232,6 @@ def sources(ctx: RenderContext) -> str:
     return table(headers, rows, row_ids=ids)
 
 
-@renderer("drift")
-def drift(ctx: RenderContext) -> str:
-    """Where the source handbook's figures or commands differ from computation or from the engine."""
-    rows = []
-    for c in ctx.kb.claims.values():
-        outcome = claim_calc.evaluate(ctx.kb, c)
-        if outcome.agrees:
-            continue
-        rows.append(
-            [
-                esc(ctx.t(c.section)),
-                esc(ctx.t(c.stated)),
-                format_claim(ctx, c, outcome.values),
-                ctx.text_html(c.why),
-            ]
-        )
-    for m in ctx.kb.models.values():
-        for cell in memory.tp_table(m, ctx.kb.dtypes, ctx.kb.hardware):
-            if not cell.agrees:
-                where = f"{m.name} · {ctx.kb.dtypes[cell.dtype].name} · {ctx.kb.hardware[cell.hardware].name}"
-                rows.append(
-                    [
-                        esc(where),
-                        f"tp{cell.stated_tp}",
-                        f"tp{cell.tp}" if cell.tp else "—",
-                        ctx.text_html(ctx.msg("tp-drift-why")),
-                    ]
-                )
-    for scenario in ctx.kb.tuning.scenarios:
-        for fix in scenario.corrections:
-            where = f"{ctx.msg('drift-scenario')} · {ctx.t(scenario.name)}"
-            rows.append(
-                [
-                    esc(where),
-                    f"<code>{esc(fix.stated)}</code>",
-                    f"<code>{esc(fix.published)}</code>",
-                    ctx.text_html(fix.why),
-                ]
-            )
-    for r in ctx.kb.recipes.values():
-        for fix in r.corrections:
-            rows.append(
-                [
-                    esc(ctx.t(r.title)),
-                    f"<code>{esc(fix.stated)}</code>",
-                    f"<code>{esc(fix.published)}</code>",
-                    ctx.text_html(fix.why),
-                ]
-            )
-    for e in ctx.kb.edits:
-        stated, published = esc(ctx.t(e.stated)), esc(ctx.t(e.published))
-        rows.append([esc(ctx.t(e.section)), stated, published, ctx.text_html(e.why)])
-    if not rows:
-        raise RenderError("no drift entries: the drift list would be empty")
-    headers = [ctx.msg("col-where"), ctx.msg("col-source-to-published"), ctx.msg("col-why")]
-    return table(headers, [[where, change(said, published), why] for where, said, published, why in rows])
-
-
 # ------------------------------------------------------------------------------------ glossary
 @renderer("glossary")
 def glossary(ctx: RenderContext) -> str:
@@ -296,7 +239,12 @@ def glossary(ctx: RenderContext) -> str:
     why where the choice needs a reason (kb/glossary.yaml; validate checks the English against it)."""
     rows, ids = [], []
     for term in ctx.kb.glossary.values():
-        avoided = ", ".join(f"<s>{esc(v)}</s>" for v in term.avoid) or "—"
+        lines = [
+            ctx.msg(key, variants=", ".join(f"<s>{esc(v)}</s>" for v in variants))
+            for key, variants in (("glossary-avoid-zh", term.avoid_zh), ("glossary-avoid-en", term.avoid))
+            if variants
+        ]
+        avoided = "<br>".join(lines) or "—"
         note = ctx.text_html(term.note) if term.note is not None else "—"
         rows.append([esc(term.term.zh), f"<strong>{esc(term.term.en)}</strong>", avoided, note])
         ids.append(f"term-{term.id}")

@@ -46,7 +46,10 @@ def _same(stated: Any, engine: Any) -> bool:
 
 
 def default_verdict(parameter: Parameter, option: Option, resolved: ResolvedDefault | None = None) -> str:
-    """agrees | resolved (no parser default: the source's figure is one outcome) | differs | unstated."""
+    """agrees | resolved (no parser default: the source's figure is one outcome) | differs | unstated.
+
+    A resolved default marked ``not-the-default`` makes the source's figure (a value, or the figures
+    beside "auto") differ from what the engine resolves by default."""
     default, engine = parameter.default, option.default
     kind = default.kind
     if kind == "unstated":
@@ -60,6 +63,10 @@ def default_verdict(parameter: Parameter, option: Option, resolved: ResolvedDefa
     if kind == "required":
         return "agrees" if option.required else "differs"
     if kind in ("auto", "from-config"):
+        if resolved is not None and resolved.source_figure == "not-the-default":
+            return (
+                "differs"  # "auto (< 160 or 256)": the figures the source gives are not what it resolves to
+            )
         return "agrees" if engine in (None, "auto") else "differs"
     if kind == "disabled":
         return "agrees" if engine in (False, None, [], "none") else "differs"

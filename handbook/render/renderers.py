@@ -1,5 +1,6 @@
 """Importing this module registers every kb: renderer."""
 
+import handbook.render.changes  # kb:drift (appendix D)
 import handbook.render.configurator  # kb:configurator and kb:doctor
 import handbook.render.contributors  # kb:translation-status and kb:benchmarks (the contributors' pages)
 import handbook.render.engine  # command status, the engine drift page, the option reference

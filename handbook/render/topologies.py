@@ -5,7 +5,11 @@ from __future__ import annotations
 from handbook.render.context import RenderContext, attr, esc
 from handbook.render.figures import figure_block
 from handbook.render.markers import RenderError, renderer
-from handbook.render.verdicts import verdicts
+from handbook.render.params import section_link
+from handbook.render.verdicts import note_span
+
+# Where chapter 05 explains the EP/TP constraints the layouts' intro names, with the engine's notes.
+CONSTRAINTS_SECTION = "05-parallelism.md#ep-constraint"
 
 
 @renderer("topologies")
@@ -28,9 +32,10 @@ def topologies(ctx: RenderContext, basis: str) -> str:
         ]
     )
     out = ["> " + ctx.text_html(book.intro)]
-    shared = verdicts(ctx, [r for topo in book.topologies for r in topo.rules])
-    if shared:  # the intro states the constraints the layouts' rules hold
-        out.append("<p>" + shared.removeprefix("<br>") + "</p>")
+    rules = list(dict.fromkeys(r for topo in book.topologies for r in topo.rules))
+    if rules:  # the intro names the EP/TP constraints; what the engine does with them is told where EP is
+        section = section_link(ctx, CONSTRAINTS_SECTION)
+        out.append("<p>" + note_span(ctx, rules, ctx.msg("topology-constraints", section=section)) + "</p>")
     for topo in book.topologies:
         out.append(f"### {engine} · {topo.letter} · {esc(topo.name)} {{ #topology-{topo.letter.lower()} }}")
         out.append(ctx.msg("topology-settings", flags=f"<code>{esc(topo.flags)}</code>"))

@@ -1,11 +1,16 @@
-"""The engine's verdict beside a text that states what the engine does.
+"""The engine's note beside a text that states what the engine does.
 
 An entry of the KB whose text says the engine refuses, caps, resets or requires something references the
 rule that holds the pinned engine's actual behaviour (``rules: [id]``); wherever the entry's text is shown,
-``verdicts`` sets beside it, in the page's language, what SGLang does (refuses, adjusts and how, only logs,
-does not check), how the source's wording compares when it does not match, and a link to the rule on the
-engine-drift page. A text whose rule says the source overstates or contradicts the engine is never shown
-without it (tests/test_site.py checks the built pages).
+``verdicts`` sets one note beside it, in the page's language and in sentences: how the source's words compare
+with the engine where they do not match (the rule's ``stated.why``, written for readers), otherwise what
+SGLang does (refuses to start, starts and adjusts, only logs, does not check). Each rule's id goes into a
+link to its row on the engine-drift page, never into the sentence. A text whose rule says the source
+overstates or contradicts the engine is never shown without its note (tests/test_site_truth.py checks the
+built pages).
+
+In a page's own prose (``<!-- kb:rule-verdict id=… -->``) the sentence around the marker usually says what
+the engine does already; ``form=link`` then gives only the link, so the note never repeats its sentence.
 """
 
 from __future__ import annotations
@@ -16,17 +21,12 @@ from handbook.core.anchors import DRIFT_PAGE
 from handbook.render.context import RenderContext, attr, esc
 from handbook.render.markers import RenderError, renderer
 
-# The catalogue's key for what the engine does, and for how the source's wording compares.
+# The catalogue's sentence for what the engine does, where the source's wording matches or is not stated.
 DOES_KEYS = {
-    "raises": "verdict-raises",
-    "adjusts": "verdict-adjusts",
-    "logs": "verdict-logs",
-    "nothing": "verdict-nothing",
-}
-STATED_KEYS = {
-    "overstates": "verdict-source-overstates",
-    "understates": "verdict-source-understates",
-    "contradicts": "verdict-source-contradicts",
+    "raises": "note-raises",
+    "adjusts": "note-adjusts",
+    "logs": "note-logs",
+    "nothing": "note-nothing",
 }
 
 
@@ -37,37 +37,80 @@ def rule_anchor(rule: object) -> str:
     return f"drift-{rid}" if stated is not None and stated.verdict != "matches" else f"rule-{rid}"
 
 
-def verdict(ctx: RenderContext, rule_id: str) -> str:
-    """One rule's verdict as a small line: what the engine does, how the source compares, the link."""
+def _sentence(text: str, lang: str) -> str:
+    """A clause as a sentence: capitalized (English) and closed with a full stop."""
+    text = text.strip().rstrip("。.;；")
+    if lang == "en" and text[:1].islower():
+        text = text[0].upper() + text[1:]
+    return text + ("。" if lang == "zh" else ".")
+
+
+def rule_link(ctx: RenderContext, rule_id: str) -> str:
+    """The link to a rule's row on the engine-drift page; the rule's id is its title, not its words."""
     rule = ctx.kb.rules[rule_id]
-    engine = rule.engine
-    version = esc(ctx.kb.handbook.engine_version)
-    does = ctx.msg(
-        DOES_KEYS[engine.does],
-        version=version,
-        error=esc(engine.raises or ""),
-        adjustment=ctx.text_html(engine.adjustment) if engine.adjustment is not None else "",
-    )
-    stated = rule.stated
-    if stated is not None and stated.verdict in STATED_KEYS:
-        does += ctx.msg(STATED_KEYS[stated.verdict])
     href = attr(ctx.href(DRIFT_PAGE, rule_anchor(rule)))
-    link = f'<a href="{href}">{esc(ctx.msg("verdict-rule", rule=rule.id))}</a>'
-    verdict_word = stated.verdict if stated is not None else "matches"
+    title = attr(ctx.msg("note-rule-title", rule=rule.id))
+    label = esc(ctx.msg("note-link"))
     return (
-        f'<small class="rule-verdict" data-rule="{attr(rule.id)}" data-verdict="{attr(verdict_word)}">'
-        f"{does} {link}</small>"
+        f'<a class="engine-note-link" href="{href}" title="{title}" data-rule="{attr(rule.id)}">{label}</a>'
     )
+
+
+def note_sentence(ctx: RenderContext, rule_id: str) -> str:
+    """What a reader needs to know about one rule, as a sentence of HTML."""
+    rule = ctx.kb.rules[rule_id]
+    stated = rule.stated
+    if stated is not None and stated.verdict != "matches" and stated.why is not None:
+        return _sentence(ctx.text_html(stated.why), ctx.lang)
+    engine = rule.engine
+    return ctx.msg(
+        DOES_KEYS[engine.does],
+        version=esc(ctx.kb.handbook.engine_version),
+        error=esc(engine.raises or ""),
+        adjustment=ctx.text_html(engine.adjustment).rstrip("。.") if engine.adjustment is not None else "",
+    )
+
+
+def _verdict_word(ctx: RenderContext, rule_ids: list[str]) -> str:
+    """The strongest disagreement among the rules (for styling and the tests), or "matches"."""
+    order = ["contradicts", "overstates", "understates", "matches"]
+    words = [
+        r.stated.verdict if (r := ctx.kb.rules[rid]).stated is not None else "matches" for rid in rule_ids
+    ]
+    return min(words, key=order.index)
+
+
+def engine_note(ctx: RenderContext, rule_ids: Iterable[str], form: str = "note") -> str:
+    """One note for the rules (each once): their sentences and, after each, its link (``form=link``: the
+    links alone)."""
+    ids = list(dict.fromkeys(rule_ids))
+    if not ids:
+        return ""
+    parts = []
+    for rid in ids:
+        link = rule_link(ctx, rid)
+        parts.append(link if form == "link" else f"{note_sentence(ctx, rid)} {link}")
+    return note_span(ctx, ids, " ".join(parts))
+
+
+def note_span(ctx: RenderContext, rule_ids: list[str], inner: str) -> str:
+    """The note's element: which rules it speaks for and how the source compares, around ``inner``."""
+    rules = attr(" ".join(rule_ids))
+    verdict = attr(_verdict_word(ctx, rule_ids))
+    return f'<span class="engine-note" data-rules="{rules}" data-verdict="{verdict}">{inner}</span>'
 
 
 def verdicts(ctx: RenderContext, rule_ids: Iterable[str]) -> str:
-    """Every referenced rule's verdict, each on a line of its own, to append to a cell ("" when none)."""
-    return "".join("<br>" + verdict(ctx, rid) for rid in dict.fromkeys(rule_ids))
+    """The engine's note for the rules a text references, on a line of its own ("" when there is none)."""
+    note = engine_note(ctx, rule_ids)
+    return "<br>" + note if note else ""
 
 
 @renderer("rule-verdict", inline=True)
-def rule_verdict(ctx: RenderContext, id: str) -> str:
-    """A rule's verdict inside a page's own prose, beside the sentence that states the behaviour."""
+def rule_verdict(ctx: RenderContext, id: str, form: str = "note") -> str:
+    """A rule's note inside a page's own prose (``form=link`` where the sentence already says it)."""
     if id not in ctx.kb.rules:
         raise RenderError(f"{id!r} is not a rule id (kb/rules.yaml)")
-    return verdict(ctx, id)
+    if form not in ("note", "link"):
+        raise RenderError(f"form={form!r}: expected note or link")
+    return engine_note(ctx, [id], form)

@@ -153,7 +153,7 @@ CHECKS: tuple[Check, ...] = (
     Check(
         "glossary",
         "pages",
-        "the English the reader sees uses the glossary's spelling of each term, not a variant it avoids",
+        "both languages use the glossary's spelling of each term, never a variant it avoids",
         lambda i: glossary.glossary_problems(i.kb, i.docs_dir),
     ),
     Check(

@@ -56,7 +56,8 @@ _ENFORCED = ("raises", "adjusts")
 # reference, which the loader (documented in kb/parameters/) and the engine-parameters check judge.
 _FLAG_NAME = re.compile(r"^--[a-z0-9][a-z0-9_-]*$")
 # Catalogue entries worded for the handbook's own command line (its options are not SGLang's).
-_OWN_CLI_KEYS = ("planner-cli-",)
+# The wording of this site's own command line (its options are the handbook's, not SGLang's flags).
+_OWN_CLI_KEYS = ("planner-cli-", "cli-")
 _DEPRECATION_WORDS = ("弃用", "deprecat")
 
 
@@ -151,9 +152,13 @@ def page_units(docs_dir: Path, langs: tuple[str, ...]) -> Iterator[Unit]:
         for path in sorted(root.rglob("*.md")):
             rel = f"docs/{lang}/{path.relative_to(root).as_posix()}"
             fence: tuple[str, str | None] | None = None
+            continued_other = False  # the line continues (\) a command of another program
             lines = path.read_text(encoding="utf-8").splitlines()
             for number, line in enumerate(lines, 1):
                 stripped = line.strip()
+                if continued_other:
+                    continued_other = stripped.endswith("\\")
+                    continue
                 if fence is None:
                     opened = re.match(r"^(`{3,}|~{3,})(.*)$", stripped)
                     if opened:
@@ -165,9 +170,12 @@ def page_units(docs_dir: Path, langs: tuple[str, ...]) -> Iterator[Unit]:
                 if fence is not None and fence[1] in SHELL_LANGUAGES:
                     continue
                 text = _COMMENT.sub(" ", line)
+                if _OTHER_PROGRAM.search(text):
+                    continued_other = fence is not None and stripped.endswith("\\")
+                    continue
                 if "--" not in text and "⟦" not in text and "⟧" not in text and "-m sglang" not in text:
                     continue
-                if _OTHER_PROGRAM.search(text) or _introduces_other_program(lines, number):
+                if _introduces_other_program(lines, number):
                     continue
                 yield Unit(rel, number, "", text, Context())
 
@@ -184,13 +192,14 @@ def _introduces_other_program(lines: list[str], number: int) -> bool:
 
 
 # ------------------------------------------------------------------------------------------ catalogue
-def catalogue_units(langs: tuple[str, ...] = LANGS) -> Iterator[Unit]:
-    """Every entry of the site's own wording in ``langs`` (both by default), its ``{fields}`` left out."""
+def catalogue_units(langs: tuple[str, ...] = LANGS, own_cli: bool = False) -> Iterator[Unit]:
+    """Every entry of the site's own wording in ``langs`` (both by default), its ``{fields}`` left out; the
+    help and errors of this site's own command line only with ``own_cli`` (its flags are not SGLang's)."""
     for domain, messages in DOMAINS.items():
         path = REPO_ROOT / "handbook" / "core" / "messages" / f"{domain}.py"
         lines = _entry_lines(path)
         for key, pair in messages.items():
-            if key.startswith(_OWN_CLI_KEYS):
+            if key.startswith(_OWN_CLI_KEYS) and not own_cli:
                 continue
             for lang, text in zip(LANGS, pair, strict=True):
                 if lang not in langs:

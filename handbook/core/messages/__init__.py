@@ -11,6 +11,7 @@ import functools
 
 from handbook.core.messages import (
     checker,
+    cli,
     configurator,
     diagrams,
     exports,
@@ -30,6 +31,7 @@ DOMAINS = {
     "versions": versions.MESSAGES,
     "configurator": configurator.MESSAGES,
     "production": production.MESSAGES,
+    "cli": cli.MESSAGES,
 }
 
 

@@ -18,7 +18,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "fig-experts-ep": ("路由专家 · EP{size}", "Routed experts · EP{size}"),
     "fig-experts-whole": ("{count} 个完整专家", "{count} whole experts"),
     "fig-experts-ids": ("编号 {first} … {last}", "ids {first} … {last}"),
-    "fig-dp-group": ("attention-DP 组 {group}", "attention-DP group {group}"),
+    "fig-dp-group": ("注意力 DP 组 {group}", "attention DP group {group}"),
     "fig-dp-group-owns": ("独立 scheduler、KV 池与队列", "own scheduler, KV pool, queue"),
     "fig-all-reduce": ("All-reduce", "All-reduce"),
     "fig-attention-bus": ("注意力 TP{size}，每层", "attention TP{size}, every layer"),
@@ -64,7 +64,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "The memory budget of one {hardware} ({memory})",
     ),
     "fig-budget-weights": ("权重", "Weights"),
-    "fig-budget-kv": ("KV Cache 池", "KV cache pool"),
+    "fig-budget-kv": ("KV 池", "KV pool"),
     "fig-budget-kv-linear": ("（含线性注意力状态）", "(and linear-attention state)"),
     "fig-budget-rest-lines": ("CUDA Graph\n与激活", "CUDA graph\n& activations"),
     "fig-budget-static": (
@@ -74,18 +74,18 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "fig-budget-remaining": ("其余\n{size}", "Rest\n{size}"),
     "fig-budget-default": ("（引擎的默认值）", " (the engine's default)"),
     "fig-budget-caption": (
-        "一张 {hardware}（{memory}）的显存预算，按本站命令“{recipe}”（{model}，--tp-size {tp}，--mem-fraction-static {fraction}{default}）由规划器算出：每卡权重 = {params}B 参数 × 每参数 {bytes} 字节（{dtype}，{bits} 位）÷ TP {tp} = {weights}；KV Cache 池 = {memory} × {fraction} − 权重 = {kv}；其余 {rest} 留给 CUDA Graph 与激活。",
-        "The memory budget of one {hardware} ({memory}) under this site's command “{recipe}” ({model}, --tp-size {tp}, --mem-fraction-static {fraction}{default}), as the planner computes it: weights per GPU = {params}B parameters × {bytes} per parameter ({dtype}, {bits} bits) ÷ TP {tp} = {weights}; KV cache pool = {memory} × {fraction} − weights = {kv}; the remaining {rest} is left for CUDA graphs and activations.",
+        "一张 {hardware}（{memory}）的显存预算，按本站命令“{recipe}”（{model}，--tp-size {tp}，--mem-fraction-static {fraction}{default}）由规划器算出：每卡权重 = {params}B 参数 × 每参数 {bytes} 字节（{dtype}，{bits} 位）÷ TP {tp} = {weights}；KV 池 = {memory} × {fraction} − 权重 = {kv}；其余 {rest} 留给 CUDA Graph 与激活。",
+        "The memory budget of one {hardware} ({memory}) under this site's command “{recipe}” ({model}, --tp-size {tp}, --mem-fraction-static {fraction}{default}), as the planner computes it: weights per GPU = {params}B parameters × {bytes} per parameter ({dtype}, {bits} bits) ÷ TP {tp} = {weights}; KV pool = {memory} × {fraction} − weights = {kv}; the remaining {rest} is left for CUDA graphs and activations.",
     ),
     "fig-budget-caption-linear": (
-        "该模型的线性注意力层另有每请求的循环状态池，也从 KV Cache 池这部分预算中划出。",
-        " The model's linear-attention layers also keep a per-request recurrent-state pool, taken from the KV cache pool's part of the budget.",
+        "该模型的线性注意力层另有每请求的循环状态池，也从 KV 池这部分预算中划出。",
+        " The model's linear-attention layers also keep a per-request state pool, taken from the KV pool's part of the budget.",
     ),
     "fig-bytes-one": ("1", "1 byte"),
     "fig-bytes": ("{count}", "{count} bytes"),
     "fig-budget-alt": (
-        "按比例绘制的一张 {hardware}（{memory}）显存条，分三段：权重 {weights}，KV Cache 池 {kv}，CUDA Graph 与激活 {rest}；前两段合计为 mem_fraction_static {fraction}。",
-        "A bar to scale of one {hardware}'s memory ({memory}) in three parts: weights {weights}, KV cache pool {kv}, CUDA graphs and activations {rest}; the first two together are mem_fraction_static {fraction}.",
+        "按比例绘制的一张 {hardware}（{memory}）显存条，分三段：权重 {weights}，KV 池 {kv}，CUDA Graph 与激活 {rest}；前两段合计为 mem_fraction_static {fraction}。",
+        "A bar to scale of one {hardware}'s memory ({memory}) in three parts: weights {weights}, KV pool {kv}, CUDA graphs and activations {rest}; the first two together are mem_fraction_static {fraction}.",
     ),
     "fig-pd-title": ("PD 分离", "PD disaggregation"),
     # handbook/diagrams/charts.py: KV per token, and weights against the KV pool per GPU
@@ -118,7 +118,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     ),
     "chart-split-caption": (
         "速查表中每个模型、其推荐布局里的每个 TP，在一张 {hardware} 上由规划器算出的显存分配：权重、KV 池（线性注意力模型的状态池也在其中）与其余部分。精度取规划器对该模型的默认值，KV 为 {kv}；放不下权重的布局写明权重与静态预算；上限标 ≤、画虚线；未公开的数字不画柱。",
-        "For each model of the cheat sheet and each TP its recommended layout names, one {hardware} as the planner splits it: the weights, the KV pool (with the recurrent-state pool of linear-attention models in it) and the rest. The precision is the planner's default for the model, the KV {kv}; a layout whose weights do not fit says so, with the weights and the static budget; upper bounds are marked ≤ and drawn dashed, and a figure that is not published gets no bar.",
+        "For each model of the cheat sheet and each TP its recommended layout names, one {hardware} as the planner splits it: the weights, the KV pool (with the state pool of linear-attention models in it) and the rest. The precision is the planner's default for the model, the KV {kv}; a layout whose weights do not fit says so, with the weights and the static budget; upper bounds are marked ≤ and drawn dashed, and a figure that is not published gets no bar.",
     ),
     "fig-pd-gpus": ("{gpus} 张 GPU", "{gpus} GPUs"),
     "fig-pd-gpus-hw": ("{gpus} 张 {hardware}", "{gpus} × {hardware}"),

@@ -46,7 +46,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "prod-panel-kv": ("KV 池使用率", "KV pool usage"),
     "prod-panel-kv-desc": ("sglang:token_usage（0–1）；源稿：> 0.9 说明利用充分", "sglang:token_usage (0–1); the source: > 0.9 means the pool is well used"),
     "prod-panel-retract": ("被 retract 的请求（每分钟）", "Retracted requests (per minute)"),
-    "prod-panel-retract-desc": ("sglang:num_retracted_requests_total 的速率；对应日志 KV cache pool is full. Retract requests.", "the rate of sglang:num_retracted_requests_total; the log line KV cache pool is full. Retract requests."),
+    "prod-panel-retract-desc": ("sglang:num_retracted_requests_total 的速率；对应日志 KV cache pool is full. Retract requests.", "the rate of sglang:num_retracted_requests_total; the log line \"KV cache pool is full. Retract requests.\""),
     "prod-panel-cache-hit": ("前缀缓存命中率", "Prefix cache hit rate"),
     "prod-panel-cache-hit-desc": ("sglang:cache_hit_rate（0–1）", "sglang:cache_hit_rate (0–1)"),
     "prod-panel-ttft": ("首 token 延迟 TTFT（p50 / p90 / p99）", "Time to first token (p50 / p90 / p99)"),
@@ -69,7 +69,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "prod-panel-router-workers-desc": ("smg_worker_health（同上：名字在二进制里，含义未核对）", "smg_worker_health (as above: the name is in the binary, its meaning unchecked)"),
     # the alerts (handbook/production/alerts.py)
     "prod-alert-retract-summary": ("KV 池满，频繁 retract", "KV pool full: frequent retractions"),
-    "prod-alert-retract-desc": ("最近 10 分钟里超过 10 个采集间隔出现了 retract：日志 KV cache pool is full. Retract requests. 多于约每分钟一次（源稿认为约每分钟一次是正常的）。提高 --schedule-conservativeness 或降低并发", "retractions in more than 10 scrape intervals of the last 10 minutes: the log line KV cache pool is full. Retract requests. more often than about once a minute, which the source calls normal. Raise --schedule-conservativeness or reduce concurrency"),
+    "prod-alert-retract-desc": ("最近 10 分钟里超过 10 个采集间隔出现了 retract：日志 KV cache pool is full. Retract requests. 多于约每分钟一次（源稿认为约每分钟一次是正常的）。提高 --schedule-conservativeness 或降低并发", "retractions in more than 10 scrape intervals of the last 10 minutes: the log line “KV cache pool is full. Retract requests.” more often than about once a minute, which the source calls normal. Raise --schedule-conservativeness or reduce concurrency"),
     "prod-alert-queue-summary": ("排队超过源稿的健康上限", "Queue above the source's healthy range"),
     "prod-alert-queue-desc": ("sglang:num_queue_reqs 持续 10 分钟高于 2000（源稿的健康区间是 100–2000）：加副本或查吞吐", "sglang:num_queue_reqs has stayed above 2000 for 10 minutes (the source's healthy range is 100–2000): add replicas or look at throughput"),
     "prod-alert-conservative-summary": ("KV 池没用满却在排队", "Requests queue while the KV pool is not full"),

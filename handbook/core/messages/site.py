@@ -23,6 +23,8 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "col-variable": ("变量", "Variable"),
     "col-where": ("位置", "Where"),
     "col-source-to-published": ("源稿所写 → 本站发布", "The source says → published here"),
+    "changes-count": ("共 {count} 处，每处附理由。", "{count} changes, each with its reason."),
+    "changes-default-where": ("04 · {flag} 的默认值", "04 · the default of {flag}"),
     "col-why": ("原因", "Why"),
     # a parameter's default (kb:parameters, kb:param-default, the drift page)
     "param-default-auto": ("自动", "automatic"),
@@ -70,7 +72,15 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "params-explained-in": ("详见：{links}", "More in {links}"),
     "glossary-col-zh": ("中文", "Chinese"),
     "glossary-col-en": ("英文", "English"),
-    "glossary-col-avoid": ("英文不写作", "Not written in English as"),
+    "glossary-col-avoid": ("不写作", "Not written as"),
+    "glossary-avoid-zh": ("中文：{variants}", "Chinese: {variants}"),
+    "glossary-avoid-en": ("英文：{variants}", "English: {variants}"),
+    # appendix D: a glossary term where the source writes a variant of it (handbook/render/changes.py)
+    "changes-term-where": ("附录 E · 术语“{term}”", "Appendix E · the term {term}"),
+    "changes-term-why": (
+        "全站每个术语只用一种写法（kb/glossary.yaml），页面、知识库与工具标签都按它检查；引用源稿原话时照录源稿的写法",
+        "The site writes each term one way (kb/glossary.yaml), checked in the pages, the knowledge base and the tools' labels; where it quotes the source, the source's spelling stays",
+    ),
     "summary-all": (
         "本站收录的全部 {count} 个参数，按分组列出（点击展开）",
         "All {count} parameters this site covers, by group (click to open)",
@@ -92,6 +102,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "startup-col-technique": ("手段", "Technique"),
     "pitfalls-col-symptom": ("现象", "Symptom"),
     "pitfalls-col-cause": ("原因", "Cause"),
+    "pitfalls-col-likely-cause": ("最可能原因", "Most likely cause"),  # 8.3's table, as the source hedges it
     "pitfalls-col-fix": ("处理", "Fix"),
     "env-vars-reader-sglang": ("SGLang", "SGLang"),
     "env-vars-reader-aiter": ("AITER", "AITER"),
@@ -108,20 +119,19 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "sources-col-checked": ("核验日期", "Checked"),
     "recipe-notes": ("注意", "Note"),
     "recipe-notes-shared": ("以上命令都要注意", "Note for all the commands above"),
-    # the engine's verdict beside a text that states what the engine does (handbook/render/verdicts.py)
-    "verdict-raises": ("⚙ SGLang {version} 启动时报错（{error}）", "⚙ SGLang {version} refuses to start ({error})"),
-    "verdict-adjusts": ("⚙ SGLang {version} 不报错，而是{adjustment}", "⚙ SGLang {version} does not refuse; it {adjustment}"),
-    "verdict-logs": ("⚙ SGLang {version} 只打日志，照常启动", "⚙ SGLang {version} only logs it and starts as usual"),
-    "verdict-nothing": ("⚙ SGLang {version} 不检查这一点（是建议，不是引擎的规定）", "⚙ SGLang {version} does not check this (advice, not an engine rule)"),
-    "verdict-source-overstates": ("；源稿言过其实", "; the source overstates it"),
-    "verdict-source-understates": ("；源稿说得不够", "; the source understates it"),
-    "verdict-source-contradicts": ("；源稿与引擎相反", "; the source contradicts the engine"),
-    "verdict-rule": ("规则 {rule}", "rule {rule}"),
+    # the engine's note beside a text that states what the engine does (handbook/render/verdicts.py): a sentence
+    # where the source's words match the engine or state nothing to compare, then a link to the rule's row
+    "note-raises": ("不满足时，SGLang {version} 拒绝启动（{error}）。", "Where this does not hold, SGLang {version} refuses to start ({error})."),
+    "note-adjusts": ("SGLang {version} 不报错，而是{adjustment}。", "SGLang {version} accepts it and {adjustment}."),
+    "note-logs": ("SGLang {version} 只记一行日志，照常启动。", "SGLang {version} only logs this and starts as usual."),
+    "note-nothing": ("SGLang {version} 不检查这一点：这是建议，不是引擎的规定。", "SGLang {version} does not check this: it is advice, not an engine rule."),
+    "note-link": ("引擎核对", "engine check"),
+    "note-rule-title": ("规则 {rule}：在与引擎的出入页上", "rule {rule}, on the engine-drift page"),
     # a quotation of the source inside the site's text (⟦…⟧, handbook/core/quotes.py)
     "quote-source-mark": ("源稿", "source"),
     "quote-source-title": (
-        "源稿原文，照录而未按 SGLang 改正：不要照抄",
-        "The source's words, quoted as written and not corrected against SGLang: do not copy",
+        "源稿原文，照录；与引擎不符之处见旁边的说明",
+        "The source's words, as written; where they disagree with the engine, the note beside them says so",
     ),
     "drift-scenario": ("07 · 按场景的配方", "07 · Recipes by scenario"),
     "param-abbreviation": (
@@ -145,12 +155,18 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "kv-heads-share": ("相对 MHA 的 KV 量", "KV size relative to MHA"),
     "kv-heads-examples": ("例", "Examples"),
     # kb:topologies (chapter 05)
+    # the start page (docs/*/index.md): the one line that installs the command line
+    "install-needs": ("需要 git 与 Python 3.11 以上；装好后，在这个终端里就能运行 python -m handbook。", "It needs git and Python 3.11 or later; once it has run, python -m handbook works in that terminal."),
+    "install-placeholder": ("把 {placeholder} 换成本仓库的地址（克隆用的 URL）。", "Replace {placeholder} with this repository's address (its clone URL)."),
+    "figure-open": ("点开看原尺寸的图", "Open the figure full size"),
+    "figure-text": ("图的文字版", "The figure as text"),
     "topology-settings": ("配置要点：{flags}。", "Key settings: {flags}."),
     "topology-settings-note": (
         "以上配置只是机制示例，仍须满足模型与硬件的约束。",
-        "The settings illustrate the mechanism; a deployment must still meet the model's and the hardware's constraints.",
+        "These settings only illustrate the mechanism; a deployment must still meet the model's and the hardware's constraints.",
     ),
     "topology-basis": ("官方依据：{link}。", "Official source: {link}."),
+    "topology-constraints": ("这些约束在 SGLang 0.5.23 中如何处理，见 {section}。", "How SGLang 0.5.23 handles these constraints is explained under {section}."),
     # kb:quick-reference (chapter 06.8)
     "quickref-branch": ("源码分支 {branch}", "source branch {branch}"),
     "quickref-col-layout": ("推荐 TP/EP", "Recommended TP/EP"),

@@ -126,6 +126,8 @@ def edge_cases() -> list[str]:
         f'{server} --served-model-name ${{A:-"}}"}} --tp-size x',
         f"{server} --served-model-name ${{N:-${{HOME}}/my m}} --tp-size x",
         f"{server} --served-model-name $(ls\n  /models) \\\n  --tp-size x",
+        # a flag given 0 is given (flags-set rules): Python's `0 in (False, …)` once read it as off
+        f"{server} --watchdog-timeout 0", " --watchdog-timeout 0", f"{server} --watchdog-timeout 0.0",
     ]
     return out + launcher_cases() + invisible_cases() + long_cases()
 

@@ -56,8 +56,12 @@ class Facts:
         return self.args.is_set(self._dest(flag))
 
     def is_set(self, flag: str) -> bool:
-        """Given, and not switched off (``--no-x``) or emptied."""
-        return self.given(flag) and self.value(flag) not in (False, None, "", [])
+        """Given, and not switched off (``--no-x``) or emptied. A value of 0 is given, not off: ``in (False,
+        …)`` would read it as False (0 == False in Python), where the browser's checker does not."""
+        if not self.given(flag):
+            return False
+        value = self.value(flag)
+        return not (value is False or value is None or value == "" or value == [])
 
     def value(self, flag: str) -> Any:
         """The value the engine starts resolution with, normalised as its first hooks do."""

@@ -3,6 +3,7 @@
  * The work is done by checker.js (handbook/checker, in JavaScript) and configure.js (handbook/calc/configure,
  * in JavaScript) over the two exports the build writes beside these scripts; this file only reads the form,
  * shows what they return in the page's language, and keeps the configurator's choice in the address bar.
+ * The doctor's checks run in a Web Worker (checker-worker.js), off the page's main thread.
  * The page's wording comes from the page (<script class="cfg-messages">). Nothing is sent anywhere: the
  * only requests are this site's own data files.
  */
@@ -12,6 +13,10 @@
   const BASE = document.currentScript ? document.currentScript.src : window.location.href;
   const CHECKER_DATA = new URL("checker-data.json", BASE);
   const CONFIGURATOR_DATA = new URL("configurator-data.json", BASE);
+  const CHECKER_WORKER = new URL("checker-worker.js", BASE);
+  // A check still running after this long is stopped (its worker ended; the next check starts a fresh one)
+  const CHECK_LIMIT_MS = 10000;
+  const LISTED_FINDINGS = 200;
   const STORED_COMMAND = "handbook-doctor-command";
   const EXAMPLE = [
     "python -m sglang.launch_server \\",
@@ -86,9 +91,13 @@
     return item;
   }
 
-  function summary(findings, version, m) {
+  function countsOf(findings) {
     const counts = { error: 0, warning: 0, note: 0 };
     for (const f of findings) counts[f.severity] += 1;
+    return counts;
+  }
+
+  function summary(counts, version, m) {
     if (counts.error || counts.warning) {
       return template(m["check-cli-problems"], { errors: counts.error, warnings: counts.warning, notes: counts.note, version });
     }
@@ -104,56 +113,199 @@
     }
   }
 
+  // ================================================================================= the doctor's checks
+  // Each check runs in a Web Worker, so that a long paste never blocks the page, and one that runs past
+  // CHECK_LIMIT_MS is stopped. Where no worker can start, the page's own checker.js runs it, after a paint.
+  class Checks {
+    constructor() {
+      this.worker = null;
+      this.local = null;
+      this.version = null;
+      this.waiting = new Map();
+      this.next = 0;
+    }
+
+    async start() {
+      try {
+        this.version = await this.spawn();
+      } catch (err) {
+        this.local = window.HandbookChecker.create(await load(CHECKER_DATA));
+        this.version = this.local.version;
+      }
+    }
+
+    spawn() {
+      return new Promise((resolve, reject) => {
+        const worker = new Worker(CHECKER_WORKER);
+        worker.onmessage = (event) => {
+          const answer = event.data;
+          if ("ready" in answer) {
+            this.worker = worker;
+            resolve(answer.ready);
+          } else if (answer.id === undefined) {
+            worker.terminate();
+            reject(new Error(answer.error));
+          } else this.settle(answer.id, answer);
+        };
+        worker.onerror = (event) => {
+          event.preventDefault();
+          const why = new Error(event.message || "the checker's worker stopped");
+          if (this.worker === worker) this.stop(why);
+          else reject(why);
+        };
+        worker.postMessage({ data: String(CHECKER_DATA) });
+      });
+    }
+
+    settle(id, answer) {
+      const waiting = this.waiting.get(id);
+      if (waiting === undefined) return;
+      this.waiting.delete(id);
+      window.clearTimeout(waiting.timer);
+      if ("error" in answer) waiting.reject(new Error(answer.error));
+      else waiting.resolve(answer.result);
+    }
+
+    // end the worker and every check waiting on it; the next check starts a fresh one
+    stop(why) {
+      if (this.worker !== null) this.worker.terminate();
+      this.worker = null;
+      for (const id of [...this.waiting.keys()]) this.settle(id, { error: why.message });
+    }
+
+    async check(text) {
+      if (this.local !== null) {
+        await new Promise((resolve) => window.setTimeout(resolve, 0));
+        const findings = this.local.check(text);
+        const understood = this.local.understood(text);
+        return { findings: findings.slice(0, LISTED_FINDINGS), counts: countsOf(findings), understood, status: this.local.exitStatus(findings) };
+      }
+      if (this.worker === null) await this.spawn();
+      return new Promise((resolve, reject) => {
+        const id = (this.next += 1);
+        const timer = window.setTimeout(() => this.stop(new Error(`> ${CHECK_LIMIT_MS / 1000} s`)), CHECK_LIMIT_MS);
+        this.waiting.set(id, { resolve, reject, timer });
+        this.worker.postMessage({ id, text, listed: LISTED_FINDINGS });
+      });
+    }
+  }
+
   // ================================================================================= the doctor
+  // One check at a time, always of the latest text: a verdict is shown only for the text in the box, and
+  // while a check runs the page says so instead of showing the previous verdict.
   class Doctor {
-    constructor(root, checker, messages) {
+    constructor(root, checks, messages) {
       this.root = root;
-      this.checker = checker;
+      this.checks = checks;
       this.m = messages;
       this.lang = root.dataset.lang;
       this.input = root.querySelector(".doc-input");
+      this.status = root.querySelector(".doc-status");
+      this.list = root.querySelector(".doc-findings");
+      this.ticket = 0; // the text in the box
+      this.shown = 0; // the text whose verdict the page shows
+      this.busy = false;
+      this.waiters = [];
       this.input.addEventListener("input", () => this.run());
       root.querySelector(".doc-check").addEventListener("click", () => this.run());
       root.querySelector(".doc-example").addEventListener("click", () => {
         this.input.value = EXAMPLE;
         this.run();
       });
-      let stored = null;
+      this.restored = null;
       try {
-        stored = window.sessionStorage.getItem(STORED_COMMAND);
+        this.restored = window.sessionStorage.getItem(STORED_COMMAND);
       } catch (err) {
-        stored = null;
+        this.restored = null;
       }
-      if (stored) this.input.value = stored;
+      if (this.restored) this.input.value = this.restored;
       this.run();
     }
 
-    run() {
-      const text = this.input.value;
+    remember(text) {
       try {
-        window.sessionStorage.setItem(STORED_COMMAND, text);
+        if (text) window.sessionStorage.setItem(STORED_COMMAND, text);
+        else window.sessionStorage.removeItem(STORED_COMMAND);
       } catch (err) {
         // storage may be off: the state is then kept for this page only
       }
-      const status = this.root.querySelector(".doc-status");
-      const list = this.root.querySelector(".doc-findings");
+    }
+
+    // Check the text in the box; resolves once the page shows its verdict (or why there is none).
+    run() {
+      const text = this.input.value;
+      this.remember(text);
+      this.ticket += 1;
+      const done = new Promise((resolve) => this.waiters.push([this.ticket, resolve]));
       if (!text.trim()) {
-        status.replaceChildren();
-        list.replaceChildren();
-        this.root.dataset.result = "empty";
-        return;
+        this.status.replaceChildren();
+        this.list.replaceChildren();
+        this.show(this.ticket, "empty");
+        return done;
       }
-      const findings = this.checker.check(text);
-      const understood = this.checker.understood(text);
-      if (!understood && !findings.length) {
-        status.replaceChildren(element("p", {}, this.m["check-cli-nothing"]));
-        list.replaceChildren();
+      this.status.replaceChildren(element("p", { class: "doc-checking" }, this.m["doc-checking"]));
+      this.list.hidden = true;
+      this.root.dataset.result = "checking";
+      if (!this.busy) this.drain();
+      return done;
+    }
+
+    async drain() {
+      this.busy = true;
+      while (this.shown !== this.ticket) {
+        const ticket = this.ticket;
+        const text = this.input.value;
+        try {
+          const result = await this.checks.check(text);
+          if (ticket === this.ticket) this.render(result);
+        } catch (err) {
+          if (ticket === this.ticket) this.failed(text, err);
+        }
+        if (ticket === this.ticket) this.show(ticket, this.root.dataset.result);
+      }
+      this.busy = false;
+    }
+
+    show(ticket, result) {
+      this.shown = ticket;
+      this.root.dataset.result = result;
+      this.waiters = this.waiters.filter(([waiting, resolve]) => (waiting <= ticket ? resolve() : true));
+    }
+
+    render(result) {
+      this.list.hidden = false;
+      const total = result.counts.error + result.counts.warning + result.counts.note;
+      if (!result.understood && !total) {
+        this.status.replaceChildren(element("p", {}, this.m["check-cli-nothing"]));
+        this.list.replaceChildren();
         this.root.dataset.result = "nothing";
         return;
       }
-      status.replaceChildren(element("p", {}, summary(findings, this.checker.version, this.m)));
-      list.replaceChildren(...findings.map((f) => findingItem(f, this.lang, this.m)));
-      this.root.dataset.result = ["clean", "warnings", "errors"][this.checker.exitStatus(findings)];
+      this.status.replaceChildren(element("p", {}, summary(result.counts, this.checks.version, this.m)));
+      // a paste with thousands of findings: the first ones, and how many more (the summary counts them all)
+      const listed = result.findings.map((f) => findingItem(f, this.lang, this.m));
+      const more = total - result.findings.length;
+      if (more > 0) listed.push(element("li", { class: "doc-more" }, template(this.m["doc-more"], { count: more.toLocaleString("en") })));
+      this.list.replaceChildren(...listed);
+      this.root.dataset.result = ["clean", "warnings", "errors"][result.status];
+    }
+
+    // No verdict: say why, forget the text (a reload must not run it again), and offer to clear the box.
+    failed(text, err) {
+      this.remember("");
+      if (text === this.restored) this.input.value = "";
+      this.restored = null;
+      const clear = element("button", { type: "button", class: "md-button doc-clear" }, this.m["doc-clear"]);
+      clear.addEventListener("click", () => {
+        this.input.value = "";
+        this.run();
+        this.input.focus();
+      });
+      const why = template(this.m["doc-failed"], { error: String(err && err.message ? err.message : err) });
+      this.status.replaceChildren(element("p", { class: "cfg-warn doc-failed" }, why, " ", clear));
+      this.list.replaceChildren();
+      this.list.hidden = false;
+      this.root.dataset.result = "failed";
     }
   }
 
@@ -437,24 +589,31 @@
     const messages = JSON.parse(root.querySelector(".cfg-messages").textContent);
     const status = root.querySelector(kind === "doctor" ? ".doc-status" : ".cfg-status");
     const failed = kind === "doctor" ? "doc-load-failed" : "cfg-load-failed";
+    if (kind === "doctor") {
+      const checks = new Checks();
+      try {
+        await checks.start();
+      } catch (err) {
+        status.replaceChildren(element("p", { class: "cfg-warn" }, template(messages[failed], { url: CHECKER_DATA.pathname })));
+        return;
+      }
+      status.replaceChildren();
+      root.doctor = new Doctor(root, checks, messages);
+      root.dataset.ready = "true";
+      return;
+    }
     let checkerData;
     let configuratorData;
     try {
-      [checkerData, configuratorData] = await Promise.all([load(CHECKER_DATA), kind === "doctor" ? null : load(CONFIGURATOR_DATA)]);
+      [checkerData, configuratorData] = await Promise.all([load(CHECKER_DATA), load(CONFIGURATOR_DATA)]);
     } catch (err) {
-      const url = (kind === "doctor" ? CHECKER_DATA : CONFIGURATOR_DATA).pathname;
-      status.replaceChildren(element("p", { class: "cfg-warn" }, template(messages[failed], { url })));
+      status.replaceChildren(element("p", { class: "cfg-warn" }, template(messages[failed], { url: CONFIGURATOR_DATA.pathname })));
       return;
     }
     const checker = window.HandbookChecker.create(checkerData);
-    if (kind === "doctor") {
-      status.replaceChildren();
-      root.doctor = new Doctor(root, checker, messages);
-    } else {
-      configuratorData.version = checker.version;
-      const configure = window.HandbookConfigure.create(configuratorData, checker);
-      root.configurator = new Configurator(root, configure, configuratorData, messages);
-    }
+    configuratorData.version = checker.version;
+    const configure = window.HandbookConfigure.create(configuratorData, checker);
+    root.configurator = new Configurator(root, configure, configuratorData, messages);
     root.dataset.ready = "true";
   }
 

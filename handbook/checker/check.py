@@ -12,10 +12,18 @@ from handbook.checker.argv import UNKNOWN, ParsedArgs, parse_args
 from handbook.checker.envcheck import check_assignments
 from handbook.checker.findings import Finding, ordered
 from handbook.checker.predicates import PREDICATES, Facts, Predicate, Unwritten
-from handbook.checker.shell import EnvAssignment, Invocation, ShellSyntaxError, Word, parse_script
+from handbook.checker.shell import (
+    MAX_NESTING,
+    EnvAssignment,
+    Invocation,
+    ShellSyntaxError,
+    Word,
+    parse_script,
+)
 from handbook.core.messages import message
-from handbook.core.suggest import closest
-from handbook.core.text import Text
+from handbook.core.suggest import Suggestions
+from handbook.core.templates import fill, template_problems
+from handbook.core.text import INVISIBLE, LANGS, Text, code_point, visible
 from handbook.engine.snapshot import EngineSnapshot, load_snapshot
 from handbook.kb.loader import KB
 from handbook.kb.schema import Recipe, Rule
@@ -62,10 +70,27 @@ def _engine_clause(rule: Rule, version: str) -> Text:
 
 def rule_params(rule: Rule) -> Predicate | None:
     """The rule's predicate with its parameters, or None when the rule is broken (the rule-predicates check
-    of ``python -m handbook validate`` reports it with its file and line)."""
+    of ``python -m handbook validate`` reports it with its file and line). Validated once per rule object:
+    a block of thousands of commands asks for every rule's parameters thousands of times."""
+    held = _PARAMS.get(id(rule))
+    if held is None or held[0] is not rule:
+        if len(_PARAMS) >= _PARAMS_HELD:  # KBs loaded again and again (mkdocs serve): forget the old ones
+            _PARAMS.clear()
+        held = (rule, _validated_params(rule))
+        _PARAMS[id(rule)] = held
+    return held[1]
+
+
+_PARAMS: dict[int, tuple[Rule, Predicate | None]] = {}
+_PARAMS_HELD = 4096
+
+
+def _validated_params(rule: Rule) -> Predicate | None:
     predicate = PREDICATES.get(rule.predicate)
     if predicate is None:
         return None
+    if any(template_problems(rule.message[lang], predicate.fields) for lang in LANGS):
+        return None  # a message that is not plain {name} fields is never filled in
     try:
         return predicate.model_validate(rule.params)
     except ValidationError:
@@ -74,9 +99,7 @@ def rule_params(rule: Rule) -> Predicate | None:
 
 def rule_finding(rule: Rule, values: dict[str, str], version: str, line: int | None) -> Finding:
     """The finding of a broken rule: its message with the predicate's values, then what the engine does."""
-    said = Text.of(
-        rule.message.zh.format(**values).rstrip("。."), rule.message.en.format(**values).rstrip(".")
-    )
+    said = Text.of(fill(rule.message.zh, values).rstrip("。."), fill(rule.message.en, values).rstrip("."))
     return Finding(
         rule.severity,
         f"rule.{rule.id}",
@@ -140,13 +163,13 @@ def _deprecated(args: ParsedArgs, version: str) -> list[Finding]:
 
 
 def _module_findings(
-    invocation: Invocation, snapshot: EngineSnapshot, modules: dict[str, str]
+    invocation: Invocation, snapshot: EngineSnapshot, modules: dict[str, str], suggest: Suggestions
 ) -> list[Finding]:
     word = invocation.launcher
     line = word.line if word else invocation.line
     module = invocation.module
     if invocation.kind == "module":
-        close = closest(module or "", modules)
+        close = suggest.closest(module or "", "module", modules)
         hint = message("check-did-you-mean", name=close) if close else ""
         return [
             Finding(
@@ -202,14 +225,18 @@ def check_invocation(
     kb: KB | None = None,
     model: str | None = None,
     exported: list[EnvAssignment] | None = None,
+    suggest: Suggestions | None = None,
 ) -> list[Finding]:
-    """Findings for one SGLang command (or flags-only fragment)."""
+    """Findings for one SGLang command (or flags-only fragment). ``suggest``: the check's "did you mean"."""
+    suggest = suggest or Suggestions()
     _, modules = entry_points(snapshot)
-    findings = _module_findings(invocation, snapshot, modules)
+    findings = _module_findings(invocation, snapshot, modules, suggest)
     if invocation.kind not in ("program", "fragment") or invocation.program is None:
         return findings
     fragment = invocation.kind == "fragment"
-    args, parse_findings = parse_args(snapshot, invocation.program, invocation.args, fragment=fragment)
+    args, parse_findings = parse_args(
+        snapshot, invocation.program, invocation.args, fragment=fragment, suggest=suggest
+    )
     findings += parse_findings
     findings += _deprecated(args, snapshot.sglang_version)
     note = _placeholder_note(args)
@@ -267,24 +294,64 @@ def _unchecked_flags(text: str) -> list[Finding]:
     ]
 
 
+# How much of a line a finding about an invisible character quotes around the first one, and on how many
+# lines it is reported one by one (a paste with thousands of them gets one more finding that counts the rest)
+_SHOWN_BEFORE, _SHOWN_AFTER = 24, 40
+INVISIBLE_LINES = 100
+
+
+def invisible_findings(text: str) -> list[Finding]:
+    """One error per line that holds a character the reader cannot see (a bidirectional control, a
+    zero-width character, a terminal escape…): what the shell runs is not what the page or the terminal
+    shows. The message quotes the line with each one written out as ⟨U+…⟩."""
+    findings: list[Finding] = []
+    more: list[int] = []
+    for number, line in enumerate(text.split("\n"), 1):
+        found = [m.start() for m in INVISIBLE.finditer(line)]
+        if not found:
+            continue
+        if len(findings) == INVISIBLE_LINES:
+            more.append(number)
+            continue
+        points = list(dict.fromkeys(code_point(line[at]) for at in found))
+        start = max(0, found[0] - _SHOWN_BEFORE)
+        end = min(len(line), found[0] + _SHOWN_AFTER)
+        shown = ("…" if start else "") + visible(line[start:end]) + ("…" if end < len(line) else "")
+        listed = ", ".join(points[:5]) + (", …" if len(points) > 5 else "")
+        findings.append(
+            Finding(
+                "error",
+                "shell.invisible",
+                message("check-shell-invisible", points=listed, shown=shown),
+                number,
+                points[0],
+            )
+        )
+    if more:
+        said = message("check-shell-invisible-more", count=len(more), last=more[-1])
+        findings.append(Finding("error", "shell.invisible", said, more[0]))
+    return findings
+
+
 def check_command(
     text: str, snapshot: EngineSnapshot | None = None, kb: KB | None = None, *, model: str | None = None
 ) -> list[Finding]:
     """Every finding for a block of shell text, ordered by line (see the package docstring)."""
     snapshot = snapshot or load_snapshot()
     commands, modules = entry_points(snapshot)
+    findings: list[Finding] = invisible_findings(text)
     try:
         script = parse_script(text, commands, modules)
     except ShellSyntaxError as exc:
-        return [
+        findings.append(
             Finding(
                 "error",
                 "shell.syntax",
                 message("check-shell-syntax", problem=exc.problem),
                 exc.line,
             )
-        ]
-    findings: list[Finding] = []
+        )
+        return ordered(findings)
     for orphan in script.orphans:
         first: Word = orphan.words[0]
         findings.append(
@@ -296,13 +363,22 @@ def check_command(
                 first.text,
             )
         )
+    for unseen in script.unseen:
+        if unseen.too_deep:
+            said = message("check-shell-too-deep", shell=visible(unseen.behind.text), depth=MAX_NESTING)
+            code = "shell.too-deep"
+        else:
+            said = message("check-shell-unseen-program", launcher=visible(unseen.behind.text))
+            code = "shell.unseen-program"
+        findings.append(Finding("error", code, said, unseen.line, unseen.behind.text))
+    suggest = Suggestions()
     exported = [a for a in script.assignments if a.how == "export"]
     for invocation in script.invocations:
-        findings += check_invocation(invocation, snapshot, kb, model, exported)
-    if not (script.invocations or script.orphans):
+        findings += check_invocation(invocation, snapshot, kb, model, exported, suggest)
+    if not (script.invocations or script.orphans or script.unseen):
         findings += _unchecked_flags(text)
     kb_env = kb.env_vars if kb is not None else {}
-    findings += check_assignments(script.assignments, snapshot, kb_env)
+    findings += check_assignments(script.assignments, snapshot, kb_env, suggest)
     return ordered(findings)
 
 

@@ -114,7 +114,9 @@ def links_external(session: nox.Session) -> None:
 def lock(session: nox.Session) -> None:
     """Re-resolve requirements/*.in into their hash-pinned locks (the toolchain, and nox for CI)."""
     session.install("pip-tools==7.6.2")
-    for source, lock_file in (("requirements/dev.in", LOCK), ("requirements/ci.in", CI_LOCK)):
+    sources = [("requirements/dev.in", LOCK), ("requirements/ci.in", CI_LOCK)]
+    sources += [(lock.replace(".lock", ".in"), lock) for lock in ENGINE_LOCKS.values()]
+    for source, lock_file in sources:
         session.run(
             "pip-compile",
             "--quiet",
@@ -130,47 +132,15 @@ def lock(session: nox.Session) -> None:
         )
 
 
-# Import-time dependencies of the three parsers, pinned, for every release the snapshot covers. torch
-# 2.14.1 is what sglang 0.5.22/0.5.23 pin: the PyPI build is CUDA's but imports and runs on a CPU-only
-# machine; older releases pin older torch, and nothing in their parser or env code depends on it.
-ENGINE_IMPORT_PINS = [
-    "torch==2.14.1",
-    "torchvision==0.29.1",
-    "msgspec==0.23.0",
-    "numpy==2.4.6",
-    "orjson==3.13.0",
-    "psutil==7.2.2",
-    "pybase64==1.5.1",
-    "requests==2.34.2",
-    "packaging==26.4",
-    "pillow==13.0.0",
-    "starlette==1.10.0",
-    "pydantic==2.14.4",
-    "pyzmq==27.3.0",
-    "tqdm==4.70.1",
-    "ipython==9.18.1",
-    "aiohttp==3.14.5",
-    # the serving benchmark imports sglang.srt.configs (datasets, kernels, quantization configs) too
-    "datasets==5.2.0",
-    "apache-tvm-ffi==0.1.11",
-    "sentencepiece==0.2.1",
-    "compressed-tensors==0.18.0",
-    "gguf==0.19.0",
-    # older releases' import paths (the 0.5.23 snapshot is the same with or without them):
-    "openai==2.8.0",  # up to 0.5.1x, server_args imports the OpenAI protocol (openai.types.responses)
-    "partial_json_parser==0.2.1.1.post7",  # the function-call parsers; no release pins it
-    "einops==0.8.2",  # 0.5.17+: moe_runner/deep_gemm.py; no release pins it
-]
-# 0.5.16+: function_call/*_detector.py import xgrammar.StructuralTag (0.2.7 is 0.5.21-0.5.23's pin);
-# installed without its triton dependency, which importing it does not need.
-ENGINE_NO_DEPS = ["xgrammar==0.2.7"]
-# transformers per release. 0.5.11-0.5.19 register the 'qwen3_asr' config without exist_ok, which
-# transformers 5.19.0 refuses (it ships qwen3_asr itself); 5.12.1, the pin of 0.5.15-0.5.21, does not.
-# 0.5.10 and 0.5.21 dump byte-identically under both, so the choice does not reach the snapshot.
-TRANSFORMERS_PINS = {
-    "5.12.1": ("transformers==5.12.1", "tokenizers==0.22.2"),
-    "5.19.0": ("transformers==5.19.0", "tokenizers==0.23.2"),
+# What importing the engine's parsers needs, hash-pinned (requirements/engine.in says why each pin), one lock
+# per transformers version: 0.5.11-0.5.19 register the 'qwen3_asr' config without exist_ok, which
+# transformers 5.19.0 refuses (it ships qwen3_asr itself); 5.12.1, the pin of 0.5.15-0.5.21, does not. 0.5.10
+# and 0.5.21 dump byte-identically under both, so the choice does not reach the snapshot.
+ENGINE_LOCKS = {
+    "5.12.1": "requirements/engine-transformers-5.12.lock",
+    "5.19.0": "requirements/engine-transformers-5.19.lock",
 }
+ENGINE_HISTORY = "kb/engine/sglang-history.json"
 
 
 def _version_key(version: str) -> tuple[int, ...]:
@@ -179,6 +149,35 @@ def _version_key(version: str) -> tuple[int, ...]:
 
 def _transformers_for(version: str) -> str:
     return "5.19.0" if _version_key(version) >= (0, 5, 22) else "5.12.1"
+
+
+def _install_engine_imports(session: nox.Session, version: str) -> None:
+    """The lock for ``version``'s transformers, every file checked against its hash."""
+    session.install("--require-hashes", "-r", ENGINE_LOCKS[_transformers_for(version)])
+
+
+def _download_wheels(session: nox.Session, requirements: list[str], dest: Path) -> None:
+    """Each wheel into ``dest``, one requirement per call (pip refuses two pins of one name in one command).
+    A wheel the history records (every snapshotted release, and its router) must have the sha256 its
+    snapshot was made from; a release not snapshotted yet is fetched as PyPI serves it, and this run's dump
+    records its hash for every later run."""
+    versions = [r.split("==", 1)[1] for r in requirements if r.startswith("sglang==")]
+    recorded = session.run(
+        "python", "handbook/engine/history.py", "wheels", ENGINE_HISTORY, *versions,
+        silent=True, env={"PYTHONPATH": "."},
+    )  # fmt: skip
+    pinned = {line.split(" --hash=", 1)[0]: line for line in str(recorded or "").splitlines() if line}
+    for requirement in requirements:
+        options = ["--quiet", "--no-deps", "--only-binary=:all:", "--dest", str(dest)]
+        if requirement in pinned:
+            checked = dest.parent / "wheel-requirement.txt"
+            checked.write_text(pinned[requirement] + "\n", encoding="utf-8")
+            session.run("python", "-m", "pip", "download", *options, "--require-hashes", "-r", str(checked))
+        else:
+            session.warn(
+                f"{requirement}: no recorded hash yet (a release not snapshotted): fetched unchecked"
+            )
+            session.run("python", "-m", "pip", "download", *options, requirement)
 
 
 def _pinned_engine() -> str:
@@ -196,8 +195,10 @@ def engine_snapshot(session: nox.Session) -> None:
 
     Usage: nox -s engine-snapshot                     every release of kb/engine/releases.json
            nox -s engine-snapshot -- 0.5.23 [0.3.2]   one release (SGLang, then sglang-router), merged in
-    Installs each wheel without its dependencies, plus only what importing the parsers needs (no GPU, no
-    model download), runs handbook/engine/dump.py in this throwaway venv, then combines the dumps with
+    Installs each wheel without its dependencies (checked against the sha256 the history recorded for it;
+    a release not snapshotted yet is fetched as PyPI serves it, and its hash recorded now), plus only what
+    importing the parsers needs, hash-pinned (ENGINE_LOCKS; no GPU, no model download), runs
+    handbook/engine/dump.py in this throwaway venv, then combines the dumps with
     handbook/engine/history.py, which checks that every release expands back byte for byte. A release
     whose dump is unchanged but for its date keeps its committed date. The pinned release is dumped last,
     so the venv ends with it installed: nox -s engine-replay runs there.
@@ -215,25 +216,18 @@ def engine_snapshot(session: nox.Session) -> None:
         router_of[versions[0]] = router
     else:
         versions = sorted(router_of, key=lambda v: (v == pinned, _version_key(v)))
-    session.install(*ENGINE_IMPORT_PINS)
-    session.install("--no-deps", *ENGINE_NO_DEPS)
     tmp = Path(session.create_tmp())
     wheel_dir, dump_dir = tmp / "engine-wheels", tmp / "engine-dumps"
     dump_dir.mkdir(exist_ok=True)
     for old in [*wheel_dir.glob("*.whl"), *dump_dir.glob("*.json")]:
         old.unlink()
-    # one requirement per call: pip refuses two pins of one name in one command
     routers = sorted({f"sglang-router=={router_of[v]}" for v in versions})
-    for requirement in routers + [f"sglang=={v}" for v in versions]:
-        session.run(
-            "python", "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary=:all:",
-            "--dest", str(wheel_dir), requirement,
-        )  # fmt: skip
+    _download_wheels(session, routers + [f"sglang=={v}" for v in versions], wheel_dir)
     current = None
     for version in versions:
         if _transformers_for(version) != current:
             current = _transformers_for(version)
-            session.install(*TRANSFORMERS_PINS[current])
+            _install_engine_imports(session, version)
         sglang = next(wheel_dir.glob(f"sglang-{version}-*.whl"))
         router = next(wheel_dir.glob(f"sglang_router-{router_of[version]}-*.whl"))
         session.install("--no-deps", "--force-reinstall", str(sglang), str(router))
@@ -244,6 +238,7 @@ def engine_snapshot(session: nox.Session) -> None:
     session.run(
         "python", "handbook/engine/history.py", "combine", "--engine-dir", "kb/engine", "--pinned", pinned,
         *sorted(str(p) for p in dump_dir.glob("*.json")),
+        env={"PYTHONPATH": "."},  # it writes through handbook/core/files.py
     )  # fmt: skip
 
 
@@ -313,29 +308,17 @@ def engine_sizing(session: nox.Session) -> None:
     compare against (tests/golden/sizing-<version>.json, sizing-logs-<version>.json; no engine needed there).
 
     Usage: nox -s engine-sizing [-- 0.5.23]   (about 10 minutes on two cores)
-    Installs the wheel without its dependencies, plus the engine-snapshot session's pins for that release
-    (ENGINE_IMPORT_PINS, ENGINE_NO_DEPS, TRANSFORMERS_PINS), then runs handbook/oracles/sizing.py with this
-    package importable.
+    Installs the wheel (checked against the hash its snapshot recorded) without its dependencies, plus the
+    engine-snapshot session's hash-pinned lock for that release (ENGINE_LOCKS), then runs
+    handbook/oracles/sizing.py with this package importable.
     """
     version = session.posargs[0] if session.posargs else pinned_engine_version()
     wheel_dir = Path(session.create_tmp()) / "engine-wheels"
     for old in wheel_dir.glob("*.whl"):
         old.unlink()
-    session.run(
-        "python",
-        "-m",
-        "pip",
-        "download",
-        "--quiet",
-        "--no-deps",
-        "--only-binary=:all:",
-        "--dest",
-        str(wheel_dir),
-        f"sglang=={version}",
-    )
+    _download_wheels(session, [f"sglang=={version}"], wheel_dir)
+    _install_engine_imports(session, version)
     session.install("--no-deps", "--force-reinstall", *sorted(str(w) for w in wheel_dir.glob("*.whl")))
-    session.install(*ENGINE_IMPORT_PINS, *TRANSFORMERS_PINS[_transformers_for(version)])
-    session.install("--no-deps", *ENGINE_NO_DEPS)
     env = {"PYTHONPATH": "."}
     golden = Path("tests/golden")
     session.run(

@@ -12,6 +12,7 @@ from mkdocs.structure.files import File
 from handbook.core.paths import KB_ROOT
 from handbook.render.markers import MarkerErrors
 from handbook.site.alternates import without_head_alternates
+from handbook.site.csp import ExternalScripts
 from handbook.site.exports import write_exports
 from handbook.site.state import Site, SiteError, load_site
 
@@ -20,6 +21,9 @@ KB_FOLDER = Path(os.environ.get("HANDBOOK_KB", KB_ROOT))
 
 # The one build state MkDocs' events share: loaded and checked once, again only when kb/ changed (serve).
 _site: Site | None = None
+# Material's inline scripts, moved to files under the site's root (the default language's site_dir)
+_scripts = ExternalScripts()
+_root: Path | None = None
 
 
 @event_priority(-200)  # after the i18n plugin has set the language being built
@@ -53,15 +57,23 @@ def on_page_markdown(markdown, page, config, files, **kwargs):
 
 
 def on_post_page(output, page, config, **kwargs):
-    return without_head_alternates(output)  # each would make Material fetch a missing <page>/sitemap.xml
+    # hreflang links would make Material fetch a missing <page>/sitemap.xml; the policy forbids inline script
+    return _scripts.page(without_head_alternates(output))
+
+
+def on_post_template(output_content, template_name, config, **kwargs):
+    return _scripts.page(output_content) if template_name.endswith(".html") else output_content  # 404.html
 
 
 def on_post_build(config, **kwargs):
     # The files at the site's root are the same for every language: write them once, in the default
     # language's build (the i18n plugin runs it first, into the root).
+    global _root
     if config["plugins"]["i18n"].is_default_language_build:
-        _site.write_assets(Path(config["site_dir"]))  # the planner's, checker's and configurator's exports
-        write_exports(Path(config["site_dir"]), _site, config["site_url"])  # kb.json, llms.txt
+        _root = Path(config["site_dir"])
+        _site.write_assets(_root)  # the planner's, checker's and configurator's exports
+        write_exports(_root, _site, config["site_url"])  # kb.json, llms.txt
+    _scripts.write(_root or Path(config["site_dir"]))  # each language's pages load them from the root
 
 
 def on_serve(server, config, builder, **kwargs):

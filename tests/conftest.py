@@ -52,6 +52,18 @@ def _require_browser() -> None:
 
 
 @pytest.fixture(scope="session")
+def node() -> str:
+    """node, to run the browser's scripts (skipped without it, unless HANDBOOK_REQUIRE_NODE=1, as in CI)."""
+    found = shutil.which("node")
+    if found:
+        return found
+    message = "node not found (apt-get install nodejs): the browser's scripts cannot be run"
+    if os.environ.get("HANDBOOK_REQUIRE_NODE") == "1":
+        pytest.fail(message + "; HANDBOOK_REQUIRE_NODE=1 forbids skipping")
+    pytest.skip(message)
+
+
+@pytest.fixture(scope="session")
 def browser() -> Iterator[object]:
     """Debian's chromium driven by Playwright (no `playwright install`: the system browser is used)."""
     _require_browser()

@@ -93,11 +93,12 @@ def edge_cases() -> list[str]:
     values = [
         "٣", "１２", "99999999999999999999999", "-99999999999999999999", "1e400", "inf", "-inf", "nan", "NaN",
         "1_000", "1__0", "_1", "1_", " 7 ", "\t8\n", "0x10", "+5", "-0", "1.", ".5", "1e-7", "1E5", "5e-324",
-        "1.7976931348623157e309",
+        "1.7976931348623157e309", "9" * 400, "-" + "9" * 400, "9" * 4000, "9" * 5000,
     ]  # fmt: skip
     flags = [
         "--tp-size", "--mem-fraction-static", "--max-total-tokens", "--log-requests-level",
-        "--cuda-graph-max-bs-decode", "--chunked-prefill-size", "--schedule-conservativeness",
+        "--cuda-graph-max-bs-decode", "--chunked-prefill-size", "--schedule-conservativeness", "--dp-size",
+        "--context-length", "--attn-dp-size", "--ep-size",
     ]  # fmt: skip
     out = [f"{server} {flag} '{value}'" for value in values for flag in flags]
     documents = [
@@ -133,6 +134,10 @@ def edge_cases() -> list[str]:
         f'{server} --served-model-name ${{A:-"}}"}} --tp-size x',
         f"{server} --served-model-name ${{N:-${{HOME}}/my m}} --tp-size x",
         f"{server} --served-model-name $(ls\n  /models) \\\n  --tp-size x",
+        # a flag given 0 is given (flags-set rules): Python's `0 in (False, …)` once read it as off
+        f"{server} --watchdog-timeout 0",
+        " --watchdog-timeout 0",
+        f"{server} --watchdog-timeout 0.0",
     ]
     # several commands as one deployment: addresses written every way a router URL or --host allows
     prefill = f"{server} --disaggregation-mode prefill"
@@ -149,7 +154,84 @@ def edge_cases() -> list[str]:
     for nodes in ("2", "1", "3", "99999999999999999999", "true"):
         node = f"{server} --dist-init-addr a:5000 --nnodes {nodes} --tp-size 4 --node-rank"
         out += [f"{node} 0\n{node} 1", f"{node} 0\n{node} 0 --pp-size 2", f"{node} 1\n{node} 2"]
+    return out + launcher_cases() + invisible_cases() + long_cases()
+
+
+# Every launcher and shell form the checker reads through, each in front of a command with a typo
+LAUNCHED = "python -m sglang.launch_server --model-path m --tp-sise 2"
+LAUNCHERS = [
+    "setsid", "setsid -f", "conda run -n sglang", "conda run --name sglang --no-capture-output", "poetry run",
+    "pixi run -e cuda", "pipenv run", "mamba run -n x", "apptainer exec --nv sglang.sif",
+    "apptainer exec --bind /data:/data --env HF_TOKEN=x sglang.sif", "singularity exec img.sif",
+    "docker exec -it sglang", "docker exec -e SGLANG_ENABLE_TORCH_COMPILE=maybe -w /work c",
+    "docker container exec c", "podman exec -it c", "kubectl exec -it pod --", "kubectl exec pod -c main --",
+    "kubectl exec -n ns pod --", "ssh host", "ssh -p 2222 -i key user@host", "xargs -0", "xargs -I{}",
+    "watch -n 5", "/usr/bin/env", "/usr/bin/env -u X", "env -i", "timeout --preserve-status 600",
+    "timeout -s KILL 600", "taskset -c 0-7", "taskset 0x3", "chrt -f 50", "command", "sudo -u root -E",
+    "/usr/bin/sudo", "nohup nice -n 5 stdbuf -oL", "eval", "time", "exec -a sglang", "mpirun -np 2 -x A",
+    "docker run --gpus all img sudo -E", "docker run img bash -lc", "unknown-launcher --flag",
+    "unknown-launcher",
+]  # fmt: skip
+
+
+def launcher_cases() -> list[str]:
+    out = []
+    for launcher in LAUNCHERS:
+        quoted = launcher.endswith(("bash -lc", "eval")) or launcher.startswith("ssh")
+        out.append(
+            f"{launcher} '{LAUNCHED}'"
+            if quoted and not launcher.startswith("ssh")
+            else f"{launcher} {LAUNCHED}"
+        )
+    out += [
+        f"( {LAUNCHED} )", f"{{ {LAUNCHED}; }}", f"if true; then {LAUNCHED}; fi", f"! {LAUNCHED}",
+        f"while true; do {LAUNCHED}; done", f"(cd /tmp && {LAUNCHED}) &", f"ssh host '{LAUNCHED}'",
+        f"ssh host \"cd /x && {LAUNCHED}\"", f"bash -c \"bash -c '{LAUNCHED}'\"",
+        f"eval \"{LAUNCHED}\"", f"tmux new -d '{LAUNCHED}'", f"pkill -f '{LAUNCHED}'",
+        f"python -m handbook check -- {LAUNCHED}", "ssh host " * 6 + LAUNCHED, "ssh host " * 6 + "ls",
+        "docker run img bash -c 'echo hi'", f"docker run -eSGLANG_X=1 --env=SGLANG_Y=2 img {LAUNCHED}",
+        f"python -c 'import sglang' && {LAUNCHED}", f"sglang.launch_server {LAUNCHED}",
+    ]  # fmt: skip
     return out
+
+
+def invisible_cases() -> list[str]:
+    server = "python -m sglang.launch_server --model-path m"
+    out = []
+    for char in (
+        "\u202e",
+        "\u200b",
+        "\u2066",
+        "\x1b",
+        "\x1b]0;x\x07",
+        "\u00ad",
+        "\ufeff",
+        "\U000e0041",
+        "\x7f",
+    ):
+        out += [
+            f"{server} --tp-size{char} 2",
+            f"{server} --served-model-name a{char}b",
+            f"SGLANG_X{char}=1 {server}",
+            f"{server} \\\n  --tp-size 2 {char}\\\n  --host x",
+            f"{server} '--tp{char}",
+            f"{char}" * 3 + f"\n{server}\n" + "x" * 70 + char + "y" * 70,
+        ]
+    return out
+
+
+def long_cases() -> list[str]:
+    """More unknown names than one check compares (the suggestion budget), and long wrapper chains."""
+    server = "python -m sglang.launch_server --model-path m"
+    flags = " ".join(f"--tp-sise{i}" for i in range(70))
+    env = " ".join(f"SGLANG_ENABLE_TORCH_COMPIL{i}=1" for i in range(30))
+    return [
+        f"{server} {flags}",
+        f"{env} {server} --attention-backend fa{' --attention-backend fa'.join(str(i) for i in range(30))}",
+        "docker run i " * 300 + server + " --tp-sise 2",
+        "sudo -E " * 300 + server,
+        "( " * 300 + server + " )" * 300,
+    ]
 
 
 # ------------------------------------------------------------------------------------------ variants

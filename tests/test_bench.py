@@ -71,6 +71,8 @@ def test_each_target_is_judged_on_its_own_figure():
         "doctor_page_gzip_bytes": 250_000,
         "doctor_check_ms": 50.0,
         "configurator_update_ms": 50.0,
+        "long_command_python_s": 2.0,
+        "long_command_browser_s": 1.0,
     }
     assert verdicts(FIGURES) == {
         "hooks_share": True,
@@ -79,7 +81,13 @@ def test_each_target_is_judged_on_its_own_figure():
         "doctor_page_gzip_bytes": False,  # the heavier of the two pages counts
         "doctor_check_ms": True,
         "configurator_update_ms": False,  # under 50 ms, not at it
+        "long_command_python_s": None,  # a record from before the long pastes were measured
+        "long_command_browser_s": None,
     }
+    long = {**FIGURES, "long_command_python_s": 2.0, "long_command_browser_s": 1.01}
+    assert (
+        verdicts(long)["long_command_python_s"] is True and verdicts(long)["long_command_browser_s"] is False
+    )
     unmeasured = {
         k: v for k, v in FIGURES.items() if not k.startswith(("heaviest_", "doctor_", "configurator_"))
     }
@@ -126,6 +134,27 @@ def test_the_report_prints_every_figure_with_its_verdict():
     assert "    hook functions, cold build: on_files 0.10 s, on_pre_build 0.20 s" in report_lines(
         with_breakdown
     )
+
+
+def test_the_report_prints_the_long_pastes_rows_per_shape():
+    figures = {
+        **FIGURES,
+        "long_command_chars": 100_000,
+        "long_command_shapes": 2,
+        "long_command_python_s": 0.5,
+        "long_command_python_by_shape_s": {"unknown flags": 0.5, "subshells": 0.25},
+        "long_command_browser_s": 1.2,
+        "long_command_browser_by_shape_s": {"unknown flags": 1.2, "subshells": 0.1},
+        "long_command_main_thread_blocked_ms": 30.4,
+    }
+    record = {**RECORD, "figures": figures, "targets_met": verdicts(figures)}
+    assert report_lines(record)[-5:] == [
+        "checker, Python: slowest 100k-character paste (2 shapes)    0.50 s   ≤ 2 s         ✔ pass",
+        "    unknown flags 0.50, subshells 0.25",
+        "doctor page, chromium: slowest 100k-character paste       1.20 s   ≤ 1 s         ✖ MISSED",
+        "    unknown flags 1.20, subshells 0.10",
+        "    the page's main thread, longest without a turn         30 ms",
+    ]
 
 
 def test_the_hook_timer_wraps_the_hook_functions_only():

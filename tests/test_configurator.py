@@ -335,7 +335,7 @@ def test_what_the_pages_load_of_their_own_stays_small(configurator):
     chromium). The configurator's data is most of it: every plan a combination asks for, its rows worded as
     the planner words them (about 68 kB); the checker's, about 48 kB, since it reads commands as deployments,
     sizes them on an accelerator and knows each stored release's entry points and spellings (checker.js
-    about 27 kB of the scripts). The doctor page adds planner.js (about 17 kB) and, once an accelerator is
+    about 29 kB of the scripts). The doctor page adds planner.js (about 17 kB) and, once an accelerator is
     picked, the planner's data."""
 
     def gz(data: bytes) -> int:
@@ -349,4 +349,4 @@ def test_what_the_pages_load_of_their_own_stays_small(configurator):
     data = gz(canonical_json(checker_data(SNAPSHOT, KB)).encode()) + gz(
         canonical_json(configurator.export()).encode()
     )
-    assert own < 45_000 and data < 120_000, (own, data)
+    assert own < 50_000 and data < 125_000, (own, data)

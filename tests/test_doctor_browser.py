@@ -57,6 +57,13 @@ def open_doctor(page, site_url, lang):
     page.wait_for_selector("[data-doctor][data-ready=true]", timeout=15_000)
 
 
+def checked(page, text=None):
+    """Type ``text`` into the doctor (when given) and wait for its verdict (the check runs in a worker)."""
+    if text is not None:
+        page.fill("#doc-input", text)
+    page.wait_for_function("() => document.querySelector('[data-doctor]').dataset.result !== 'checking'")
+
+
 def switch_language(page, lang):
     with page.expect_navigation():
         page.eval_on_selector(f'a.md-select__link[hreflang="{lang}"]', "a => a.click()")
@@ -165,28 +172,28 @@ def test_switching_language_keeps_the_choice(tab, site_url):
 # ------------------------------------------------------------------------------------------ the doctor
 def test_a_pasted_typo_gets_the_checkers_suggestion_in_the_pages_language(tab, site_url):
     open_doctor(tab, site_url, "en")
-    tab.fill(
-        "#doc-input", "python -m sglang.launch_server --model-path m \\\n  --tp-sise 2 --enable-metrics=true"
-    )
+    checked(tab, "python -m sglang.launch_server --model-path m \\\n  --tp-sise 2 --enable-metrics=true")
     items = tab.eval_on_selector_all(".doc-finding", "li => li.map(x => [x.dataset.code, x.textContent])")
     assert [code for code, _ in items] == ["flag.unknown", "flag.takes-no-value"]
     assert "the closest is --tp-size" in items[0][1] and "line 2" in items[0][1]
     assert tab.text_content(".doc-status") == "✖ 2 error(s), 0 warning(s), 0 note(s) (sglang 0.5.23)"
-    tab.fill("#doc-input", "curl http://localhost:30000/metrics")
+    checked(tab, "curl http://localhost:30000/metrics")
     assert "no SGLang command or flags found" in tab.text_content(".doc-status")
     tab.click(".doc-example")
+    checked(tab)
     assert "--tp-size" in tab.text_content(".doc-findings")
 
 
 def test_the_doctor_keeps_the_command_across_languages_and_links_to_the_explaining_section(tab, site_url):
     open_doctor(tab, site_url, "zh")
     command = "python -m sglang.launch_server --model-path m --host 0.0.0.0"
-    tab.fill("#doc-input", command)
+    checked(tab, command)
     assert "服务监听 0.0.0.0 却没有 --api-key" in tab.text_content(".doc-findings")
     link = tab.get_attribute(".doc-finding .doc-link", "href")
     assert link == "../08-production/#security"
     switch_language(tab, "en")
     tab.wait_for_selector("[data-doctor][data-ready=true]", timeout=15_000)
+    checked(tab)
     assert tab.input_value("#doc-input") == command
     assert "The server listens on 0.0.0.0 without --api-key" in tab.text_content(".doc-findings")
     tab.click(".doc-finding .doc-link")
@@ -196,7 +203,7 @@ def test_the_doctor_keeps_the_command_across_languages_and_links_to_the_explaini
 def test_an_accelerator_sizes_the_command_and_a_mechanical_fix_is_a_command_to_copy(tab, site_url):
     open_doctor(tab, site_url, "en")
     command = "python -m sglang.launch_server --model-path Qwen/Qwen3.5-397B-A17B-FP8 --tp 4"
-    tab.fill("#doc-input", command)
+    checked(tab, command)
     assert [f["code"] for f in python_check(command)["findings"]] == ["flag.abbreviation"]
     assert tab.eval_on_selector_all(".doc-finding", "li => li.map(x => x.dataset.code)") == [
         "flag.abbreviation"
@@ -220,9 +227,22 @@ def test_an_accelerator_sizes_the_command_and_a_mechanical_fix_is_a_command_to_c
     tab.select_option("#doc-gpu", "h200")
     tab.wait_for_function("document.querySelector('.doc-finding[data-code=\"sizing.plan\"]') !== null")
     tab.select_option("#doc-gpu", "")
+    checked(tab)
     assert tab.eval_on_selector_all(".doc-finding", "li => li.map(x => x.dataset.code)") == [
         "flag.abbreviation"
     ]
+
+
+
+def test_without_a_worker_the_page_sizes_the_command_itself(tab, site_url):
+    tab.add_init_script("delete window.Worker")  # a browser where no worker can start
+    open_doctor(tab, site_url, "en")
+    checked(tab, "python -m sglang.launch_server --model-path Qwen/Qwen3.5-397B-A17B-FP8 --tp-size 4")
+    tab.select_option("#doc-gpu", "h100")
+    checked(tab)
+    codes = tab.eval_on_selector_all(".doc-finding", "li => li.map(x => x.dataset.code)")
+    assert codes == ["sizing.weights"]
+    assert not any(url.endswith("/assets/checker-worker.js") for url in tab.requests)
 
 
 # ------------------------------------------------------------------------------------------ the browser's runtime
@@ -245,3 +265,113 @@ def test_chromium_runs_the_same_checker_and_configurator_as_python(tab, site_url
     )
     expected = [CONFIGURATOR.configure(choice) for choice in picked]
     assert json.dumps(results, sort_keys=True) == json.dumps(expected, sort_keys=True)
+
+
+# ------------------------------------------------------------------------------------------ hostile pastes
+def _failing_checker(tab, limit_ms=None):
+    """Serve a checker.js that throws on a text holding BOOM and never returns on one holding HANG (a
+    stand-in for whatever input might break it), and, with ``limit_ms``, a doctor.js that stops a check
+    that runs longer. Routed in the context: the worker's own requests go through it too."""
+
+    def checker(route):
+        body = route.fetch().text()
+        body = body.replace(
+            "    function checkCommand(text, model = null, gpu = null) {",
+            '    function checkCommand(text, model = null, gpu = null) {\n      if (text.includes("BOOM")) throw new Error("boom");\n'
+            '      if (text.includes("HANG")) for (;;);',
+        )
+        route.fulfill(body=body, content_type="text/javascript")
+
+    def doctor(route):
+        body = route.fetch().text().replace("CHECK_LIMIT_MS = 10000", f"CHECK_LIMIT_MS = {limit_ms}")
+        route.fulfill(body=body, content_type="text/javascript")
+
+    tab.context.route("**/assets/checker.js", checker)
+    if limit_ms is not None:
+        tab.context.route("**/assets/doctor.js", doctor)
+
+
+def test_a_check_that_throws_shows_an_error_never_the_previous_verdict_and_a_reload_does_not_repeat_it(
+    tab, site_url
+):
+    _failing_checker(tab)
+    open_doctor(tab, site_url, "en")
+    checked(tab, "python -m sglang.launch_server --model-path m")
+    assert tab.get_attribute("[data-doctor]", "data-result") == "clean"
+    checked(tab, "python -m sglang.launch_server --model-path BOOM")
+    assert tab.get_attribute("[data-doctor]", "data-result") == "failed"
+    status = tab.text_content(".doc-status")
+    assert "The checker failed on this text (boom)" in status and "no problems" not in status
+    assert tab.eval_on_selector_all(".doc-finding", "items => items.length") == 0
+    assert tab.evaluate("sessionStorage.getItem('handbook-doctor-command')") is None
+    tab.reload()
+    tab.wait_for_selector("[data-doctor][data-ready=true]", timeout=15_000)
+    assert tab.input_value("#doc-input") == ""  # the failing text was not stored, so not restored
+    checked(tab, "python -m sglang.launch_server --model-path BOOM")
+    tab.click(".doc-clear")
+    checked(tab)
+    assert (
+        tab.input_value("#doc-input") == "" and tab.get_attribute("[data-doctor]", "data-result") == "empty"
+    )
+
+
+def test_a_restored_command_that_fails_is_cleared(tab, site_url):
+    _failing_checker(tab)
+    open_doctor(tab, site_url, "en")
+    tab.evaluate("sessionStorage.setItem('handbook-doctor-command', 'python -m sglang.launch_server BOOM')")
+    tab.reload()
+    tab.wait_for_selector("[data-doctor][data-ready=true]", timeout=15_000)
+    checked(tab)
+    assert tab.get_attribute("[data-doctor]", "data-result") == "failed"
+    assert tab.input_value("#doc-input") == ""
+    assert tab.evaluate("sessionStorage.getItem('handbook-doctor-command')") is None
+
+
+def test_a_check_that_never_returns_is_stopped_and_the_page_answers_meanwhile(tab, site_url):
+    _failing_checker(tab, limit_ms=1500)
+    open_doctor(tab, site_url, "en")
+    ticks = tab.evaluate(
+        """async () => {
+          const root = document.querySelector("[data-doctor]");
+          root.querySelector(".doc-input").value = "python -m sglang.launch_server HANG";
+          let ticks = 0;
+          const timer = setInterval(() => { ticks += 1; }, 50);
+          await root.doctor.run();
+          clearInterval(timer);
+          return ticks;
+        }"""
+    )
+    assert ticks >= 20  # the page's own timers kept running through the 1.5 s the worker spun
+    assert tab.get_attribute("[data-doctor]", "data-result") == "failed"
+    assert "> 1.5 s" in tab.text_content(".doc-status")
+    checked(tab, "python -m sglang.launch_server --model-path m --tp-sise 2")  # a fresh worker checks again
+    assert tab.eval_on_selector_all(".doc-finding", "li => li.map(x => x.dataset.code)") == ["flag.unknown"]
+
+
+def test_a_100k_paste_is_checked_off_the_main_thread_and_lists_its_first_findings(tab, site_url):
+    from handbook.site.bench import long_commands
+
+    open_doctor(tab, site_url, "en")
+    measured = tab.evaluate(
+        """async (text) => {
+          const root = document.querySelector("[data-doctor]");
+          root.querySelector(".doc-input").value = text;
+          let ran = false;
+          setTimeout(() => { ran = true; }, 0);
+          const pending = root.doctor.run();
+          const before = ran;
+          await pending;
+          return { before, after: ran, items: root.querySelectorAll(".doc-finding").length,
+                   more: root.querySelector(".doc-more") && root.querySelector(".doc-more").textContent };
+        }""",
+        long_commands(100_000)["unknown flags"],
+    )
+    assert measured["before"] is False and measured["after"] is True  # run() returned before the check ended
+    assert measured["items"] == 200 and "5,415 more" in measured["more"]
+
+
+def test_an_invisible_character_in_a_pasted_command_is_marked(tab, site_url):
+    open_doctor(tab, site_url, "en")
+    checked(tab, "python -m sglang.launch_server --model-path m --served-model-name ad\u202emin")
+    item = tab.text_content('.doc-finding[data-code="shell.invisible"]')
+    assert "U+202E" in item and "ad⟨U+202E⟩min" in item and "\u202e" not in item

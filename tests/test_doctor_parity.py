@@ -12,15 +12,12 @@ tests skip, unless HANDBOOK_REQUIRE_NODE=1 (as in CI), where a missing node is a
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import subprocess
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import doctor_cases
-import pytest
 
 from handbook.calc.planner_data import planner_data
 from handbook.checker import check_command
@@ -38,23 +35,13 @@ SNAPSHOT = load_snapshot()
 VARIANTS = 12_000
 # The finding codes the checker's docstring promises (rule.* aside): the corpus must reach every one.
 CODES = {
-    "shell.syntax", "shell.orphan-flags", "module.unknown", "module.deprecated", "flag.unknown",
+    "shell.syntax", "shell.orphan-flags", "shell.unseen-program", "shell.too-deep", "shell.invisible",
+    "shell.no-program", "module.unknown", "module.deprecated", "flag.unknown",
     "flag.wrong-program", "flag.abbreviation", "flag.ambiguous", "flag.deprecated", "flag.repeated",
     "flag.takes-no-value", "value.missing", "value.type", "value.choice", "value.placeholder",
     "args.required", "args.unexpected", "env.unknown", "env.type", "env.deprecated", "env.legacy-prefix",
     "env.foreign",
 }  # fmt: skip
-
-
-@pytest.fixture(scope="module")
-def node() -> str:
-    found = shutil.which("node")
-    if found:
-        return found
-    message = "node not found (apt-get install nodejs): the browser's scripts cannot be run"
-    if os.environ.get("HANDBOOK_REQUIRE_NODE") == "1":
-        pytest.fail(message + "; HANDBOOK_REQUIRE_NODE=1 forbids skipping")
-    pytest.skip(message)
 
 
 def run_node(node: str, script: str, payload: dict[str, Any]) -> list[dict[str, Any]]:
@@ -72,7 +59,7 @@ def python_check(text: str) -> dict[str, Any]:
     corrected = [[c.line, c.text] for c in corrected_commands(text, found, SNAPSHOT)]
     try:
         script = parse_script(text, *entry_points(SNAPSHOT))
-        understood = bool(script.invocations or script.assignments or script.orphans)
+        understood = bool(script.invocations or script.assignments or script.orphans or script.unseen)
     except ShellSyntaxError:
         understood = True
     return {"findings": findings, "understood": understood, "corrected": corrected}

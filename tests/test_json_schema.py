@@ -61,6 +61,7 @@ def test_vscode_maps_each_kb_glob_to_its_schema():
 def _repo_copy(tmp_path: Path) -> Path:
     """A folder holding freshly generated files only (so these tests do not depend on the committed ones)."""
     copy = tmp_path / "repo"
+    copy.mkdir()  # the folder it writes in must exist: it makes its own folders below it, never that one
     json_schema.write(copy)
     return copy
 

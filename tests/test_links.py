@@ -90,10 +90,15 @@ def test_command_reports_broken_links_and_lists_external_ones(tmp_path, capsys):
 
 
 def test_command_without_a_built_site_says_what_to_do(tmp_path, capsys):
-    assert main(["links", "--site-dir", str(tmp_path / "nowhere")]) == 1
-    assert capsys.readouterr().err == (
-        f"✖ {tmp_path / 'nowhere'} holds no built site: run `python -m handbook build` first.\n"
+    assert main(["links", "--site-dir", str(tmp_path)]) == 2
+    assert (
+        capsys.readouterr().err
+        == f"✖ {tmp_path} holds no built site: run `python -m handbook build` first.\n"
     )
+    with pytest.raises(SystemExit) as stopped:  # a folder that does not exist: refused with the arguments
+        main(["links", "--site-dir", str(tmp_path / "nowhere")])
+    assert stopped.value.code == 2
+    assert "no such folder; it is not created" in capsys.readouterr().err
 
 
 # ----------------------------------------------------------------------------------- the built handbook

@@ -148,7 +148,7 @@ def test_validate_cli_exit_status_and_output(tmp_path):
         ("hardware/gpu-a.yaml", "memory_gb: 80", "memory_gb: true", "kb/hardware/gpu-a.yaml:6: memory_gb: got True, expected a valid number"),
         ("hardware/gpu-a.yaml", "memory_gb: 80", "memory_gb: .inf", "kb/hardware/gpu-a.yaml:6: memory_gb: got inf, expected a finite number"),
         ("hardware/gpu-a.yaml", "memory_gb: 80", "memory_gb: .nan", "kb/hardware/gpu-a.yaml:6: memory_gb: got nan, expected a finite number"),
-        ("hardware/gpu-a.yaml", "memory_gb: 80", "memory_gb: 1e308", "kb/hardware/gpu-a.yaml:6: memory_gb: got '1e308', expected a valid number"),  # YAML 1.1 reads it as text
+        ("hardware/gpu-a.yaml", "memory_gb: 80", "memory_gb: 1e308", "kb/hardware/gpu-a.yaml:6: memory_gb: got 1e+308, expected a memory size in GB between 1 and 4,096"),  # a number in YAML 1.2 (text in 1.1)
         ("hardware/gpu-a.yaml", "memory_gb: 80", "memory_gb: 1.0e+308", "kb/hardware/gpu-a.yaml:6: memory_gb: got 1e+308, expected a memory size in GB between 1 and 4,096"),
         ("hardware/gpu-a.yaml", "memory_gb: 80", "memory_gb: 0.5", "kb/hardware/gpu-a.yaml:6: memory_gb: got 0.5, expected a memory size in GB between 1 and 4,096"),
         ("models/dense-a.yaml", "num_hidden_layers: 80", "num_hidden_layers: 100000", "kb/models/dense-a.yaml:9: config.num_hidden_layers: got 100000, expected a number of layers between 1 and 1,024"),

@@ -245,3 +245,85 @@ def test_the_build_backend_is_the_locked_one():
     for requirement in requires:
         assert re.fullmatch(r"[\w-]+==[\w.]+", requirement), requirement
         assert re.search(rf"^{re.escape(requirement)} \\\n\s+--hash=sha256:", lock, re.M), requirement
+
+
+def _pins(path: Path) -> dict[str, str | None]:
+    """A requirements source's pins (name → version), following its ``-r`` includes."""
+    wanted: dict[str, str | None] = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        line = line.split("#", 1)[0].strip()
+        if line.startswith("-r "):
+            wanted.update(_pins(path.parent / line[3:].strip()))
+        elif line:
+            wanted[_name(line)] = line.split("==")[1] if "==" in line else None
+    return wanted
+
+
+LOCK_SOURCES = sorted((REPO / "requirements").glob("*.in"))
+
+
+@pytest.mark.parametrize("source", LOCK_SOURCES, ids=[p.name for p in LOCK_SOURCES])
+def test_every_requirement_source_is_locked_with_hashes_at_its_pins(source):
+    lock = source.with_suffix(".lock")
+    if source.name == "engine.in":  # included by the two engine-transformers-*.in, locked with each
+        return
+    assert lock.is_file(), f"{lock.name} is missing; run `nox -s lock`"
+    text = lock.read_text(encoding="utf-8")
+    pinned = {
+        _name(m.group(1)): m.group(2)
+        for m in re.finditer(
+            r"^([A-Za-z0-9][\w.-]*)==(\S+)((?:\s*\\\n\s+--hash=sha256:[0-9a-f]{64})+)", text, re.M
+        )
+    }
+    unhashed = re.findall(r"^([A-Za-z0-9][\w.-]*)==\S+\s*$", text, re.M)
+    assert unhashed == [], f"{lock.name}: pinned without a hash"
+    wanted = _pins(source)
+    assert sorted(n for n in wanted if n not in pinned) == [], f"{lock.name} lacks pins; run `nox -s lock`"
+    assert {n: (v, pinned[n]) for n, v in wanted.items() if v and pinned[n] != v} == {}, lock.name
+
+
+def test_the_engine_sessions_install_only_hash_checked_files():
+    """Every session.install of the engine sessions is a hash-pinned lock or a wheel whose hash was checked
+    when it was downloaded; every download of an engine wheel the history knows is hash-checked."""
+    import ast
+
+    noxfile = (REPO / "noxfile.py").read_text(encoding="utf-8")
+    tree = ast.parse(noxfile)
+    engine = {"engine_snapshot", "engine_sizing", "_install_engine_imports", "_download_wheels"}
+    installs = []
+    for function in (n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name in engine):
+        for call in (n for n in ast.walk(function) if isinstance(n, ast.Call)):
+            if isinstance(call.func, ast.Attribute) and call.func.attr == "install":
+                installs.append((function.name, [ast.unparse(a) for a in call.args]))
+    assert installs
+    for name, args in installs:
+        hashed = args[:2] == ["'--require-hashes'", "'-r'"]
+        checked_wheels = args[:2] == ["'--no-deps'", "'--force-reinstall'"] and all(
+            not a.startswith("'") for a in args[2:]
+        )  # wheel files from _download_wheels
+        assert hashed or checked_wheels, (name, args)
+    assert '"--require-hashes", "-r", str(checked)' in noxfile
+
+
+def test_the_history_gives_each_snapshotted_wheel_its_recorded_hash():
+    import json
+
+    from handbook.engine.history import wheel_requirements
+
+    data = json.loads((REPO / "kb" / "engine" / "sglang-history.json").read_text(encoding="utf-8"))
+    own = json.loads((REPO / "kb" / "engine" / "sglang-0.5.23.json").read_text(encoding="utf-8"))
+    lines = wheel_requirements(data, ["0.5.23", "9.9.9"])
+    expected = sorted(
+        f"{w['filename'].split('-')[0].replace('_', '-')}=={w['filename'].split('-')[1]} --hash=sha256:{w['sha256']}"
+        for w in own["wheels"]
+    )
+    assert lines == expected and len(lines) == 2  # the release unknown to the history gives nothing
+
+
+def test_the_job_container_is_pinned_by_digest_or_says_why_not():
+    for path in WORKFLOWS.glob("*.yml"):
+        lines = path.read_text(encoding="utf-8").splitlines()
+        for i, line in enumerate(lines):
+            if line.strip().startswith("container:") and "@sha256:" not in line:
+                above = "\n".join(lines[max(0, i - 4) : i])
+                assert "digest" in above and "cannot reach" in above, f"{path.name}: {line.strip()}"

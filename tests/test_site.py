@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from handbook.site.build import BUILD_MARKER
+
 REPO = Path(__file__).resolve().parents[1]
 DOCS = REPO / "docs"
 PAGES = sorted(p.relative_to(DOCS / "zh").as_posix() for p in (DOCS / "zh").rglob("*.md"))
@@ -90,6 +92,7 @@ def test_bad_data_stops_the_build_with_file_and_line_and_keeps_the_old_site(tmp_
     site = tmp_path / "site"
     site.mkdir()
     (site / "index.html").write_text("the previous site")
+    (site / BUILD_MARKER).write_text("a previous build")
     env = {**os.environ, "HANDBOOK_KB": str(kb), "NO_MKDOCS_2_WARNING": "1"}
     done = subprocess.run(
         [sys.executable, "-m", "handbook", "build", "--site-dir", str(site)],
@@ -102,7 +105,7 @@ def test_bad_data_stops_the_build_with_file_and_line_and_keeps_the_old_site(tmp_
     assert done.returncode != 0
     assert "hardware/h200.yaml:6: memory_gb: got 'lots', expected a valid number" in done.stdout + done.stderr
     assert "Traceback" not in done.stdout + done.stderr
-    assert [p.name for p in site.iterdir()] == ["index.html"]
+    assert sorted(p.name for p in site.iterdir()) == [BUILD_MARKER, "index.html"]
     assert (site / "index.html").read_text() == "the previous site"
     assert not list(tmp_path.glob(".site-build-*")), "the staging folder was left behind"
 

@@ -32,11 +32,14 @@
   }
 
   const INT_TEXT = /^[+-]?\p{Nd}+(?:_\p{Nd}+)*$/u;
+  // sys.int_info.default_max_str_digits: int() refuses a text of more digits (signs and underscores aside)
+  const MAX_STR_DIGITS = 4300;
   // int(text): a Python int, as a number (a BigInt beyond 2^53), or undefined where int() raises
   function pyInt(text) {
     const body = pyStrip(text);
     if (!INT_TEXT.test(body)) return undefined;
     const digits = asciiDigits(body.replace(/_/g, ""));
+    if (digits.replace(/^[+-]/, "").length > MAX_STR_DIGITS) return undefined;
     const big = BigInt(digits);
     return big >= -9007199254740991n && big <= 9007199254740991n ? Number(big) : big;
   }
@@ -135,7 +138,10 @@
       const match = NUMBER.exec(text);
       if (!match) fail();
       at += match[0].length;
-      return match[1] || match[2] ? Number(match[0]) : pyInt(match[0]);
+      if (match[1] || match[2]) return Number(match[0]);
+      const integer = pyInt(match[0]);
+      if (integer === undefined) fail(); // json.loads raises past 4,300 digits, as int() does
+      return integer;
     }
     function string() {
       at += 1;
@@ -310,28 +316,39 @@
     return a.length - b.length;
   }
 
-  // handbook.core.suggest.closest: difflib.get_close_matches(name, options, n=1, cutoff=0.6)
+  // handbook.core.suggest.closest: difflib.get_close_matches(name, options, n=1, cutoff=0.6), with the options
+  // compared in the order of an upper bound of their ratio (the letters they share with the name: difflib's
+  // quick_ratio), stopping once the bound falls below the best ratio found
   const CUTOFF = 0.6;
+  function letterCounts(points) {
+    const counts = new Map();
+    for (const elt of points) counts.set(elt, (counts.get(elt) || 0) + 1);
+    return counts;
+  }
+
   function closest(name, options) {
     const b = codePoints(name);
-    const bcount = new Map();
-    for (const elt of b) bcount.set(elt, (bcount.get(elt) || 0) + 1);
-    let best = null;
+    const bcount = letterCounts(b);
+    const bounded = [];
     for (const x of options) {
       const a = codePoints(x);
       const length = a.length + b.length;
-      if (ratioOf(Math.min(a.length, b.length), length) < CUTOFF) continue;
-      const avail = new Map();
-      let quick = 0;
-      for (const elt of a) {
-        const numb = avail.has(elt) ? avail.get(elt) : bcount.get(elt) || 0;
-        avail.set(elt, numb - 1);
-        if (numb > 0) quick += 1;
+      if (!length) {
+        bounded.push([1.0, x, a]);
+        continue;
       }
-      if (ratioOf(quick, length) < CUTOFF) continue;
-      const score = ratioOf(matchingSize(a, b), length);
-      if (score < CUTOFF) continue;
-      if (best === null || score > best[0] || (score === best[0] && comparePoints(x, best[1]) > 0)) best = [score, x];
+      if (ratioOf(Math.min(a.length, b.length), length) < CUTOFF) continue;
+      let shared = 0;
+      for (const [elt, count] of letterCounts(a)) shared += Math.min(count, bcount.get(elt) || 0);
+      const bound = ratioOf(shared, length);
+      if (bound >= CUTOFF) bounded.push([bound, x, a]);
+    }
+    bounded.sort((p, q) => q[0] - p[0]);
+    let best = null;
+    for (const [bound, x, a] of bounded) {
+      if (best !== null && bound < best[0]) break;
+      const score = ratioOf(matchingSize(a, b), a.length + b.length);
+      if (score >= CUTOFF && (best === null || score > best[0] || (score === best[0] && comparePoints(x, best[1]) > 0))) best = [score, x];
     }
     return best === null ? null : best[1];
   }
@@ -351,6 +368,12 @@
   }
 
   const LANGS = ["zh", "en"];
+
+  // list.extend: a spread (push(...items)) overflows the stack past some hundred thousand items
+  function extend(target, items) {
+    for (const item of items) target.push(item);
+    return target;
+  }
 
   // ================================================================================= the checker
   // sizer (optional): { planner: planner.js's HandbookPlanner, data: the planner's export } sizes a command on
@@ -373,6 +396,23 @@
     // findings.py IMPACTS: errors refuse to start, warnings will misbehave, security advice, then style
     const IMPACTS = ["refuses", "misbehaves", "security", "style"];
     const IMPACT_OF = { error: "refuses", warning: "misbehaves", note: "style" };
+
+    // core/suggest.py Suggestions: one check's "did you mean": each distinct name once per list, and at most
+    // data.suggestions names in all
+    function suggestions() {
+      const found = new Map();
+      let left = data.suggestions;
+      return (name, pool, options) => {
+        const key = `${pool}\u0000${name}`;
+        if (!found.has(key)) {
+          if (left <= 0) return null;
+          left -= 1;
+          found.set(key, closest(name, options));
+        }
+        return found.get(key);
+      };
+    }
+
     const finding = (severity, code, text, line = null, subject = null, link = null, rule = null) => ({
       severity,
       code,
@@ -422,6 +462,7 @@
         bySpelling,
         byDest,
         spellings: [...bySpelling.keys()],
+        abbreviations: new Map(),
         get(spelling) {
           return bySpelling.get(spelling.split("=")[0]) || null;
         },
@@ -440,7 +481,8 @@
     const PLACEHOLDER = /<[A-Za-z][A-Za-z0-9_.:/ -]*>/y;
     const PLACEHOLDER_ANY = /<[A-Za-z][A-Za-z0-9_.:/ -]*>/g;
     const SPECIAL_PARAMETER = /[0-9@*#?$!-]/y;
-    const SEPARATORS = ["&&", "||", ";", "|", "&"];
+    const SEPARATORS = ["&&", "||", ";", "|", "&", "(", ")"];
+    const PLAIN_RUN = /[^\\'"$`<>#&|;() \t\r\n]+/y;
     const INTERPRETER = /^(?:[^\n]*\/)?python(?:3(?:\.\p{Nd}+)?)?\n?$/u;
 
     class ShellSyntaxError extends Error {
@@ -590,7 +632,7 @@
           L.out.push("\n");
           L.line += 1;
           L.at += 1;
-        } else if ("&|;".includes(ch)) {
+        } else if ("&|;()".includes(ch)) {
           endWord();
           if (text.startsWith("&>", L.at)) {
             L.at += 1;
@@ -600,8 +642,10 @@
             L.at += separator.length;
           }
         } else {
-          add(ch, ch);
-          L.at += 1;
+          const run = matchAt(PLAIN_RUN, text, L.at);
+          const end = run ? L.at + run[0].length : L.at + 1;
+          add(text.slice(L.at, end), text.slice(L.at, end));
+          L.at = end;
         }
       }
       endWord();
@@ -683,9 +727,7 @@
       return env(name, word(value, rawValue, w.line, w.placeholder), how, w.line);
     }
 
-    const DOCKER_VALUE_OPTIONS = new Set(
-      "-a --attach --add-host --annotation --blkio-weight --blkio-weight-device --cap-add --cap-drop --cgroup-parent --cgroupns --cidfile --cpu-period --cpu-quota --cpu-rt-period --cpu-rt-runtime -c --cpu-shares --cpus --cpuset-cpus --cpuset-mems --device --device-cgroup-rule --device-read-bps --device-read-iops --device-write-bps --device-write-iops --dns --dns-option --dns-search --domainname --entrypoint -e --env --env-file --expose --gpus --group-add --health-cmd --health-interval --health-retries --health-start-period --health-timeout -h --hostname --ip --ip6 --ipc --isolation --kernel-memory -l --label --label-file --link --link-local-ip --log-driver --log-opt --mac-address -m --memory --memory-reservation --memory-swap --memory-swappiness --mount --name --network --net --network-alias --oom-score-adj --pid --pids-limit --platform -p --publish --pull --restart --runtime --security-opt --shm-size --stop-signal --stop-timeout --storage-opt --sysctl --tmpfs --ulimit -u --user --userns --uts -v --volume --volume-driver --volumes-from -w --workdir".split(" "),
-    );
+    const SHELL = data.shell;
     const NAME_FULL = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
     function partition(text, sep) {
@@ -693,75 +735,69 @@
       return at < 0 ? [text, "", ""] : [text.slice(0, at), sep, text.slice(at + sep.length)];
     }
 
-    function docker(words) {
-      const texts = words.map((w) => w.text);
-      let rest = null;
-      for (const head of [["docker", "run"], ["docker", "container", "run"], ["podman", "run"], ["nvidia-docker", "run"]]) {
-        if (head.every((h, i) => texts[i] === h)) {
-          rest = words.slice(head.length);
-          break;
-        }
-      }
-      if (rest === null) return null;
-      const options = [];
+    // shell.py _name: the program a word names, without its folder
+    const nameOf = (w) => w.text.slice(w.text.lastIndexOf("/") + 1);
+
+    function headAt(words, at, head) {
+      if (at + head.length > words.length || nameOf(words[at]) !== head[0]) return false;
+      return head.every((part, k) => k === 0 || words[at + k].text === part);
+    }
+
+    // shell.py _options: a launcher's options, each a switch unless takesValue names it
+    function options(words, at, takesValue, envOptions) {
+      const found = [];
       const envs = [];
-      let i = 0;
-      while (i < rest.length) {
-        const w = rest[i];
+      let i = at;
+      while (i < words.length) {
+        const w = words[i];
         if (!w.text.startsWith("-") || w.text === "-") break;
-        options.push(w);
+        found.push(w);
         const [name, hasValue, value] = partition(w.text, "=");
-        if (name === "-e" || name === "--env" || (name.startsWith("-e") && name.length > 2 && !name.startsWith("--"))) {
+        const attached = envOptions.find((o) => !o.startsWith("--") && name.startsWith(o) && name.length > o.length) ?? null;
+        if (envOptions.includes(name) || attached !== null) {
           let target = null;
-          if (hasValue) target = word(value, value, w.line, w.placeholder);
-          else if (name.length > 2 && name.startsWith("-e")) target = word(name.slice(2), name.slice(2), w.line, w.placeholder);
-          else if (i + 1 < rest.length) target = rest[i + 1];
+          if (attached !== null) target = word(w.text.slice(attached.length), w.text.slice(attached.length), w.line);
+          else if (hasValue) target = word(value, value, w.line, w.placeholder);
+          else if (i + 1 < words.length) target = words[i + 1];
           if (target !== null) {
             let assigned = assignment(target, "docker");
             if (assigned === null && NAME_FULL.test(target.text)) assigned = env(target.text, null, "docker", target.line);
             if (assigned !== null) envs.push(assigned);
           }
         }
-        if (!hasValue && DOCKER_VALUE_OPTIONS.has(name) && i + 1 < rest.length) {
-          options.push(rest[i + 1]);
+        if (!hasValue && attached === null && takesValue.includes(name) && i + 1 < words.length) {
+          found.push(words[i + 1]);
           i += 1;
         }
         i += 1;
       }
-      const image = i < rest.length ? rest[i] : null;
-      const inner = image !== null ? rest.slice(i + 1) : [];
-      return [{ options, image }, inner, envs];
+      return [i, found, envs];
+    }
+
+    function docker(words, at) {
+      const head = SHELL.docker_run.find((h) => headAt(words, at, h));
+      if (head === undefined) return null;
+      const [i, found, envs] = options(words, at + head.length, SHELL.docker_values, SHELL.docker_env);
+      const image = i < words.length ? words[i] : null;
+      return [{ options: found, image }, Math.min(i + 1, words.length), envs];
     }
 
     const dockerHas = (run, name) => run.options.some((w) => w.text === name || w.text.startsWith(name + "="));
 
-    const WRAPPERS = {
-      sudo: ["-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-T", "-U"],
-      env: ["-u", "-C", "-S"],
-      nohup: [],
-      exec: ["-a"],
-      time: [],
-      nice: ["-n"],
-      ionice: ["-c", "-n", "-p"],
-      taskset: [],
-      stdbuf: ["-i", "-o", "-e"],
-      numactl: ["-N", "-m", "-C", "-p", "-i"],
-      srun: [],
-      mpirun: ["-n", "-np", "-H", "--host", "-x"],
-      chrt: [],
-    };
-    const isWrapper = (text) => Object.prototype.hasOwnProperty.call(WRAPPERS, text);
-    const SHELLS = ["bash", "sh", "zsh", "dash"];
-    const ARGUMENT_FIRST = ["timeout", "taskset", "chrt"];
+    const LAUNCHERS = SHELL.launchers
+      .map(([head, takesValue, switchesOnly, operands, envOptions, doubleDash]) => ({ head, takesValue, switchesOnly, operands, envOptions, doubleDash }))
+      .sort((x, y) => y.head.length - x.head.length);
+    const LAUNCHER_FIRST = new Set(LAUNCHERS.map((l) => l.head[0]));
+    const KEYWORDS = new Set(SHELL.keywords);
+    const SHELLS = SHELL.shells;
 
     function startsCommand(w) {
-      const text = w.text;
+      const name = nameOf(w);
       return (
-        INTERPRETER.test(text) ||
-        isWrapper(text) ||
-        ARGUMENT_FIRST.includes(text) ||
-        SHELLS.includes(text) ||
-        ["uv", "torchrun", "sglang", "docker"].includes(text) ||
+        INTERPRETER.test(w.text) ||
+        LAUNCHER_FIRST.has(name) ||
+        SHELLS.includes(name) ||
+        ["torchrun", "sglang", "docker", "ssh", "eval"].includes(name) ||
         assignment(w, "prefix") !== null
       );
     }
@@ -778,26 +814,80 @@
       return i;
     }
 
-    function stripWrappers(words) {
-      const envs = [];
+    function launcherAt(words, at) {
+      if (!LAUNCHER_FIRST.has(nameOf(words[at]))) return null;
+      return LAUNCHERS.find((l) => headAt(words, at, l.head)) ?? null;
+    }
+
+    function afterLauncher(words, at, launcher, envs) {
+      if (launcher.doubleDash) {
+        for (let i = at; i < words.length; i += 1) if (words[i].text === "--") return i + 1;
+      }
+      let i;
+      if (launcher.switchesOnly) {
+        const [end, , found] = options(words, at, launcher.takesValue, launcher.envOptions);
+        envs.push(...found);
+        i = end < words.length && words[end].text === "--" ? end + 1 : end;
+      } else i = skipOptions(words, at, launcher.takesValue);
+      return Math.min(i + launcher.operands, words.length);
+    }
+
+    // shell.py unwrap: every launcher in front of a command, outermost first, without recursion
+    function unwrap(words) {
+      const out = { start: 0, env: [], own: 0, docker: null, dockerLine: 0 };
       let i = 0;
+      while (i < words.length && KEYWORDS.has(words[i].text)) i += 1;
       while (i < words.length) {
         const w = words[i];
-        const text = w.text;
         const assigned = assignment(w, "prefix");
         if (assigned !== null) {
-          envs.push(assigned);
+          out.env.push(assigned);
           i += 1;
-        } else if (isWrapper(text)) {
-          i = skipOptions(words, i + 1, WRAPPERS[text]);
-        } else if (ARGUMENT_FIRST.includes(text)) {
-          i = skipOptions(words, i + 1, ["-s", "-k", "-c", "-p"]);
-          i += 1;
-        } else if (text === "uv" && i + 1 < words.length && words[i + 1].text === "run") {
-          i = skipOptions(words, i + 2, ["--with", "--python", "-p", "--project", "--directory", "--env-file"]);
-        } else break;
+          continue;
+        }
+        const launcher = launcherAt(words, i);
+        if (launcher !== null) {
+          i = afterLauncher(words, i + launcher.head.length, launcher, out.env);
+          continue;
+        }
+        const found = docker(words, i);
+        if (found === null) break;
+        const [run, inner, dockerEnv] = found;
+        if (out.docker === null) {
+          out.docker = run;
+          out.dockerLine = w.line;
+        }
+        out.env.push(...dockerEnv);
+        out.own = out.env.length;
+        i = inner;
       }
-      return [words.slice(i), envs];
+      out.start = i;
+      return out;
+    }
+
+    function joined(words) {
+      const text = words.map((w) => w.text).join(" ");
+      return word(text, text, words[0].line, words.some((w) => w.placeholder));
+    }
+
+    // shell.py _script: the shell text bash -c, ssh HOST or eval hands to a shell
+    function scriptOf(words, at) {
+      if (at >= words.length) return null;
+      const name = nameOf(words[at]);
+      if (SHELLS.includes(name)) {
+        for (let i = at + 1; i < words.length; i += 1) {
+          const text = words[i].text;
+          if (text.startsWith("-") && !text.startsWith("--") && text.includes("c") && i + 1 < words.length) return words[i + 1];
+          if (!text.startsWith("-")) return null;
+        }
+        return null;
+      }
+      if (name === "ssh") {
+        const [i] = options(words, at + 1, SHELL.ssh_values, []);
+        return i + 1 < words.length ? joined(words.slice(i + 1)) : null;
+      }
+      if (name === "eval" && at + 1 < words.length) return joined(words.slice(at + 1));
+      return null;
     }
 
     const TORCHRUN_SWITCHES = ["--standalone", "--no-python", "--no_python", "--run-path", "--run_path"];
@@ -809,18 +899,6 @@
         if (text === "-m" || text === "--module") return i + 1 < words.length ? [i + 1, words[i + 1].text] : null;
         if (!text.startsWith("-")) return null;
         i += text.includes("=") || TORCHRUN_SWITCHES.includes(text) ? 1 : 2;
-      }
-      return null;
-    }
-
-    function shellC(input) {
-      const [words, envs] = stripWrappers(input);
-      if (words.length >= 3 && SHELLS.includes(words[0].text.split("/").pop())) {
-        for (let i = 1; i < words.length; i += 1) {
-          const text = words[i].text;
-          if (text.startsWith("-") && !text.startsWith("--") && text.includes("c") && i + 1 < words.length) return [words[i + 1], envs];
-          if (!text.startsWith("-")) return null;
-        }
       }
       return null;
     }
@@ -843,21 +921,22 @@
       return null;
     }
 
-    function classify(input) {
-      const [words, envs] = stripWrappers(input);
+    function classify(words, peeled) {
+      const found = commandOf(words.slice(peeled.start), peeled.env.slice(peeled.own));
+      if (peeled.docker === null) return found;
+      const outer = peeled.env.slice(0, peeled.own);
+      if (found === null) return invocation("docker", peeled.dockerLine, { env: outer, docker: peeled.docker });
+      found.docker = peeled.docker;
+      found.env = [...outer, ...found.env];
+      found.line = peeled.dockerLine;
+      return found;
+    }
+
+    // shell.py _command: what a command without launchers runs
+    function commandOf(words, envs) {
       if (!words.length) return null;
       const line = words[0].line;
       if (words[0].text.startsWith("--")) return invocation("fragment", line, { program: "launch_server", args: words, env: envs });
-      const found = docker(words);
-      if (found !== null) {
-        const [run, inner, dockerEnv] = found;
-        const within = inner.length ? classify(inner) : null;
-        if (within === null) return invocation("docker", line, { env: [...envs, ...dockerEnv], docker: run });
-        within.docker = run;
-        within.env = [...envs, ...dockerEnv, ...within.env];
-        within.line = line;
-        return within;
-      }
       const first = words[0].text;
       if (first === "torchrun") {
         const torch = torchrun(words);
@@ -884,48 +963,68 @@
         return null;
       }
       for (const [head, program] of COMMANDS) {
-        if (head.length <= words.length && head.every((h, k) => words[k].text === h)) {
-          return invocation("program", line, { program, launcher: words[0], args: words.slice(head.length), env: envs });
-        }
+        if (headAt(words, 0, head)) return invocation("program", line, { program, launcher: words[0], args: words.slice(head.length), env: envs });
       }
       return envs.length ? invocation("prefix-only", line, { env: envs }) : null;
     }
 
-    function parseScript(text) {
-      const invocations = [];
-      let assignments = [];
-      const orphans = [];
+    const MENTION = new RegExp(SHELL.mention, "u");
+    const QUOTING = new Set(SHELL.quoting);
+
+    function quotesCommands(words) {
+      if (QUOTING.has(nameOf(words[0]))) return true;
+      if (INTERPRETER.test(words[0].text) && words.length > 2 && words[1].text === "-m") return SHELL.quoting_modules.includes(words[2].text);
+      return false;
+    }
+
+    function parseScript(text, depth = 0) {
+      const script = { invocations: [], assignments: [], orphans: [], unseen: [] };
       let ranProgram = false;
       let lastFragment = null;
       let lastEnd = -1;
       for (const command of splitCommands(text)) {
         const words = command.words;
-        const nested = shellC(words);
+        const peeled = unwrap(words);
+        const nested = scriptOf(words, peeled.start);
         if (nested !== null) {
-          const [scriptWord, prefixes] = nested;
-          const inner = parseScript("\n".repeat(scriptWord.line - 1) + scriptWord.text);
-          for (const found of inner.invocations) found.env = [...prefixes, ...found.env];
-          assignments = [...assignments, ...prefixes, ...inner.assignments];
-          invocations.push(...inner.invocations);
-          orphans.push(...inner.orphans);
-          ranProgram = ranProgram || inner.invocations.some((f) => f.kind === "program");
           lastFragment = null;
+          if (depth >= SHELL.nesting) {
+            if (MENTION.test(nested.raw)) script.unseen.push({ line: command.line, behind: words[peeled.start], tooDeep: true });
+            continue;
+          }
+          const inner = parseScript("\n".repeat(nested.line - 1) + nested.text, depth + 1);
+          for (const found of inner.invocations) {
+            found.env = [...peeled.env, ...found.env];
+            found.docker = found.docker || peeled.docker;
+          }
+          if (peeled.docker !== null && !inner.invocations.length) inner.invocations.push(invocation("docker", peeled.dockerLine, { docker: peeled.docker }));
+          script.assignments.push(...peeled.env, ...inner.assignments);
+          script.invocations.push(...inner.invocations);
+          script.orphans.push(...inner.orphans);
+          script.unseen.push(...inner.unseen);
+          ranProgram = ranProgram || inner.invocations.some((f) => f.kind === "program");
           continue;
         }
         if (words[0].text === "export") {
           for (const w of words.slice(1)) {
             const assigned = assignment(w, "export");
-            if (assigned !== null) assignments.push(assigned);
+            if (assigned !== null) script.assignments.push(assigned);
           }
           lastFragment = null;
           continue;
         }
-        const found = classify(words);
+        const found = classify(words, peeled);
+        if (found === null || found.kind === "docker" || found.kind === "prefix-only") {
+          const rest = words.slice(peeled.start);
+          if (rest.length && !quotesCommands(rest) && MENTION.test(rest.map((w) => w.raw).join(" "))) {
+            script.unseen.push({ line: command.line, behind: rest[0], tooDeep: false });
+          }
+        }
         if (found === null) {
           lastFragment = null;
           continue;
         }
-        assignments.push(...found.env);
+        script.assignments.push(...found.env);
         if (found.kind === "prefix-only") {
           lastFragment = null;
           continue;
@@ -933,11 +1032,11 @@
         if (found.kind === "program" && found.module !== null) found.program = MODULE_PROGRAMS[found.module];
         if (found.kind === "fragment") {
           if (ranProgram) {
-            orphans.push(command);
+            script.orphans.push(command);
             continue;
           }
           if (lastFragment !== null && command.line === lastEnd + 1) {
-            lastFragment.args = [...lastFragment.args, ...found.args];
+            lastFragment.args.push(...found.args);
             lastEnd = command.endLine;
             continue;
           }
@@ -947,9 +1046,9 @@
           lastFragment = null;
           ranProgram = ranProgram || found.kind === "program";
         }
-        invocations.push(found);
+        script.invocations.push(found);
       }
-      return { invocations, assignments, orphans };
+      return script;
     }
 
     // ======================================================================== argv.py
@@ -980,16 +1079,32 @@
             const si = suffix === "Ki" ? "k" : suffix[0];
             throw new BadValue(message("check-expect-iec-without-decimals", { iec: suffix, number: match[1], si }));
           }
+          if (number.length > MAX_STR_DIGITS) throw new BadValue(message("check-expect-human-int"));
           return small(BigInt(number) * 2n ** IEC[suffix]);
         }
-        // int(Decimal(number) * 10**k): exact, truncated toward zero
-        const [whole, frac = ""] = number.split(".");
-        const scaled = BigInt(whole + frac) * 10n ** BigInt(SI[suffix]);
-        return small(scaled / 10n ** BigInt(frac.length));
+        return small(decimalTimesPowerOfTen(number, SI[suffix]));
       }
       const parsed = pyInt(value);
       if (parsed === undefined) throw new BadValue(message("check-expect-human-int"));
       return parsed;
+    }
+
+    // int(Decimal(number) * 10**k) in Python's default context: the product's coefficient rounded to 28
+    // significant digits (half to even), then truncated toward zero
+    function decimalTimesPowerOfTen(number, k) {
+      const [whole, frac = ""] = number.split(".");
+      let coefficient = BigInt(whole + frac) * 10n ** BigInt(k);
+      let exponent = -frac.length;
+      const length = coefficient.toString().length;
+      if (length > 28) {
+        const drop = 10n ** BigInt(length - 28);
+        const kept = coefficient / drop;
+        const rest = coefficient % drop;
+        const half = drop / 2n;
+        coefficient = rest > half || (rest === half && kept % 2n === 1n) ? kept + 1n : kept;
+        exponent += length - 28;
+      }
+      return exponent >= 0 ? coefficient * 10n ** BigInt(exponent) : coefficient / 10n ** BigInt(-exponent);
     }
 
     function positiveFloat(text) {
@@ -1044,10 +1159,15 @@
       return !text.includes(" ");
     }
 
+    // argv.py spellings_abbreviated_by: remembered per prefix that has a match (a small set: the spellings'
+    // own prefixes), so that thousands of flags cost thousands of lookups
     function abbreviated(parser, token) {
       const prefix = token.split("=")[0];
       if (!parser.allowAbbrev || !prefix.startsWith("--")) return [];
-      return parser.spellings.filter((s) => s.startsWith(prefix));
+      if (parser.abbreviations.has(prefix)) return [...parser.abbreviations.get(prefix)];
+      const found = parser.spellings.filter((s) => s.startsWith(prefix));
+      if (found.length) parser.abbreviations.set(prefix, found);
+      return [...found];
     }
 
     function otherPrograms(parser, name) {
@@ -1080,13 +1200,13 @@
       return finding("error", "args.unexpected", message("check-args-unexpected", { program: label, word: w.raw }), w.line, w.text);
     }
 
-    function unknown(parser, w, name, label) {
+    function unknown(parser, w, name, label, suggest) {
       const elsewhere = otherPrograms(parser, name);
       if (elsewhere.length) {
         const where = elsewhere.map((p) => PROGRAM_LABEL[p]).join(" / ");
         return finding("error", "flag.wrong-program", message("check-flag-wrong-program", { flag: name, program: label, owners: where }), w.line, name);
       }
-      const close = closest(name, parser.spellings);
+      const close = suggest(name, `flag:${parser.name}`, parser.spellings);
       const hint = close ? message("check-closest", { name: close }) : "";
       return finding("error", "flag.unknown", message("check-flag-unknown", { flag: name, program: label, version: VERSION, hint }), w.line, name);
     }
@@ -1098,7 +1218,7 @@
 
     const COUNT = { null: "check-count-one", "+": "check-count-at-least-one" };
 
-    function checkedValue(findings, option, spelling, w) {
+    function checkedValue(findings, option, spelling, w, suggest, label) {
       if (w.placeholder) return UNKNOWN;
       let value;
       try {
@@ -1112,7 +1232,7 @@
         const choices = option.choices.map(shownChoice);
         const kind = ["float", "_finite_positive_float"].includes(option.type) ? "float" : "int";
         const asText = typeof value === "string" ? value : isNum(value) ? pyNumber(value, kind) : pyStr(value);
-        const close = closest(asText, choices);
+        const close = suggest(asText, `choice:${label}:${option.name}`, choices);
         const hint = close ? message("check-did-you-mean", { name: close }) : "";
         findings.push(
           finding("error", "value.choice", message("check-value-choice", { flag: spelling, value: w.raw, choices: choices.join(", "), hint }), w.line, spelling),
@@ -1145,7 +1265,7 @@
       parsed.order.push(given);
     }
 
-    function takeValues(parsed, findings, parser, option, spelling, w, words, i, hasExplicit, explicit) {
+    function takeValues(parsed, findings, parser, option, spelling, w, words, i, hasExplicit, explicit, label, suggest) {
       const nargs = option.nargs;
       let values = [];
       if (nargs === 0) {
@@ -1178,7 +1298,7 @@
           return i;
         }
       }
-      const converted = values.map((v) => checkedValue(findings, option, spelling, v));
+      const converted = values.map((v) => checkedValue(findings, option, spelling, v, suggest, label));
       const single = nargs === null || nargs === "?";
       const value = single && converted.length ? converted[0] : converted.length ? converted : option.const;
       record(parsed, findings, option, spelling, w, values, value);
@@ -1215,7 +1335,7 @@
       return f;
     }
 
-    function parseArgs(program, words, fragment) {
+    function parseArgs(program, words, fragment, suggest = suggestions()) {
       const parser = PARSERS[program];
       const parsed = parsedArgs(parser);
       const findings = [];
@@ -1249,14 +1369,14 @@
             option = parser.get(spellings[0]);
             findings.push(abbreviation(program, name, spellings[0], label, w));
           } else {
-            findings.push(unknown(parser, w, name, label));
+            findings.push(unknown(parser, w, name, label, suggest));
             i = skipValues(parser, words, i);
             continue;
           }
         }
-        i = takeValues(parsed, findings, parser, option, spelling, w, words, i, hasExplicit, explicit);
+        i = takeValues(parsed, findings, parser, option, spelling, w, words, i, hasExplicit, explicit, label, suggest);
       }
-      if (!fragment) findings.push(...required(parsed, parser, words));
+      if (!fragment) extend(findings, required(parsed, parser, words));
       return [parsed, findings];
     }
 
@@ -1475,7 +1595,7 @@
         const attnDp = numberOf(F.value("--attn-dp-size"));
         const value = numberOf(F.value(p.flag));
         if (attnDp === null || attnDp <= 1 || value === null || !F.given(p.flag)) return null;
-        const adjusted = p.operation === "divide-by-attn-dp" ? Math.floor(value / attnDp) : Number((value * p.factor).toFixed(6));
+        const adjusted = p.operation === "divide-by-attn-dp" ? pyFloorDiv(value, attnDp) : Number((value * p.factor).toFixed(6));
         return { value: show(value), attn_dp: show(attnDp), adjusted: show(adjusted) };
       },
       "public-host-without": (p, F) => {
@@ -1528,6 +1648,24 @@
       },
     };
 
+    // Python's float // (CPython float_floor_div): exact where floor(a / b) rounds, and nan for an infinity
+    function pyFloorDiv(a, b) {
+      let mod = a % b;
+      let div = (a - mod) / b;
+      if (mod !== 0) {  // C reads NaN as true, JavaScript as false
+        if (b < 0 !== mod < 0) {
+          mod += b;
+          div -= 1.0;
+        }
+      }
+      if (div !== 0) {
+        let floored = Math.floor(div);
+        if (div - floored > 0.5) floored += 1.0;
+        return floored;
+      }
+      return (a / b < 0 || Object.is(a / b, -0) ? -0 : 0);
+    }
+
     // Python's float %: the result takes the divisor's sign
     function pyMod(a, b) {
       const r = a % b;
@@ -1553,7 +1691,7 @@
       const shown = hidden.map((g) => `${g.spelling} ${g.values.map((w) => w.raw).join(" ")}`);
       shown.push(...args.hidden.map((w) => w.raw));
       if (!shown.length) return null;
-      const line = Math.min(...hidden.map((g) => g.word.line), ...args.hidden.map((w) => w.line));
+      const line = [...hidden.map((g) => g.word.line), ...args.hidden.map((w) => w.line)].reduce((x, y) => Math.min(x, y));
       return finding("note", "value.placeholder", message("check-value-placeholder", { values: shown.join(", ") }), line);
     }
 
@@ -1703,14 +1841,14 @@
       return { words: kept, findings, diffusion: why };
     }
 
-    function moduleFindings(inv) {
+    function moduleFindings(inv, suggest) {
       const w = inv.launcher;
       const line = w ? w.line : inv.line;
       const module = inv.module;
       if (inv.kind === "module") {
         const known = entryModuleFindings(inv, line);
         if (known !== null) return known;
-        const close = closest(module || "", MODULE_NAMES);
+        const close = suggest(module || "", "module", MODULE_NAMES);
         const hint = close ? message("check-did-you-mean", { name: close }) : "";
         const knownModules = [...MODULE_NAMES].sort(comparePoints).join(", ");
         return [finding("warning", "module.unknown", message("check-module-unknown", { module, known: knownModules, hint }), line, module)];
@@ -1749,23 +1887,23 @@
       return f;
     }
 
-    function checkInvocation(inv, exported, model = null, gpu = null) {
-      const findings = moduleFindings(inv);
+    function checkInvocation(inv, exported, model = null, gpu = null, suggest = suggestions()) {
+      const findings = moduleFindings(inv, suggest);
       if (!["program", "fragment"].includes(inv.kind) || inv.program === null) return findings;
       const fragment = inv.kind === "fragment";
       let words = inv.args;
       if (inv.program === "launch_server" && inv.kind === "program" && inv.module === null) {
         const serve = serveArgv(inv); // sglang serve: its own reading of the argv first
-        findings.push(...serve.findings);
+        extend(findings, serve.findings);
         if (serve.diffusion !== null) return findings;
         words = serve.words;
       }
-      const [args, parseFindings] = parseArgs(inv.program, words, fragment);
-      findings.push(...parseFindings);
-      findings.push(...deprecated(args));
-      const merged = [...oneCause(args, findings)];
+      const [args, parseFindings] = parseArgs(inv.program, words, fragment, suggest);
+      extend(findings, parseFindings);
+      extend(findings, deprecated(args));
+      const merged = oneCause(args, findings).slice(); // a copy: oneCause may return `findings` itself
       findings.length = 0;
-      findings.push(...merged);
+      extend(findings, merged);
       for (const f of findings) if (f.edits.length && f.edit_line === null) f.edit_line = inv.line;
       const note = placeholderNote(args);
       if (note !== null) findings.push(note);
@@ -1783,7 +1921,7 @@
         }
         if (values !== null) findings.push(ruleFinding(rule, values, ruleLine(args, rule.flags, inv.line)));
       }
-      if (gpu !== null && sizer !== null && inv.program === "launch_server" && !fragment) findings.push(...sizingFindings(args, gpu, inv.line));
+      if (gpu !== null && sizer !== null && inv.program === "launch_server" && !fragment) extend(findings, sizingFindings(args, gpu, inv.line));
       return findings;
     }
 
@@ -1793,6 +1931,7 @@
     const DEPRECATED = new Map(data.environ.deprecated.map(([name, replacement, note]) => [name, { replacement, note }]));
     const REWRITE = data.environ.rewrite;
     const DIRECT_READS = data.environ.direct || {};
+    const ENV_RESTS = VARIABLE_NAMES.filter((known) => known.startsWith(REWRITE.to)).map((known) => known.slice(REWRITE.to.length));
     const BOOL_WORDS = ["true", "1", "yes", "y", "false", "0", "no", "n"];
 
     function expectedEnvValue(kind, value) {
@@ -1806,7 +1945,7 @@
       return null;
     }
 
-    function checkAssignment(a) {
+    function checkAssignment(a, suggest) {
       const { name, line, value } = a;
       const deprecation = DEPRECATED.get(name);
       if (deprecation !== undefined) {
@@ -1818,7 +1957,7 @@
         const renamed = REWRITE.to + name.slice(REWRITE.from.length);
         return [
           finding("warning", "env.legacy-prefix", message("check-env-legacy-prefix", { name, prefix: REWRITE.from, version: VERSION, new: renamed }), line, name),
-          ...checkAssignment(env(renamed, value, a.how, line)),
+          ...checkAssignment(env(renamed, value, a.how, line), suggest),
         ];
       }
       const variable = VARIABLES.get(name);
@@ -1835,9 +1974,8 @@
       if (name.startsWith(REWRITE.to)) {
         // envcheck.py: every candidate shares the prefix, so compare what follows it
         const prefix = REWRITE.to;
-        const rests = new Map(VARIABLE_NAMES.filter((known) => known.startsWith(prefix)).map((known) => [known.slice(prefix.length), known]));
-        const rest = closest(name.slice(prefix.length), [...rests.keys()]);
-        const close = rest ? rests.get(rest) : null;
+        const rest = suggest(name.slice(prefix.length), "env", ENV_RESTS);
+        const close = rest ? prefix + rest : null;
         const hint = close ? message("check-did-you-mean", { name: close }) : "";
         return [finding("warning", "env.unknown", message("check-env-unknown", { name, version: VERSION, hint }), line, name)];
       }
@@ -2214,24 +2352,69 @@
         .map(([f]) => f);
     }
 
+    // check.py invisible_findings: one error per line holding a character the reader cannot see
+    const INVISIBLE = new RegExp(`[${data.invisible.map(([start, end]) => `\\u{${start.toString(16)}}-\\u{${end.toString(16)}}`).join("")}]`, "u");
+    const INVISIBLE_ALL = new RegExp(INVISIBLE.source, "gu");
+    const codePoint = (ch) => `U+${ch.codePointAt(0).toString(16).toUpperCase().padStart(4, "0")}`;
+    const visible = (text) => text.replace(INVISIBLE_ALL, (ch) => `⟨${codePoint(ch)}⟩`);
+    const SHOWN_BEFORE = 24;
+    const SHOWN_AFTER = 40;
+
+    const INVISIBLE_LINES = data.invisible_lines;
+
+    function invisibleFindings(text) {
+      const findings = [];
+      const more = [];
+      text.split("\n").forEach((line, index) => {
+        if (!INVISIBLE.test(line)) return;
+        if (findings.length === INVISIBLE_LINES) {
+          more.push(index + 1);
+          return;
+        }
+        const chars = codePoints(line);
+        const found = [];
+        chars.forEach((ch, at) => {
+          if (INVISIBLE.test(ch)) found.push(at);
+        });
+        const points = [...new Set(found.map((at) => codePoint(chars[at])))];
+        const start = Math.max(0, found[0] - SHOWN_BEFORE);
+        const end = Math.min(chars.length, found[0] + SHOWN_AFTER);
+        const shown = (start ? "…" : "") + visible(chars.slice(start, end).join("")) + (end < chars.length ? "…" : "");
+        const listed = points.slice(0, 5).join(", ") + (points.length > 5 ? ", …" : "");
+        findings.push(finding("error", "shell.invisible", message("check-shell-invisible", { points: listed, shown }), index + 1, points[0]));
+      });
+      if (more.length) {
+        findings.push(finding("error", "shell.invisible", message("check-shell-invisible-more", { count: more.length, last: more[more.length - 1] }), more[0]));
+      }
+      return findings;
+    }
+
     function checkCommand(text, model = null, gpu = null) {
+      const findings = invisibleFindings(text);
       let script;
       try {
         script = parseScript(text);
       } catch (err) {
         if (!(err instanceof ShellSyntaxError)) throw err;
-        return [finding("error", "shell.syntax", message("check-shell-syntax", { problem: err.problem }), err.line)];
+        findings.push(finding("error", "shell.syntax", message("check-shell-syntax", { problem: err.problem }), err.line));
+        return ordered(findings);
       }
-      const findings = [];
       for (const orphan of script.orphans) {
         const first = orphan.words[0];
         findings.push(finding("error", "shell.orphan-flags", message("check-shell-orphan-flags", { flag: first.text }), first.line, first.text));
       }
+      for (const unseen of script.unseen) {
+        const said = unseen.tooDeep
+          ? message("check-shell-too-deep", { shell: visible(unseen.behind.text), depth: SHELL.nesting })
+          : message("check-shell-unseen-program", { launcher: visible(unseen.behind.text) });
+        findings.push(finding("error", unseen.tooDeep ? "shell.too-deep" : "shell.unseen-program", said, unseen.line, unseen.behind.text));
+      }
+      const suggest = suggestions();
       const exported = script.assignments.filter((a) => a.how === "export");
-      for (const inv of script.invocations) findings.push(...checkInvocation(inv, exported, model, gpu));
-      findings.push(...deploymentFindings(script.invocations));
-      if (!(script.invocations.length || script.orphans.length)) findings.push(...uncheckedFlags(text));
-      for (const a of script.assignments) findings.push(...checkAssignment(a));
+      for (const inv of script.invocations) extend(findings, checkInvocation(inv, exported, model, gpu, suggest));
+      extend(findings, deploymentFindings(script.invocations));
+      if (!(script.invocations.length || script.orphans.length || script.unseen.length)) extend(findings, uncheckedFlags(text));
+      for (const a of script.assignments) extend(findings, checkAssignment(a, suggest));
       return ordered(findings);
     }
 
@@ -2250,7 +2433,7 @@
     function understood(text) {
       try {
         const script = parseScript(text);
-        return Boolean(script.invocations.length || script.assignments.length || script.orphans.length);
+        return Boolean(script.invocations.length || script.assignments.length || script.orphans.length || script.unseen.length);
       } catch (err) {
         if (err instanceof ShellSyntaxError) return true;
         throw err;
@@ -2381,7 +2564,7 @@
           } else lines.push([edit[1], edit[2]]);
         }
       }
-      lines.push(...args.hidden.map((w) => [w.raw]));
+      extend(lines, args.hidden.map((w) => [w.raw]));
       const renamed = edits.find((e) => e[0] === "module");
       return [commandHead(inv, renamed ? renamed[1] : null).join(" "), ...lines.map((line) => `  ${line.join(" ")}`)].join(" \\\n");
     }

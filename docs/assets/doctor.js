@@ -3,6 +3,8 @@
  * The work is done by checker.js (handbook/checker, in JavaScript) and configure.js (handbook/calc/configure,
  * in JavaScript) over the two exports the build writes beside these scripts; this file only reads the form,
  * shows what they return in the page's language, and keeps the configurator's choice in the address bar.
+ * The doctor's checks run in a Web Worker (checker-worker.js), off the page's main thread; with an
+ * accelerator picked, the planner (planner.js over the planner's export) sizes the command there too.
  * The page's wording comes from the page (<script class="cfg-messages">). Nothing is sent anywhere: the
  * only requests are this site's own data files.
  */
@@ -12,8 +14,12 @@
   const BASE = document.currentScript ? document.currentScript.src : window.location.href;
   const CHECKER_DATA = new URL("checker-data.json", BASE);
   const CONFIGURATOR_DATA = new URL("configurator-data.json", BASE);
+  const CHECKER_WORKER = new URL("checker-worker.js", BASE);
   // The planner's export (handbook/calc/planner_data.py): fetched when the reader picks an accelerator
   const PLANNER_DATA = new URL("planner-data.json", BASE);
+  // A check still running after this long is stopped (its worker ended; the next check starts a fresh one)
+  const CHECK_LIMIT_MS = 10000;
+  const LISTED_FINDINGS = 200;
   const STORED_COMMAND = "handbook-doctor-command";
   const STORED_GPU = "handbook-doctor-gpu";
   const EXAMPLE = [
@@ -89,9 +95,13 @@
     return item;
   }
 
-  function summary(findings, version, m) {
+  function countsOf(findings) {
     const counts = { error: 0, warning: 0, note: 0 };
     for (const f of findings) counts[f.severity] += 1;
+    return counts;
+  }
+
+  function summary(counts, version, m) {
     if (counts.error || counts.warning) {
       return template(m["check-cli-problems"], { errors: counts.error, warnings: counts.warning, notes: counts.note, version });
     }
@@ -108,11 +118,11 @@
   }
 
   // the corrected commands (checker.js corrected): each with its copy button
-  function correctedBlock(commands, m, copy) {
+  function correctedBlock(commands, m) {
     return commands.map((command) => {
       const code = element("code", {}, command.text);
       const button = element("button", { type: "button", class: "md-button cfg-copy" }, m["cfg-copy"]);
-      button.addEventListener("click", () => copy(command.text, button));
+      button.addEventListener("click", () => copyText(command.text, button, m));
       return element(
         "div",
         { class: "doc-fix", "data-line": String(command.line) },
@@ -140,96 +150,246 @@
     }, 1500);
   }
 
+  // ================================================================================= the doctor's checks
+  // Each check runs in a Web Worker, so that a long paste never blocks the page, and one that runs past
+  // CHECK_LIMIT_MS is stopped. Where no worker can start, the page's own checker.js runs it, after a paint.
+  // A check given an accelerator is sized by the planner, whose data is fetched the first time one is.
+  class Checks {
+    constructor() {
+      this.worker = null;
+      this.local = null;
+      this.localData = null;
+      this.localSized = null; // the page's checker with the planner, once its data is loaded (or false)
+      this.version = null;
+      this.waiting = new Map();
+      this.next = 0;
+    }
+
+    async start() {
+      try {
+        this.version = await this.spawn();
+      } catch (err) {
+        this.localData = await load(CHECKER_DATA);
+        this.local = window.HandbookChecker.create(this.localData);
+        this.version = this.local.version;
+      }
+    }
+
+    spawn() {
+      return new Promise((resolve, reject) => {
+        const worker = new Worker(CHECKER_WORKER);
+        worker.onmessage = (event) => {
+          const answer = event.data;
+          if ("ready" in answer) {
+            this.worker = worker;
+            resolve(answer.ready);
+          } else if (answer.id === undefined) {
+            worker.terminate();
+            reject(new Error(answer.error));
+          } else this.settle(answer.id, answer);
+        };
+        worker.onerror = (event) => {
+          event.preventDefault();
+          const why = new Error(event.message || "the checker's worker stopped");
+          if (this.worker === worker) this.stop(why);
+          else reject(why);
+        };
+        worker.postMessage({ data: String(CHECKER_DATA), planner: String(PLANNER_DATA) });
+      });
+    }
+
+    settle(id, answer) {
+      const waiting = this.waiting.get(id);
+      if (waiting === undefined) return;
+      this.waiting.delete(id);
+      window.clearTimeout(waiting.timer);
+      if ("error" in answer) waiting.reject(new Error(answer.error));
+      else waiting.resolve(answer.result);
+    }
+
+    // end the worker and every check waiting on it; the next check starts a fresh one
+    stop(why) {
+      if (this.worker !== null) this.worker.terminate();
+      this.worker = null;
+      for (const id of [...this.waiting.keys()]) this.settle(id, { error: why.message });
+    }
+
+    // the page's own checker, sized on `gpu` when it is given and the planner's data could be loaded
+    async localChecker(gpu) {
+      if (gpu === null) return this.local;
+      if (this.localSized === null) {
+        try {
+          this.localSized = window.HandbookChecker.create(this.localData, { planner: window.HandbookPlanner, data: await load(PLANNER_DATA) });
+        } catch (err) {
+          this.localSized = false;
+        }
+      }
+      return this.localSized || this.local;
+    }
+
+    async check(text, gpu = null) {
+      if (this.local !== null) {
+        await new Promise((resolve) => window.setTimeout(resolve, 0));
+        const checker = await this.localChecker(gpu);
+        const findings = checker.check(text, null, checker === this.local ? null : gpu);
+        const understood = checker.understood(text);
+        return {
+          findings: findings.slice(0, LISTED_FINDINGS),
+          counts: countsOf(findings),
+          understood,
+          status: checker.exitStatus(findings),
+          corrected: checker.corrected(text, findings),
+          plannerFailed: gpu !== null && checker === this.local,
+        };
+      }
+      if (this.worker === null) await this.spawn();
+      return new Promise((resolve, reject) => {
+        const id = (this.next += 1);
+        const timer = window.setTimeout(() => this.stop(new Error(`> ${CHECK_LIMIT_MS / 1000} s`)), CHECK_LIMIT_MS);
+        this.waiting.set(id, { resolve, reject, timer });
+        this.worker.postMessage({ id, text, gpu, listed: LISTED_FINDINGS });
+      });
+    }
+  }
+
   // ================================================================================= the doctor
+  // One check at a time, always of the latest text: a verdict is shown only for the text in the box, and
+  // while a check runs the page says so instead of showing the previous verdict.
   class Doctor {
-    constructor(root, checkerData, messages) {
+    constructor(root, checks, messages) {
       this.root = root;
-      this.checkerData = checkerData;
-      this.checker = window.HandbookChecker.create(checkerData);
-      this.sized = null; // the checker with the planner, once the planner's data is loaded
+      this.checks = checks;
       this.m = messages;
       this.lang = root.dataset.lang;
       this.input = root.querySelector(".doc-input");
       this.gpu = root.querySelector(".doc-gpu");
-      this.plannerProblem = null;
+      this.status = root.querySelector(".doc-status");
+      this.list = root.querySelector(".doc-findings");
+      this.fixes = root.querySelector(".doc-corrected");
+      this.ticket = 0; // the text in the box
+      this.shown = 0; // the text whose verdict the page shows
+      this.busy = false;
+      this.waiters = [];
       this.input.addEventListener("input", () => this.run());
-      this.gpu.addEventListener("change", () => this.pickGpu());
+      this.gpu.addEventListener("change", () => {
+        try {
+          window.sessionStorage.setItem(STORED_GPU, this.gpu.value);
+        } catch (err) {
+          // storage may be off
+        }
+        this.run();
+      });
       root.querySelector(".doc-check").addEventListener("click", () => this.run());
       root.querySelector(".doc-example").addEventListener("click", () => {
         this.input.value = EXAMPLE;
         this.run();
       });
-      let stored = null;
+      this.restored = null;
       try {
-        stored = window.sessionStorage.getItem(STORED_COMMAND);
+        this.restored = window.sessionStorage.getItem(STORED_COMMAND);
       } catch (err) {
-        stored = null;
+        this.restored = null;
       }
-      if (stored) this.input.value = stored;
+      if (this.restored) this.input.value = this.restored;
       let storedGpu = null;
       try {
         storedGpu = window.sessionStorage.getItem(STORED_GPU);
       } catch (err) {
         storedGpu = null;
       }
-      if (storedGpu && [...this.gpu.options].some((o) => o.value === storedGpu)) {
-        this.gpu.value = storedGpu;
-        this.pickGpu();
-      } else this.run();
-    }
-
-    // The planner's data is fetched once, the first time an accelerator is picked.
-    async pickGpu() {
-      try {
-        window.sessionStorage.setItem(STORED_GPU, this.gpu.value);
-      } catch (err) {
-        // storage may be off
-      }
-      if (this.gpu.value && this.sized === null && window.HandbookPlanner) {
-        try {
-          const plannerData = await load(PLANNER_DATA);
-          this.sized = window.HandbookChecker.create(this.checkerData, { planner: window.HandbookPlanner, data: plannerData });
-          this.plannerProblem = null;
-        } catch (err) {
-          this.plannerProblem = template(this.m["doc-planner-failed"], { url: PLANNER_DATA.pathname });
-        }
-      }
+      if (storedGpu && [...this.gpu.options].some((o) => o.value === storedGpu)) this.gpu.value = storedGpu;
       this.run();
     }
 
-    run() {
-      const text = this.input.value;
+    remember(text) {
       try {
-        window.sessionStorage.setItem(STORED_COMMAND, text);
+        if (text) window.sessionStorage.setItem(STORED_COMMAND, text);
+        else window.sessionStorage.removeItem(STORED_COMMAND);
       } catch (err) {
         // storage may be off: the state is then kept for this page only
       }
-      const status = this.root.querySelector(".doc-status");
-      const list = this.root.querySelector(".doc-findings");
-      const fixes = this.root.querySelector(".doc-corrected");
-      fixes.replaceChildren();
+    }
+
+    // Check the text in the box; resolves once the page shows its verdict (or why there is none).
+    run() {
+      const text = this.input.value;
+      this.remember(text);
+      this.ticket += 1;
+      const done = new Promise((resolve) => this.waiters.push([this.ticket, resolve]));
+      this.fixes.replaceChildren();
       if (!text.trim()) {
-        status.replaceChildren();
-        list.replaceChildren();
-        this.root.dataset.result = "empty";
-        return;
+        this.status.replaceChildren();
+        this.list.replaceChildren();
+        this.show(this.ticket, "empty");
+        return done;
       }
-      const gpu = this.gpu.value || null;
-      const checker = gpu !== null && this.sized !== null ? this.sized : this.checker;
-      const findings = checker.check(text, null, gpu);
-      const understood = checker.understood(text);
-      if (!understood && !findings.length) {
-        status.replaceChildren(element("p", {}, this.m["check-cli-nothing"]));
-        list.replaceChildren();
+      this.status.replaceChildren(element("p", { class: "doc-checking" }, this.m["doc-checking"]));
+      this.list.hidden = true;
+      this.root.dataset.result = "checking";
+      if (!this.busy) this.drain();
+      return done;
+    }
+
+    async drain() {
+      this.busy = true;
+      while (this.shown !== this.ticket) {
+        const ticket = this.ticket;
+        const text = this.input.value;
+        const gpu = this.gpu.value || null;
+        try {
+          const result = await this.checks.check(text, gpu);
+          if (ticket === this.ticket) this.render(result);
+        } catch (err) {
+          if (ticket === this.ticket) this.failed(text, err);
+        }
+        if (ticket === this.ticket) this.show(ticket, this.root.dataset.result);
+      }
+      this.busy = false;
+    }
+
+    show(ticket, result) {
+      this.shown = ticket;
+      this.root.dataset.result = result;
+      this.waiters = this.waiters.filter(([waiting, resolve]) => (waiting <= ticket ? resolve() : true));
+    }
+
+    render(result) {
+      this.list.hidden = false;
+      const total = result.counts.error + result.counts.warning + result.counts.note;
+      if (!result.understood && !total) {
+        this.status.replaceChildren(element("p", {}, this.m["check-cli-nothing"]));
+        this.list.replaceChildren();
         this.root.dataset.result = "nothing";
         return;
       }
-      const lines = [element("p", {}, summary(findings, checker.version, this.m))];
-      if (gpu !== null && this.plannerProblem !== null) lines.push(element("p", { class: "cfg-warn" }, this.plannerProblem));
-      status.replaceChildren(...lines);
-      list.replaceChildren(...findings.map((f) => findingItem(f, this.lang, this.m)));
-      fixes.replaceChildren(...correctedBlock(checker.corrected(text, findings), this.m, (t, b) => copyText(t, b, this.m)));
-      this.root.dataset.result = ["clean", "warnings", "errors"][this.checker.exitStatus(findings)];
+      const lines = [element("p", {}, summary(result.counts, this.checks.version, this.m))];
+      if (result.plannerFailed) lines.push(element("p", { class: "cfg-warn" }, template(this.m["doc-planner-failed"], { url: PLANNER_DATA.pathname })));
+      this.status.replaceChildren(...lines);
+      // a paste with thousands of findings: the first ones, and how many more (the summary counts them all)
+      const listed = result.findings.map((f) => findingItem(f, this.lang, this.m));
+      const more = total - result.findings.length;
+      if (more > 0) listed.push(element("li", { class: "doc-more" }, template(this.m["doc-more"], { count: more.toLocaleString("en") })));
+      this.list.replaceChildren(...listed);
+      this.fixes.replaceChildren(...correctedBlock(result.corrected, this.m));
+      this.root.dataset.result = ["clean", "warnings", "errors"][result.status];
+    }
+
+    // No verdict: say why, forget the text (a reload must not run it again), and offer to clear the box.
+    failed(text, err) {
+      this.remember("");
+      if (text === this.restored) this.input.value = "";
+      this.restored = null;
+      const clear = element("button", { type: "button", class: "md-button doc-clear" }, this.m["doc-clear"]);
+      clear.addEventListener("click", () => {
+        this.input.value = "";
+        this.run();
+        this.input.focus();
+      });
+      const why = template(this.m["doc-failed"], { error: String(err && err.message ? err.message : err) });
+      this.status.replaceChildren(element("p", { class: "cfg-warn doc-failed" }, why, " ", clear));
+      this.list.replaceChildren();
+      this.list.hidden = false;
+      this.root.dataset.result = "failed";
     }
   }
 
@@ -499,24 +659,31 @@
     const messages = JSON.parse(root.querySelector(".cfg-messages").textContent);
     const status = root.querySelector(kind === "doctor" ? ".doc-status" : ".cfg-status");
     const failed = kind === "doctor" ? "doc-load-failed" : "cfg-load-failed";
+    if (kind === "doctor") {
+      const checks = new Checks();
+      try {
+        await checks.start();
+      } catch (err) {
+        status.replaceChildren(element("p", { class: "cfg-warn" }, template(messages[failed], { url: CHECKER_DATA.pathname })));
+        return;
+      }
+      status.replaceChildren();
+      root.doctor = new Doctor(root, checks, messages);
+      root.dataset.ready = "true";
+      return;
+    }
     let checkerData;
     let configuratorData;
     try {
-      [checkerData, configuratorData] = await Promise.all([load(CHECKER_DATA), kind === "doctor" ? null : load(CONFIGURATOR_DATA)]);
+      [checkerData, configuratorData] = await Promise.all([load(CHECKER_DATA), load(CONFIGURATOR_DATA)]);
     } catch (err) {
-      const url = (kind === "doctor" ? CHECKER_DATA : CONFIGURATOR_DATA).pathname;
-      status.replaceChildren(element("p", { class: "cfg-warn" }, template(messages[failed], { url })));
+      status.replaceChildren(element("p", { class: "cfg-warn" }, template(messages[failed], { url: CONFIGURATOR_DATA.pathname })));
       return;
     }
-    if (kind === "doctor") {
-      status.replaceChildren();
-      root.doctor = new Doctor(root, checkerData, messages);
-    } else {
-      const checker = window.HandbookChecker.create(checkerData);
-      configuratorData.version = checker.version;
-      const configure = window.HandbookConfigure.create(configuratorData, checker);
-      root.configurator = new Configurator(root, configure, configuratorData, messages);
-    }
+    const checker = window.HandbookChecker.create(checkerData);
+    configuratorData.version = checker.version;
+    const configure = window.HandbookConfigure.create(configuratorData, checker);
+    root.configurator = new Configurator(root, configure, configuratorData, messages);
     root.dataset.ready = "true";
   }
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from handbook.calc import memory, sizing
 from handbook.calc.launch import model_path, rule_flags
+from handbook.core.files import write_text
 from handbook.core.formatting import json_safe
 from handbook.kb.loader import KB
 from handbook.kb.schema import Model
@@ -179,6 +180,5 @@ def planner_json(kb: KB) -> str:
 def write_planner_data(kb: KB, site_dir: Path) -> Path:
     """Write the export under one built site root; returns the file written."""
     target = Path(site_dir) / PLANNER_DATA_PATH
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(planner_json(kb), encoding="utf-8")
+    write_text(target, planner_json(kb), root=Path(site_dir), folders=True)
     return target

@@ -9,6 +9,7 @@ option's ``type`` and checked against its ``choices``, as argparse does.
 
 from __future__ import annotations
 
+import bisect
 import json
 import math
 import re
@@ -19,9 +20,9 @@ from typing import Any
 from handbook.checker.abbreviations import stable_abbreviation, stored_span
 from handbook.checker.findings import Finding
 from handbook.checker.shell import Word
-from handbook.core.formatting import parser_value
+from handbook.core.formatting import integer_text, parser_value
 from handbook.core.messages import message
-from handbook.core.suggest import closest
+from handbook.core.suggest import Suggestions
 from handbook.core.text import Text
 from handbook.engine.snapshot import EngineSnapshot, Option, Parser
 
@@ -51,7 +52,10 @@ def _human_readable_int(text: str) -> int:
             if "." in number:
                 si = "k" if suffix == "Ki" else suffix[0]  # the SI kilo is lower-case
                 raise BadValue(message("check-expect-iec-without-decimals", iec=suffix, number=number, si=si))
-            return int(number) * _IEC[suffix]
+            try:
+                return int(number) * _IEC[suffix]
+            except ValueError:  # more than 4,300 digits: int() refuses them, as in the engine
+                raise BadValue(message("check-expect-human-int")) from None
         return int(Decimal(number) * _SI[suffix])
     try:
         return int(value)
@@ -87,7 +91,7 @@ def convert(option: Option, text: str) -> Any:
     if kind in JSON_TYPES:
         try:
             value = json.loads(text)
-        except (json.JSONDecodeError, RecursionError):
+        except (ValueError, RecursionError):  # not JSON, or an integer of more than 4,300 digits
             raise BadValue(message("check-expect-json")) from None
         if kind == "parse_cuda_graph_config_arg" and not isinstance(value, dict):
             raise BadValue(message("check-expect-json-object"))
@@ -140,12 +144,42 @@ class ParsedArgs:
 
 
 def spellings_abbreviated_by(parser: Parser, token: str) -> list[str]:
-    """Every spelling ``token`` (before any "=") is a prefix of, as Python 3.11's ``_get_option_tuples``
-    lists them; none when the parser does not allow abbreviations or ``token`` is not a long option."""
+    """Every spelling ``token`` (before any "=") is a prefix of, in parser order, as Python 3.11's
+    ``_get_option_tuples`` lists them; none when the parser does not allow abbreviations or ``token`` is not
+    a long option. Found by bisection in the sorted spellings, and remembered: a command of thousands of
+    flags costs thousands of lookups, not thousands of passes over the parser."""
     prefix = token.split("=", 1)[0]
     if not parser.allow_abbrev or not prefix.startswith("--"):
         return []
-    return [s for s in parser.all_spellings() if s.startswith(prefix)]
+    index = _abbreviations(parser)
+    if prefix in index.found:
+        return list(index.found[prefix])
+    low = bisect.bisect_left(index.spellings, prefix)
+    high = bisect.bisect_left(index.spellings, prefix + "\U0010ffff", low)
+    found = [index.spellings[k] for k in sorted(range(low, high), key=lambda k: index.order[k])]
+    if found:  # every prefix with a match is one of the spellings' few prefixes: the memo stays small
+        index.found[prefix] = tuple(found)
+    return found
+
+
+@dataclass
+class _Abbreviations:
+    spellings: list[str]  # sorted
+    order: list[int]  # each one's place in the parser
+    found: dict[str, tuple[str, ...]] = field(default_factory=dict)
+
+
+_ABBREVIATIONS: dict[int, tuple[Parser, _Abbreviations]] = {}
+
+
+def _abbreviations(parser: Parser) -> _Abbreviations:
+    held = _ABBREVIATIONS.get(id(parser))
+    if held is None or held[0] is not parser:
+        every = parser.all_spellings()
+        ranked = sorted(range(len(every)), key=lambda k: every[k])
+        held = (parser, _Abbreviations([every[k] for k in ranked], ranked))
+        _ABBREVIATIONS[id(parser)] = held
+    return held[1]
 
 
 def _other_programs(snapshot: EngineSnapshot, parser: Parser, name: str) -> list[str]:
@@ -171,9 +205,16 @@ def _looks_like_option(parser: Parser, text: str) -> bool:
 
 
 def parse_args(
-    snapshot: EngineSnapshot, program: str, words: list[Word], *, fragment: bool = False
+    snapshot: EngineSnapshot,
+    program: str,
+    words: list[Word],
+    *,
+    fragment: bool = False,
+    suggest: Suggestions | None = None,
 ) -> tuple[ParsedArgs, list[Finding]]:
-    """Replay argparse on ``words``; every problem argparse would raise (or silently accept) is a finding."""
+    """Replay argparse on ``words``; every problem argparse would raise (or silently accept) is a finding.
+    ``suggest``: the check's "did you mean" (one check's budget, shared by its commands)."""
+    suggest = suggest or Suggestions()
     parser = snapshot.parser(program)
     parsed = ParsedArgs(parser)
     findings: list[Finding] = []
@@ -218,11 +259,11 @@ def parse_args(
                 findings.append(_abbreviation(program, name, spellings[0], label, word))
                 spelling = name
             else:
-                findings.append(_unknown(snapshot, parser, program, word, name, label))
+                findings.append(_unknown(snapshot, parser, program, word, name, label, suggest))
                 i = _skip_values(parser, words, i)
                 continue
         i = _take_values(
-            parsed, findings, parser, option, spelling, word, words, i, has_explicit, explicit, label
+            parsed, findings, parser, option, spelling, word, words, i, has_explicit, explicit, label, suggest
         )
     if not fragment:
         findings += _required(parsed, parser, label, words)
@@ -252,7 +293,13 @@ def _unexpected(word: Word, label: str) -> Finding:
 
 
 def _unknown(
-    snapshot: EngineSnapshot, parser: Parser, program: str, word: Word, name: str, label: str
+    snapshot: EngineSnapshot,
+    parser: Parser,
+    program: str,
+    word: Word,
+    name: str,
+    label: str,
+    suggest: Suggestions,
 ) -> Finding:
     elsewhere = _other_programs(snapshot, parser, name)
     if elsewhere:
@@ -264,7 +311,7 @@ def _unknown(
             word.line,
             name,
         )
-    close = closest(name, parser.all_spellings())
+    close = suggest.closest(name, f"flag:{program}", parser.all_spellings())
     hint = message("check-closest", name=close) if close else ""
     return Finding(
         "error",
@@ -302,6 +349,7 @@ def _take_values(
     has_explicit: str,
     explicit: str,
     label: str,
+    suggest: Suggestions,
 ) -> int:
     nargs = option.nargs
     values: list[Word] = []
@@ -366,14 +414,16 @@ def _take_values(
             return i
     converted: list[Any] = []
     for value_word in values:
-        converted.append(_checked_value(findings, option, spelling, value_word))
+        converted.append(_checked_value(findings, option, spelling, value_word, suggest, label))
     single = nargs in (None, "?")
     value = converted[0] if single and converted else (converted if converted else option.const)
     _record(parsed, findings, option, spelling, word, values, value)
     return i
 
 
-def _checked_value(findings: list[Finding], option: Option, spelling: str, word: Word) -> Any:
+def _checked_value(
+    findings: list[Finding], option: Option, spelling: str, word: Word, suggest: Suggestions, label: str
+) -> Any:
     if word.placeholder:
         return UNKNOWN
     try:
@@ -391,7 +441,8 @@ def _checked_value(findings: list[Finding], option: Option, spelling: str, word:
         return UNKNOWN
     if option.choices is not None and value not in option.choices:
         choices = [parser_value(c) for c in option.choices]
-        close = closest(str(value), choices)
+        shown = integer_text(value) if isinstance(value, int) and not isinstance(value, bool) else str(value)
+        close = suggest.closest(shown, f"choice:{label}:{option.name}", choices)
         hint = message("check-did-you-mean", name=close) if close else ""
         findings.append(
             Finding(

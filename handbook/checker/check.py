@@ -15,11 +15,19 @@ from handbook.checker.entrypoints import module_findings, serve_argv
 from handbook.checker.envcheck import check_assignments
 from handbook.checker.findings import Finding, ordered
 from handbook.checker.predicates import PREDICATES, Facts, Predicate, Unwritten
-from handbook.checker.shell import EnvAssignment, Invocation, ShellSyntaxError, Word, parse_script
+from handbook.checker.shell import (
+    MAX_NESTING,
+    EnvAssignment,
+    Invocation,
+    ShellSyntaxError,
+    Word,
+    parse_script,
+)
 from handbook.checker.sizing import checkpoint_of, sizing_findings
 from handbook.core.messages import message
-from handbook.core.suggest import closest
-from handbook.core.text import Text
+from handbook.core.suggest import Suggestions
+from handbook.core.templates import fill, template_problems
+from handbook.core.text import INVISIBLE, LANGS, Text, code_point, visible
 from handbook.engine.history import version_key
 from handbook.engine.snapshot import EngineSnapshot, SnapshotError, load_history, load_snapshot
 from handbook.kb.loader import KB
@@ -72,10 +80,27 @@ def _engine_clause(rule: Rule, version: str, pinned: str | None = None) -> Text:
 
 def rule_params(rule: Rule) -> Predicate | None:
     """The rule's predicate with its parameters, or None when the rule is broken (the rule-predicates check
-    of ``python -m handbook validate`` reports it with its file and line)."""
+    of ``python -m handbook validate`` reports it with its file and line). Validated once per rule object:
+    a block of thousands of commands asks for every rule's parameters thousands of times."""
+    held = _PARAMS.get(id(rule))
+    if held is None or held[0] is not rule:
+        if len(_PARAMS) >= _PARAMS_HELD:  # KBs loaded again and again (mkdocs serve): forget the old ones
+            _PARAMS.clear()
+        held = (rule, _validated_params(rule))
+        _PARAMS[id(rule)] = held
+    return held[1]
+
+
+_PARAMS: dict[int, tuple[Rule, Predicate | None]] = {}
+_PARAMS_HELD = 4096
+
+
+def _validated_params(rule: Rule) -> Predicate | None:
     predicate = PREDICATES.get(rule.predicate)
     if predicate is None:
         return None
+    if any(template_problems(rule.message[lang], predicate.fields) for lang in LANGS):
+        return None  # a message that is not plain {name} fields is never filled in
     try:
         return predicate.model_validate(rule.params)
     except ValidationError:
@@ -86,9 +111,7 @@ def rule_finding(
     rule: Rule, values: dict[str, str], version: str, line: int | None, pinned: str | None = None
 ) -> Finding:
     """The finding of a broken rule: its message with the predicate's values, then what the engine does."""
-    said = Text.of(
-        rule.message.zh.format(**values).rstrip("。."), rule.message.en.format(**values).rstrip(".")
-    )
+    said = Text.of(fill(rule.message.zh, values).rstrip("。."), fill(rule.message.en, values).rstrip("."))
     return Finding(
         rule.severity,
         f"rule.{rule.id}",
@@ -180,7 +203,7 @@ def one_cause(args: ParsedArgs, findings: list[Finding], version: str) -> list[F
 
 
 def _module_findings(
-    invocation: Invocation, snapshot: EngineSnapshot, modules: dict[str, str]
+    invocation: Invocation, snapshot: EngineSnapshot, modules: dict[str, str], suggest: Suggestions
 ) -> list[Finding]:
     word = invocation.launcher
     line = word.line if word else invocation.line
@@ -189,7 +212,7 @@ def _module_findings(
         known = module_findings(invocation, snapshot, line)
         if known is not None:
             return known
-        close = closest(module or "", modules)
+        close = suggest.closest(module or "", "module", modules)
         hint = message("check-did-you-mean", name=close) if close else ""
         return [
             Finding(
@@ -249,11 +272,13 @@ def check_invocation(
     model: str | None = None,
     exported: list[EnvAssignment] | None = None,
     gpu: str | None = None,
+    suggest: Suggestions | None = None,
 ) -> list[Finding]:
     """Findings for one SGLang command (or flags-only fragment); ``gpu`` (a KB accelerator id) sizes a
-    launch command with the planner (sizing.py)."""
+    launch command with the planner (sizing.py). ``suggest``: the check's "did you mean"."""
+    suggest = suggest or Suggestions()
     _, modules = entry_points(snapshot)
-    findings = _module_findings(invocation, snapshot, modules)
+    findings = _module_findings(invocation, snapshot, modules, suggest)
     if invocation.kind not in ("program", "fragment") or invocation.program is None:
         return findings
     fragment = invocation.kind == "fragment"
@@ -264,7 +289,7 @@ def check_invocation(
         if serve.diffusion is not None:
             return findings
         words = serve.words
-    args, parse_findings = parse_args(snapshot, invocation.program, words, fragment=fragment)
+    args, parse_findings = parse_args(snapshot, invocation.program, words, fragment=fragment, suggest=suggest)
     findings += parse_findings
     findings += _deprecated(args, snapshot.sglang_version)
     findings = one_cause(args, findings, snapshot.sglang_version)
@@ -318,9 +343,7 @@ def unestablished_finding(
 ) -> Finding:
     """A rule the command breaks in a release its engine behaviour was not established for: a note, never
     a verdict the site cannot back."""
-    said = Text.of(
-        rule.message.zh.format(**values).rstrip("。."), rule.message.en.format(**values).rstrip(".")
-    )
+    said = Text.of(fill(rule.message.zh, values).rstrip("。."), fill(rule.message.en, values).rstrip("."))
     return Finding(
         "note",
         f"rule.{rule.id}",
@@ -375,6 +398,45 @@ def _unchecked_flags(text: str) -> list[Finding]:
     ]
 
 
+# How much of a line a finding about an invisible character quotes around the first one, and on how many
+# lines it is reported one by one (a paste with thousands of them gets one more finding that counts the rest)
+_SHOWN_BEFORE, _SHOWN_AFTER = 24, 40
+INVISIBLE_LINES = 100
+
+
+def invisible_findings(text: str) -> list[Finding]:
+    """One error per line that holds a character the reader cannot see (a bidirectional control, a
+    zero-width character, a terminal escape…): what the shell runs is not what the page or the terminal
+    shows. The message quotes the line with each one written out as ⟨U+…⟩."""
+    findings: list[Finding] = []
+    more: list[int] = []
+    for number, line in enumerate(text.split("\n"), 1):
+        found = [m.start() for m in INVISIBLE.finditer(line)]
+        if not found:
+            continue
+        if len(findings) == INVISIBLE_LINES:
+            more.append(number)
+            continue
+        points = list(dict.fromkeys(code_point(line[at]) for at in found))
+        start = max(0, found[0] - _SHOWN_BEFORE)
+        end = min(len(line), found[0] + _SHOWN_AFTER)
+        shown = ("…" if start else "") + visible(line[start:end]) + ("…" if end < len(line) else "")
+        listed = ", ".join(points[:5]) + (", …" if len(points) > 5 else "")
+        findings.append(
+            Finding(
+                "error",
+                "shell.invisible",
+                message("check-shell-invisible", points=listed, shown=shown),
+                number,
+                points[0],
+            )
+        )
+    if more:
+        said = message("check-shell-invisible-more", count=len(more), last=more[-1])
+        findings.append(Finding("error", "shell.invisible", said, more[0]))
+    return findings
+
+
 def check_command(
     text: str,
     snapshot: EngineSnapshot | None = None,
@@ -386,18 +448,19 @@ def check_command(
     """Every finding for a block of shell text, ordered by line (see the package docstring)."""
     snapshot = snapshot or load_snapshot()
     commands, modules = entry_points(snapshot)
+    findings: list[Finding] = invisible_findings(text)
     try:
         script = parse_script(text, commands, modules)
     except ShellSyntaxError as exc:
-        return [
+        findings.append(
             Finding(
                 "error",
                 "shell.syntax",
                 message("check-shell-syntax", problem=exc.problem),
                 exc.line,
             )
-        ]
-    findings: list[Finding] = []
+        )
+        return ordered(findings)
     for orphan in script.orphans:
         first: Word = orphan.words[0]
         findings.append(
@@ -409,14 +472,23 @@ def check_command(
                 first.text,
             )
         )
+    for unseen in script.unseen:
+        if unseen.too_deep:
+            said = message("check-shell-too-deep", shell=visible(unseen.behind.text), depth=MAX_NESTING)
+            code = "shell.too-deep"
+        else:
+            said = message("check-shell-unseen-program", launcher=visible(unseen.behind.text))
+            code = "shell.unseen-program"
+        findings.append(Finding("error", code, said, unseen.line, unseen.behind.text))
+    suggest = Suggestions()
     exported = [a for a in script.assignments if a.how == "export"]
     for invocation in script.invocations:
-        findings += check_invocation(invocation, snapshot, kb, model, exported, gpu)
+        findings += check_invocation(invocation, snapshot, kb, model, exported, gpu=gpu, suggest=suggest)
     findings += deployment_findings(script.invocations, snapshot)
-    if not (script.invocations or script.orphans):
+    if not (script.invocations or script.orphans or script.unseen):
         findings += _unchecked_flags(text)
     kb_env = kb.env_vars if kb is not None else {}
-    findings += check_assignments(script.assignments, snapshot, kb_env)
+    findings += check_assignments(script.assignments, snapshot, kb_env, suggest)
     return ordered(findings)
 
 

@@ -14,7 +14,7 @@ from typing import Any
 from handbook.checker.findings import Finding
 from handbook.checker.shell import EnvAssignment
 from handbook.core.messages import message
-from handbook.core.suggest import closest
+from handbook.core.suggest import Suggestions
 from handbook.core.text import Text
 from handbook.engine.snapshot import EngineSnapshot
 
@@ -59,8 +59,12 @@ def expected_env_value(kind: str, value: str) -> Text | None:
 
 
 def check_assignment(
-    assignment: EnvAssignment, snapshot: EngineSnapshot, kb_env: dict[str, Any]
+    assignment: EnvAssignment,
+    snapshot: EngineSnapshot,
+    kb_env: dict[str, Any],
+    suggest: Suggestions | None = None,
 ) -> list[Finding]:
+    suggest = suggest or Suggestions()
     environ = snapshot.environ
     version = snapshot.sglang_version
     name, line = assignment.name, assignment.line
@@ -93,7 +97,7 @@ def check_assignment(
                 line,
                 name,
             )
-        ] + check_assignment(EnvAssignment(new, value, assignment.how, line), snapshot, kb_env)
+        ] + check_assignment(EnvAssignment(new, value, assignment.how, line), snapshot, kb_env, suggest)
     variable = environ.get(name)
     if variable is not None:
         if value is None or value.placeholder:
@@ -132,9 +136,9 @@ def check_assignment(
     if name.startswith(rewrite.to):
         # Every candidate shares the prefix, which would make any two names look alike: compare the rest.
         prefix = rewrite.to
-        rests = {known[len(prefix) :]: known for known in environ.names() if known.startswith(prefix)}
-        rest = closest(name[len(prefix) :], rests)
-        close = rests[rest] if rest else None
+        rests = (known[len(prefix) :] for known in environ.names() if known.startswith(prefix))
+        rest = suggest.closest(name[len(prefix) :], "env", rests)
+        close = prefix + rest if rest else None
         hint = message("check-did-you-mean", name=close) if close else ""
         return [
             Finding(
@@ -165,9 +169,13 @@ def check_assignment(
 
 
 def check_assignments(
-    assignments: list[EnvAssignment], snapshot: EngineSnapshot, kb_env: dict[str, Any]
+    assignments: list[EnvAssignment],
+    snapshot: EngineSnapshot,
+    kb_env: dict[str, Any],
+    suggest: Suggestions | None = None,
 ) -> list[Finding]:
+    suggest = suggest or Suggestions()
     findings: list[Finding] = []
     for assignment in assignments:
-        findings += check_assignment(assignment, snapshot, kb_env)
+        findings += check_assignment(assignment, snapshot, kb_env, suggest)
     return findings

@@ -15,10 +15,25 @@ import json
 from typing import Any
 
 from handbook.checker.abbreviations import stored_span
-from handbook.checker.check import _engine_clause, entry_points, rule_params
+from handbook.checker.check import INVISIBLE_LINES, _engine_clause, entry_points, rule_params
 from handbook.checker.entrypoints import module_lives
 from handbook.checker.envcheck import READ_BY_KEYS
+from handbook.checker.shell import (
+    DOCKER_ENV_OPTIONS,
+    DOCKER_RUN,
+    DOCKER_VALUE_OPTIONS,
+    KEYWORDS,
+    LAUNCHERS,
+    MAX_NESTING,
+    QUOTING,
+    QUOTING_MODULES,
+    SHELLS,
+    SSH_VALUE_OPTIONS,
+    mention_pattern,
+)
 from handbook.core.messages import DOMAINS
+from handbook.core.suggest import SUGGESTIONS_PER_CHECK
+from handbook.core.text import INVISIBLE_RANGES
 from handbook.engine.snapshot import EngineSnapshot, Option, Parser, SnapshotError, load_history
 
 SCHEMA_VERSION = 1
@@ -157,4 +172,35 @@ def checker_data(snapshot: EngineSnapshot, kb: Any) -> dict[str, Any]:
         "rules": _rules(kb, kb.handbook.engine_version),
         "releases": _releases(snapshot),
         "messages": {key: list(pair) for domain in MESSAGE_DOMAINS for key, pair in DOMAINS[domain].items()},
+        "shell": _shell(commands, modules),
+        "suggestions": SUGGESTIONS_PER_CHECK,
+        "invisible": [[start, end] for start, end, _ in INVISIBLE_RANGES],
+        "invisible_lines": INVISIBLE_LINES,
+    }
+
+
+def _shell(commands: dict[tuple[str, ...], str], modules: dict[str, str]) -> dict[str, Any]:
+    """The shell reader's tables (handbook/checker/shell.py): launchers, keywords, docker run's options."""
+    return {
+        "launchers": [
+            [
+                list(head),
+                list(how.takes_value),
+                how.switches_only,
+                how.operands,
+                list(how.env_options),
+                how.double_dash,
+            ]
+            for head, how in LAUNCHERS.items()
+        ],
+        "keywords": sorted(KEYWORDS),
+        "shells": list(SHELLS),
+        "ssh_values": list(SSH_VALUE_OPTIONS),
+        "docker_run": [list(head) for head in DOCKER_RUN],
+        "docker_values": sorted(DOCKER_VALUE_OPTIONS),
+        "docker_env": list(DOCKER_ENV_OPTIONS),
+        "quoting": sorted(QUOTING),
+        "quoting_modules": sorted(QUOTING_MODULES),
+        "nesting": MAX_NESTING,
+        "mention": mention_pattern(commands, modules),
     }

@@ -25,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from handbook.checker.argv import UNKNOWN, ParsedArgs
 from handbook.checker.shell import DockerRun
+from handbook.core.formatting import integer_text
 
 Flag = Annotated[str, StringConstraints(pattern=r"^--[a-z0-9][a-z0-9_-]*$")]
 Scalar = str | bool | int | float
@@ -55,8 +56,8 @@ class Facts:
         return self.args.is_set(self._dest(flag))
 
     def is_set(self, flag: str) -> bool:
-        """Given, and not switched off (``--no-x``) or emptied. A value of 0 is given (0 == False in Python,
-        so the test is by identity for False and None)."""
+        """Given, and not switched off (``--no-x``) or emptied. A value of 0 is given, not off: ``in (False,
+        …)`` would read it as False (0 == False in Python), where the browser's checker does not."""
         if not self.given(flag):
             return False
         value = self.value(flag)
@@ -97,7 +98,10 @@ def known(*values: Any) -> bool:
 def _number(value: Any) -> float | None:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
-    return float(value)
+    try:
+        return float(value)
+    except OverflowError:  # an int past float's range: infinite, as the browser's Number(BigInt) reads it
+        return math.inf if value > 0 else -math.inf
 
 
 class Predicate(BaseModel):
@@ -171,8 +175,8 @@ def _show(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return str(value)
+        return integer_text(int(value))
+    return integer_text(value) if isinstance(value, int) else str(value)
 
 
 @predicate("flags-set", fields=("flags",))
@@ -212,7 +216,8 @@ class EnvSet(Predicate):
         value = facts.env[self.name_]
         if self.values and (not known(value) or value not in self.values):
             return None
-        return {"name": self.name_, "value": "" if value is None or not known(value) else str(value)}
+        shown = integer_text(value) if isinstance(value, int) and not isinstance(value, bool) else str(value)
+        return {"name": self.name_, "value": "" if value is None or not known(value) else shown}
 
 
 @predicate("requires-value", fields=("value", "other_value"))

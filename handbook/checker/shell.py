@@ -8,7 +8,9 @@ expanded or run: a word that holds a variable or a placeholder is marked, so its
 
 from __future__ import annotations
 
+import functools
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from handbook.core.messages import message
@@ -19,7 +21,9 @@ _ASSIGNMENT = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$", re.DOTALL)
 # <model>, <your-token>, <prefill-ip>: documentation placeholders, not redirections
 _PLACEHOLDER = re.compile(r"<[A-Za-z][A-Za-z0-9_.:/ -]*>")
 _SPECIAL_PARAMETER = re.compile(r"[0-9@*#?$!-]")
-_SEPARATORS = ("&&", "||", ";", "|", "&")
+_SEPARATORS = ("&&", "||", ";", "|", "&", "(", ")")
+# A run of characters that are nothing but themselves outside quotes: read at once, not one by one
+_PLAIN_RUN = re.compile(r"[^\\'\"$`<>#&|;() \t\r\n]+")
 _INTERPRETER = re.compile(r"^(?:.*/)?python(?:3(?:\.\d+)?)?$")
 
 
@@ -101,11 +105,13 @@ class _Lexer:
                 self.out.append("\n")
                 self.line += 1
                 self.at += 1
-            elif char in "&|;":
+            elif char in "&|;()":
                 self.separator()
             else:
-                self.add(char, char)
-                self.at += 1
+                run = _PLAIN_RUN.match(text, self.at)
+                end = run.end() if run else self.at + 1
+                self.add(text[self.at : end], text[self.at : end])
+                self.at = end
         self.end_word()
         return self.out
 
@@ -256,7 +262,8 @@ class _Lexer:
         self.at = len(self.text) if end < 0 else end
 
     def separator(self) -> None:
-        """``&&``, ``||``, ``;``, ``|``, ``&`` between commands; ``&>`` is a redirection."""
+        """``&&``, ``||``, ``;``, ``|``, ``&`` between commands, ``(`` and ``)`` around a subshell; ``&>`` is
+        a redirection."""
         text, at = self.text, self.at
         self.end_word()
         if text.startswith("&>", at):
@@ -333,7 +340,7 @@ class EnvAssignment:
 
 
 # docker run options that take a value (the rest are switches such as --rm, -it, --privileged)
-_DOCKER_VALUE_OPTIONS = frozenset(
+DOCKER_VALUE_OPTIONS = frozenset(
     [
         "-a",
         "--attach",
@@ -432,7 +439,7 @@ _DOCKER_VALUE_OPTIONS = frozenset(
     ]
 )
 # Every docker run option a text may name: those above and the common switches.
-DOCKER_OPTIONS = _DOCKER_VALUE_OPTIONS | frozenset(
+DOCKER_OPTIONS = DOCKER_VALUE_OPTIONS | frozenset(
     [
         "--rm",
         "--privileged",
@@ -474,13 +481,25 @@ class Invocation:
     docker: DockerRun | None = None
 
 
+@dataclass(frozen=True)
+class Unseen:
+    """A command that runs an SGLang program the checker could not reach: ``behind`` is the first word it
+    could not read past (an unknown launcher); with ``too_deep``, the shell that nests one level too many."""
+
+    line: int
+    behind: Word
+    too_deep: bool = False
+
+
 @dataclass
 class Script:
-    """A parsed block: what it runs, the variables it sets, and flag lines cut off from their command."""
+    """A parsed block: what it runs, the variables it sets, flag lines cut off from their command, and the
+    SGLang commands the checker could not see into."""
 
     invocations: list[Invocation]
     assignments: list[EnvAssignment]  # every export, prefix and docker -e, in order
     orphans: list[Command]  # flag lines after an SGLang command whose continuation was lost
+    unseen: list[Unseen] = field(default_factory=list)
 
 
 def _assignment(word: Word, how: str) -> EnvAssignment | None:
@@ -492,88 +511,185 @@ def _assignment(word: Word, how: str) -> EnvAssignment | None:
     return EnvAssignment(name, Word(value, raw_value, word.line, word.placeholder), how, word.line)
 
 
-def _docker(words: list[Word]) -> tuple[DockerRun, list[Word], list[EnvAssignment]] | None:
-    """``docker run [options] IMAGE [command…]`` → options, the inner command, its -e variables."""
-    texts = [w.text for w in words]
-    for head in (
-        ["docker", "run"],
-        ["docker", "container", "run"],
-        ["podman", "run"],
-        ["nvidia-docker", "run"],
-    ):
-        if texts[: len(head)] == head:
-            rest = words[len(head) :]
-            break
-    else:
-        return None
+def _name(word: Word) -> str:
+    """The program a word names, without its folder (``/usr/bin/env`` → ``env``)."""
+    return word.text.rsplit("/", 1)[-1]
+
+
+def _head_at(words: list[Word], at: int, head: tuple[str, ...]) -> bool:
+    """Whether the words from ``at`` start with ``head`` (its first word named with or without a folder)."""
+    if at + len(head) > len(words) or _name(words[at]) != head[0]:
+        return False
+    return all(words[at + k].text == part for k, part in enumerate(head[1:], 1))
+
+
+def _options(
+    words: list[Word], at: int, takes_value: frozenset[str] | tuple[str, ...], env_options: tuple[str, ...]
+) -> tuple[int, list[Word], list[EnvAssignment]]:
+    """A launcher's options from ``at``, each a switch unless ``takes_value`` names it: where they end, the
+    words they are, and the variables they set (``-e NAME=value``, ``-eNAME``, ``--env=NAME``)."""
     options: list[Word] = []
     env: list[EnvAssignment] = []
-    i = 0
-    while i < len(rest):
-        word = rest[i]
+    i = at
+    while i < len(words):
+        word = words[i]
         if not word.text.startswith("-") or word.text == "-":
             break
         options.append(word)
         name, has_value, value = word.text.partition("=")
-        if name in ("-e", "--env") or (name.startswith("-e") and len(name) > 2 and not name.startswith("--")):
-            if has_value:
+        attached = next(
+            (o for o in env_options if not o.startswith("--") and name.startswith(o) and len(name) > len(o)),
+            None,
+        )
+        if name in env_options or attached is not None:
+            if attached is not None:
+                target: Word | None = Word(word.text[len(attached) :], word.text[len(attached) :], word.line)
+            elif has_value:
                 target = Word(value, value, word.line, word.placeholder)
-            elif len(name) > 2 and name.startswith("-e"):
-                target = Word(name[2:], name[2:], word.line, word.placeholder)
-            elif i + 1 < len(rest):
-                target = rest[i + 1]
             else:
-                target = None
+                target = words[i + 1] if i + 1 < len(words) else None
             if target is not None:
                 assigned = _assignment(target, "docker")
                 if assigned is None and _NAME.fullmatch(target.text):
                     assigned = EnvAssignment(target.text, None, "docker", target.line)
                 if assigned is not None:
                     env.append(assigned)
-        if not has_value and name in _DOCKER_VALUE_OPTIONS and i + 1 < len(rest):
-            options.append(rest[i + 1])
+        if not has_value and attached is None and name in takes_value and i + 1 < len(words):
+            options.append(words[i + 1])
             i += 1
         i += 1
-    image = rest[i] if i < len(rest) else None
-    inner = rest[i + 1 :] if image is not None else []
-    return DockerRun(options, image), inner, env
+    return i, options, env
 
 
-# Launchers that run the command after their own options: how many words their options take. A word that
-# follows an option and does not start another command is taken as that option's value (``srun -N 2``).
-_WRAPPERS: dict[str, tuple[str, ...]] = {
-    "sudo": ("-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-T", "-U"),
-    "env": ("-u", "-C", "-S"),
-    "nohup": (),
-    "exec": ("-a",),
-    "time": (),
-    "nice": ("-n",),
-    "ionice": ("-c", "-n", "-p"),
-    "taskset": (),
-    "stdbuf": ("-i", "-o", "-e"),
-    "numactl": ("-N", "-m", "-C", "-p", "-i"),
-    "srun": (),
-    "mpirun": ("-n", "-np", "-H", "--host", "-x"),
-    "chrt": (),
+DOCKER_RUN = (("docker", "run"), ("docker", "container", "run"), ("podman", "run"), ("nvidia-docker", "run"))
+_DOCKER_FIRST = frozenset(head[0] for head in DOCKER_RUN)
+DOCKER_ENV_OPTIONS = ("-e", "--env")
+
+
+def _docker(words: list[Word], at: int) -> tuple[DockerRun, int, list[EnvAssignment]] | None:
+    """``docker run [options] IMAGE [command…]`` from ``at`` → its options and image, where the inner
+    command starts, its -e variables."""
+    if _name(words[at]) not in _DOCKER_FIRST:
+        return None
+    head = next((h for h in DOCKER_RUN if _head_at(words, at, h)), None)
+    if head is None:
+        return None
+    i, options, env = _options(words, at + len(head), DOCKER_VALUE_OPTIONS, DOCKER_ENV_OPTIONS)
+    image = words[i] if i < len(words) else None
+    return DockerRun(options, image), min(i + 1, len(words)), env
+
+
+@dataclass(frozen=True)
+class Launcher:
+    """A program that runs a command given after its own words (``sudo -E``, ``conda run -n env``,
+    ``docker exec -it CONTAINER``).
+
+    An option takes a value when ``takes_value`` names it. Otherwise it is a switch when ``switches_only``;
+    when not, a word after it that cannot start a command is read as its value (``srun -N 2``).
+    ``operands`` words follow the options before the command (timeout's duration, the container, the pod);
+    ``env_options`` set variables for the command; with ``double_dash``, a ``--`` in the words is where the
+    command starts (``kubectl exec POD -c C -- command``)."""
+
+    takes_value: tuple[str, ...] = ()
+    switches_only: bool = False
+    operands: int = 0
+    env_options: tuple[str, ...] = ()
+    double_dash: bool = False
+
+
+def _spelled(options: str) -> tuple[str, ...]:
+    return tuple(options.split())
+
+
+_CONDA = Launcher(_spelled("-n --name -p --prefix --cwd"))
+_CONTAINER_EXEC = Launcher(
+    _spelled("-e --env --env-file -u --user -w --workdir --detach-keys"),
+    switches_only=True,
+    operands=1,
+    env_options=DOCKER_ENV_OPTIONS,
+)
+_APPTAINER_EXEC = Launcher(
+    _spelled(
+        "-B --bind --mount -H --home -o --overlay -W --workdir -S --scratch --pwd --env --env-file "
+        "--security --network --network-args --hostname --dns --app --apply-cgroups"
+    ),
+    switches_only=True,
+    operands=1,
+    env_options=("--env",),
+)
+LAUNCHERS: dict[tuple[str, ...], Launcher] = {
+    ("sudo",): Launcher(_spelled("-u -g -C -D -h -p -r -t -T -U")),
+    ("env",): Launcher(_spelled("-u -C -S")),
+    ("nohup",): Launcher(),
+    ("exec",): Launcher(_spelled("-a")),
+    ("time",): Launcher(),
+    ("command",): Launcher(),
+    ("setsid",): Launcher(),
+    ("nice",): Launcher(_spelled("-n")),
+    ("ionice",): Launcher(_spelled("-c -n -p")),
+    ("stdbuf",): Launcher(_spelled("-i -o -e")),
+    ("numactl",): Launcher(_spelled("-N -m -C -p -i")),
+    ("srun",): Launcher(),
+    ("mpirun",): Launcher(_spelled("-n -np -H --host -x")),
+    ("xargs",): Launcher(
+        _spelled(
+            "-a -d -E -I -L -n -P -s --arg-file --delimiter --max-args --max-procs --max-lines --max-chars "
+            "--replace"
+        )
+    ),
+    ("watch",): Launcher(_spelled("-n --interval")),
+    # timeout DURATION, taskset MASK, chrt PRIORITY: an operand before the command
+    ("timeout",): Launcher(_spelled("-s --signal -k --kill-after"), switches_only=True, operands=1),
+    ("taskset",): Launcher(switches_only=True, operands=1),
+    ("chrt",): Launcher(_spelled("-T -P -D"), switches_only=True, operands=1),
+    ("uv", "run"): Launcher(_spelled("--with --python -p --project --directory --env-file")),
+    ("conda", "run"): _CONDA,
+    ("mamba", "run"): _CONDA,
+    ("micromamba", "run"): _CONDA,
+    ("poetry", "run"): Launcher(),
+    ("pipenv", "run"): Launcher(),
+    ("pdm", "run"): Launcher(),
+    ("hatch", "run"): Launcher(),
+    ("pixi", "run"): Launcher(_spelled("-e --environment --manifest-path")),
+    ("docker", "exec"): _CONTAINER_EXEC,
+    ("docker", "container", "exec"): _CONTAINER_EXEC,
+    ("podman", "exec"): _CONTAINER_EXEC,
+    ("apptainer", "exec"): _APPTAINER_EXEC,
+    ("singularity", "exec"): _APPTAINER_EXEC,
+    ("kubectl", "exec"): Launcher(
+        _spelled(
+            "-c --container -n --namespace -f --filename --context --kubeconfig --pod-running-timeout -s "
+            "--server --cluster --user --token --as"
+        ),
+        switches_only=True,
+        operands=1,
+        double_dash=True,
+    ),
 }
-_SHELLS = ("bash", "sh", "zsh", "dash")
-_ARGUMENT_FIRST = ("timeout", "taskset", "chrt")  # their first plain word is an argument, not the command
+# Longest first, so that ``docker container exec`` is tried before a shorter head
+_LAUNCHER_HEADS = sorted(LAUNCHERS, key=len, reverse=True)
+_LAUNCHER_FIRST = {head[0] for head in LAUNCHERS}
+# Shell words that open a compound command (``{ …; }``, ``if …; then …; fi``, ``while …; do …; done``): at
+# the start of a command they are read past; ``fi``, ``done`` and ``}`` alone run nothing.
+KEYWORDS = frozenset(["{", "}", "!", "if", "then", "elif", "else", "while", "until", "do"])
+SHELLS = ("bash", "sh", "zsh", "dash")
+SSH_VALUE_OPTIONS = _spelled("-B -b -c -D -E -e -F -I -i -J -L -l -m -O -o -P -p -Q -R -S -W -w")
 
 
 def _starts_command(word: Word) -> bool:
-    text = word.text
+    name = _name(word)
     return (
-        bool(_INTERPRETER.match(text))
-        or text in _WRAPPERS
-        or text in _ARGUMENT_FIRST
-        or text in _SHELLS
-        or text in ("uv", "torchrun", "sglang", "docker")
+        bool(_INTERPRETER.match(word.text))
+        or name in _LAUNCHER_FIRST
+        or name in SHELLS
+        or name in ("torchrun", "sglang", "docker", "ssh", "eval")
         or _assignment(word, "prefix") is not None
     )
 
 
 def _skip_options(words: list[Word], i: int, takes_value: tuple[str, ...]) -> int:
-    """The index of the first word after a launcher's options (``-x``, ``--x=v``, ``-x v``, ``--``)."""
+    """The index of the first word after a launcher's options (``-x``, ``--x=v``, ``-x v``, ``--``), where a
+    word that cannot start a command is read as the value of the option before it."""
     while i < len(words):
         text = words[i].text
         if text == "--":
@@ -587,30 +703,101 @@ def _skip_options(words: list[Word], i: int, takes_value: tuple[str, ...]) -> in
     return i
 
 
-def _strip_wrappers(words: list[Word]) -> tuple[list[Word], list[EnvAssignment]]:
-    """Leading ``VAR=value`` words and launchers (``sudo -E``, ``env``, ``timeout 600``, ``srun -N 2``,
-    ``numactl …``, ``stdbuf -oL``, ``uv run``, ``nohup``…) in front of the command itself."""
-    env: list[EnvAssignment] = []
+def _launcher_at(words: list[Word], at: int) -> tuple[tuple[str, ...], Launcher] | None:
+    if _name(words[at]) not in _LAUNCHER_FIRST:
+        return None
+    head = next((h for h in _LAUNCHER_HEADS if _head_at(words, at, h)), None)
+    return None if head is None else (head, LAUNCHERS[head])
+
+
+def _after_launcher(words: list[Word], at: int, launcher: Launcher, env: list[EnvAssignment]) -> int:
+    """Where the command starts after a launcher whose options start at ``at``."""
+    if launcher.double_dash:
+        dash = next((i for i in range(at, len(words)) if words[i].text == "--"), None)
+        if dash is not None:
+            return dash + 1
+    if launcher.switches_only:
+        i, _, found = _options(words, at, launcher.takes_value, launcher.env_options)
+        env += found
+        if i < len(words) and words[i].text == "--":
+            i += 1
+    else:
+        i = _skip_options(words, at, launcher.takes_value)
+    return min(i + launcher.operands, len(words))
+
+
+@dataclass
+class Unwrapped:
+    """What is in front of a command: the variables set for it (prefixes, ``docker run -e``…), in order, the
+    outermost ``docker run`` and its line, and where the command itself starts. ``own`` is where, in
+    ``env``, the variables of the command's own prefix start (after the last ``docker run``)."""
+
+    start: int
+    env: list[EnvAssignment]
+    own: int = 0
+    docker: DockerRun | None = None
+    docker_line: int = 0
+
+
+def unwrap(words: list[Word]) -> Unwrapped:
+    """Read past every launcher in front of a command, outermost first, without recursion: ``VAR=value``
+    prefixes, shell keywords, launchers (``sudo -E``, ``timeout 600``, ``conda run -n x``, ``docker exec -it
+    C``…) and ``docker run [options] IMAGE``, in any order and any number."""
+    out = Unwrapped(0, [])
     i = 0
+    while i < len(words) and words[i].text in KEYWORDS:
+        i += 1
     while i < len(words):
         word = words[i]
-        text = word.text
         assigned = _assignment(word, "prefix")
         if assigned is not None:
-            env.append(assigned)
+            out.env.append(assigned)
             i += 1
-        elif text in _WRAPPERS:
-            i = _skip_options(words, i + 1, _WRAPPERS[text])
-        elif text in _ARGUMENT_FIRST:
-            i = _skip_options(words, i + 1, ("-s", "-k", "-c", "-p"))
-            i += 1  # timeout's duration, taskset's mask, chrt's priority
-        elif text == "uv" and i + 1 < len(words) and words[i + 1].text == "run":
-            i = _skip_options(
-                words, i + 2, ("--with", "--python", "-p", "--project", "--directory", "--env-file")
-            )
-        else:
+            continue
+        launcher = _launcher_at(words, i)
+        if launcher is not None:
+            head, how = launcher
+            i = _after_launcher(words, i + len(head), how, out.env)
+            continue
+        docker = _docker(words, i)
+        if docker is None:
             break
-    return words[i:], env
+        run, inner, docker_env = docker
+        if out.docker is None:
+            out.docker, out.docker_line = run, word.line
+        out.env += docker_env
+        out.own = len(out.env)
+        i = inner
+    out.start = i
+    return out
+
+
+def _joined(words: list[Word]) -> Word:
+    """Words a launcher joins with spaces and hands to a shell (``ssh HOST words…``, ``eval words…``)."""
+    text = " ".join(w.text for w in words)
+    return Word(text, text, words[0].line, any(w.placeholder for w in words))
+
+
+def _script(words: list[Word], at: int) -> Word | None:
+    """The shell text the command at ``at`` hands to a shell: ``bash -c '…'`` (``-lc``, ``-ec``…), ``ssh
+    [options] HOST command…``, ``eval words…``; None for any other command."""
+    if at >= len(words):
+        return None
+    name = _name(words[at])
+    if name in SHELLS:
+        for i in range(at + 1, len(words)):
+            text = words[i].text
+            if text.startswith("-") and not text.startswith("--") and "c" in text and i + 1 < len(words):
+                return words[i + 1]  # -c, or -c among short options: -lc, -ec
+            if not text.startswith("-"):
+                return None
+        return None
+    if name == "ssh":
+        i, _, _ = _options(words, at + 1, SSH_VALUE_OPTIONS, ())
+        return _joined(words[i + 1 :]) if i + 1 < len(words) else None
+    if name == "eval" and at + 1 < len(words):
+        return _joined(words[at + 1 :])
+    return None
 
 
 _TORCHRUN_SWITCHES = ("--standalone", "--no-python", "--no_python", "--run-path", "--run_path")
@@ -629,43 +816,49 @@ def _torchrun(words: list[Word]) -> tuple[int, str] | None:
     return None
 
 
-def shell_c(words: list[Word]) -> tuple[Word, list[EnvAssignment]] | None:
-    """``bash -c '…'`` (after any launchers): the word holding the script, and the prefixes before it."""
-    words, env = _strip_wrappers(words)
-    if len(words) >= 3 and words[0].text.rsplit("/", 1)[-1] in _SHELLS:
-        for i, word in enumerate(words[1:], 1):
-            text = word.text
-            if text.startswith("-") and not text.startswith("--") and "c" in text and i + 1 < len(words):
-                return words[i + 1], env  # -c, or -c among short options: -lc, -ec
-            if not word.text.startswith("-"):
-                return None
-    return None
-
-
 def classify(
-    words: list[Word], entry_points: dict[tuple[str, ...], str], modules: set[str]
+    words: list[Word],
+    entry_points: dict[tuple[str, ...], str],
+    modules: set[str],
+    unwrapped: Unwrapped | None = None,
 ) -> Invocation | None:
     """What a command runs, or None for commands the checker has nothing to say about (curl, git, cd…).
 
     ``entry_points`` maps command words (``("sglang", "serve")``) to a parser; ``modules`` are the
-    ``python -m`` modules the snapshot knows.
+    ``python -m`` modules the snapshot knows. ``unwrapped``: the command's ``unwrap``, when the caller has it.
     """
-    words, env = _strip_wrappers(words)
+    return _classify(words, _heads(entry_points), modules, unwrapped or unwrap(words))
+
+
+def _heads(entry_points: dict[tuple[str, ...], str]) -> list[tuple[tuple[str, ...], str]]:
+    """The entry points, longest first (``sglang-router launch`` before a shorter head)."""
+    return sorted(entry_points.items(), key=lambda item: -len(item[0]))
+
+
+def _classify(
+    words: list[Word], heads: list[tuple[tuple[str, ...], str]], modules: set[str], peeled: Unwrapped
+) -> Invocation | None:
+    found = _command(words[peeled.start :], peeled.env[peeled.own :], heads, modules)
+    if peeled.docker is None:
+        return found
+    outer = peeled.env[: peeled.own]
+    if found is None:
+        return Invocation("docker", peeled.docker_line, env=outer, docker=peeled.docker)
+    found.docker = peeled.docker
+    found.env = outer + found.env
+    found.line = peeled.docker_line
+    return found
+
+
+def _command(
+    words: list[Word], env: list[EnvAssignment], heads: list[tuple[tuple[str, ...], str]], modules: set[str]
+) -> Invocation | None:
+    """What a command without launchers runs (``env``: its own prefix's variables)."""
     if not words:
         return None
     line = words[0].line
     if words[0].text.startswith("--"):
         return Invocation("fragment", line, program="launch_server", args=words, env=env)
-    docker = _docker(words)
-    if docker is not None:
-        run, inner, docker_env = docker
-        found = classify(inner, entry_points, modules) if inner else None
-        if found is None:
-            return Invocation("docker", line, env=env + docker_env, docker=run)
-        found.docker = run
-        found.env = env + docker_env + found.env
-        found.line = line
-        return found
     first = words[0].text
     if first == "torchrun":
         found = _torchrun(words)
@@ -690,9 +883,8 @@ def classify(
                 continue
             return None  # python script.py …
         return None
-    texts = tuple(w.text for w in words)
-    for head, program in sorted(entry_points.items(), key=lambda item: -len(item[0])):
-        if texts[: len(head)] == head:
+    for head, program in heads:
+        if _head_at(words, 0, head):
             return Invocation(
                 "program", line, program=program, launcher=words[0], args=words[len(head) :], env=env
             )
@@ -709,44 +901,104 @@ def _module_invocation(
     return None
 
 
+# How many shells deep (bash -c, ssh, eval inside one another) a command is followed: each level is read
+# again from its text, so the depth bounds the work; an SGLang command deeper than this is an error.
+MAX_NESTING = 4
+
+
+def _escaped(text: str) -> str:
+    """A literal for a pattern both Python's re and JavaScript's RegExp (with the u flag) read alike."""
+    return "".join("\\" + c if c in "\\^$.|?*+()[]{}" else c for c in text)
+
+
+def mention_pattern(entry_points: dict[tuple[str, ...], str], modules: Iterable[str]) -> str:
+    """What in a command's words runs an SGLang program: ``-m MODULE`` of a known module, or an entry
+    point's words (``sglang serve``). A command the checker cannot read that holds one is an error (the
+    browser's checker compiles the same pattern, from the export)."""
+    module_names = "|".join(_escaped(m) for m in sorted(modules, key=lambda m: (-len(m), m)))
+    heads = "|".join(
+        "\\s+".join(_escaped(part) for part in head)
+        for head in sorted(entry_points, key=lambda h: (-len(h), h))
+    )
+    return (
+        f"(?:^|[\\s'\"])-m\\s*(?:{module_names})(?![A-Za-z0-9_.])"
+        f"|(?<![A-Za-z0-9_.-])(?:{heads})(?![A-Za-z0-9_-])"
+    )
+
+
+# Programs that take a command as text without running it (``pkill -f "python -m sglang.launch_server"``,
+# the handbook's own ``python -m handbook check -- …``): naming an SGLang program there is no launch.
+QUOTING = frozenset(["echo", "printf", "grep", "egrep", "fgrep", "pgrep", "pkill", "killall", "ps"])
+QUOTING_MODULES = frozenset(["handbook"])
+
+
+def _quotes_commands(words: list[Word]) -> bool:
+    if _name(words[0]) in QUOTING:
+        return True
+    if _INTERPRETER.match(words[0].text) and len(words) > 2 and words[1].text == "-m":
+        return words[2].text in QUOTING_MODULES
+    return False
+
+
+@functools.lru_cache(maxsize=8)
+def _mention(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern)
+
+
 def parse_script(
-    text: str, entry_points: dict[tuple[str, ...], str], module_programs: dict[str, str]
+    text: str, entry_points: dict[tuple[str, ...], str], module_programs: dict[str, str], _depth: int = 0
 ) -> Script:
     """Parse a block. ``module_programs`` maps each known ``python -m`` module to its parser name."""
-    invocations: list[Invocation] = []
-    assignments: list[EnvAssignment] = []
-    orphans: list[Command] = []
+    script = Script([], [], [])
+    mention = _mention(mention_pattern(entry_points, module_programs))
+    heads, modules = _heads(entry_points), set(module_programs)
     ran_program = False
     last_fragment: Invocation | None = None
     last_end = -1
     for command in split_commands(text):
         words = command.words
-        nested = shell_c(words)
-        if nested is not None:  # bash -c '…': the quoted script, parsed in place (its lines where they are)
-            script_word, prefixes = nested
+        peeled = unwrap(words)
+        nested = _script(words, peeled.start)
+        if (
+            nested is not None
+        ):  # bash -c '…', ssh HOST …: the script, parsed in place (its lines where they are)
+            last_fragment = None
+            if _depth >= MAX_NESTING:
+                if mention.search(nested.raw):
+                    script.unseen.append(Unseen(command.line, words[peeled.start], too_deep=True))
+                continue
             inner = parse_script(
-                "\n" * (script_word.line - 1) + script_word.text, entry_points, module_programs
+                "\n" * (nested.line - 1) + nested.text, entry_points, module_programs, _depth + 1
             )
             for found in inner.invocations:
-                found.env = prefixes + found.env
-            assignments += prefixes + inner.assignments
-            invocations += inner.invocations
-            orphans += inner.orphans
+                found.env = peeled.env + found.env
+                found.docker = found.docker or peeled.docker
+            if peeled.docker is not None and not inner.invocations:
+                inner.invocations.append(
+                    Invocation("docker", peeled.docker_line, env=[], docker=peeled.docker)
+                )
+            script.assignments += peeled.env + inner.assignments
+            script.invocations += inner.invocations
+            script.orphans += inner.orphans
+            script.unseen += inner.unseen
             ran_program = ran_program or any(f.kind == "program" for f in inner.invocations)
-            last_fragment = None
             continue
         if words[0].text == "export":
             for word in words[1:]:
                 assigned = _assignment(word, "export")
                 if assigned is not None:
-                    assignments.append(assigned)
+                    script.assignments.append(assigned)
             last_fragment = None
             continue
-        found = classify(words, entry_points, set(module_programs))
+        found = _classify(words, heads, modules, peeled)
+        if found is None or found.kind in ("docker", "prefix-only"):
+            rest = words[peeled.start :]
+            if rest and not _quotes_commands(rest) and mention.search(" ".join(w.raw for w in rest)):
+                script.unseen.append(Unseen(command.line, rest[0]))
         if found is None:
             last_fragment = None
             continue
-        assignments += found.env
+        script.assignments += found.env
         if found.kind == "prefix-only":
             last_fragment = None
             continue
@@ -754,7 +1006,7 @@ def parse_script(
             found.program = module_programs[found.module]
         if found.kind == "fragment":
             if ran_program:
-                orphans.append(command)
+                script.orphans.append(command)
                 continue
             if last_fragment is not None and command.line == last_end + 1:
                 last_fragment.args += found.args  # one fragment written over several lines
@@ -765,5 +1017,5 @@ def parse_script(
         else:
             last_fragment = None
             ran_program = ran_program or found.kind == "program"
-        invocations.append(found)
-    return Script(invocations, assignments, orphans)
+        script.invocations.append(found)
+    return script

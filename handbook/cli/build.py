@@ -6,11 +6,17 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from handbook.core.arguments import new_folder
 from handbook.site.build import build_site
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--site-dir", default="site", help="output folder (default: %(default)s)")
+    parser.add_argument(
+        "--site-dir",
+        default="site",
+        type=new_folder,
+        help="output folder: new, empty or a previous build, never anything else (default: %(default)s)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:

@@ -20,6 +20,7 @@ from handbook.checker.corrections import Corrected, corrected_commands
 from handbook.checker.findings import SEVERITIES, Finding, exit_status
 from handbook.checker.shell import ShellSyntaxError, parse_script
 from handbook.cli.common import add_kb, add_lang, help_text, kb_ids, listed, pinned_version
+from handbook.core.arguments import stdin_text
 from handbook.core.messages import msg
 from handbook.core.paths import KB_ROOT
 from handbook.engine.snapshot import SnapshotError, load_history, load_snapshot, snapshot_versions
@@ -114,7 +115,7 @@ def run(args: argparse.Namespace) -> int:
     command = list(args.command)
     if command and command[0] == "--":
         command = command[1:]
-    text = joined(command) if command else sys.stdin.read()
+    text = joined(command) if command else stdin_text()
     try:  # fail closed: without its KB the checker would skip every rule and call the command clean
         kb = load_kb(Path(args.kb) if args.kb else KB_ROOT)
     except KBInvalid as exc:

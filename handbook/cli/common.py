@@ -8,11 +8,11 @@ import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-import yaml
-
+from handbook.core.arguments import folder
 from handbook.core.messages import msg
 from handbook.core.paths import KB_ROOT
 from handbook.core.text import LANGS
+from handbook.kb.yamlfile import load_yaml
 
 # Where a locale is read from, first set wins (as gettext reads them).
 LOCALE_VARIABLES = ("LC_ALL", "LC_MESSAGES", "LANG")
@@ -51,7 +51,7 @@ def add_lang(parser: argparse.ArgumentParser, lang: str) -> None:
 
 
 def add_kb(parser: argparse.ArgumentParser, lang: str, default: str | None = None) -> None:
-    parser.add_argument("--kb", default=default, help=help_text("cli-help-kb", lang))
+    parser.add_argument("--kb", default=default, type=folder, help=help_text("cli-help-kb", lang))
 
 
 def listed(values: Sequence[object]) -> str:
@@ -63,22 +63,28 @@ def kb_ids(kind: str, kb: Path = KB_ROOT) -> list[str]:
     return sorted(path.stem for path in (kb / kind).glob("*.yaml"))
 
 
+def _mapping(path: Path) -> dict:
+    """A KB file's data as the KB's reader reads it, or nothing when it cannot (help never fails on it)."""
+    doc, _ = load_yaml(path, path.name)
+    return doc.data if doc is not None and isinstance(doc.data, dict) else {}
+
+
 def dtype_ids(use: str, kb: Path = KB_ROOT) -> list[str]:
     """The dtype ids of kb/dtypes.yaml for weights or for the KV cache, in the file's order."""
-    data = yaml.safe_load((kb / "dtypes.yaml").read_text(encoding="utf-8"))
-    return [d["id"] for d in data.get("dtypes", []) if use in d.get("use", [])]
+    dtypes = _mapping(kb / "dtypes.yaml").get("dtypes") or []
+    return [d["id"] for d in dtypes if isinstance(d, dict) and "id" in d and use in (d.get("use") or [])]
 
 
 def pinned_version(kb: Path = KB_ROOT) -> str:
     """The SGLang release kb/handbook.yaml pins the site to."""
-    return str(yaml.safe_load((kb / "handbook.yaml").read_text(encoding="utf-8"))["engine_version"])
+    return str(_mapping(kb / "handbook.yaml").get("engine_version", "—"))
 
 
 def pd_models(kb: Path = KB_ROOT) -> list[str]:
     """The models with a PD deployment among the recipes (a prefill recipe of a deployment)."""
     out = set()
     for path in (kb / "recipes").glob("*.yaml"):
-        recipe = yaml.safe_load(path.read_text(encoding="utf-8"))
+        recipe = _mapping(path)
         if recipe.get("deployment") and recipe.get("role") == "prefill" and recipe.get("model"):
             out.add(recipe["model"])
     return sorted(out)

@@ -19,6 +19,7 @@ from handbook.cli import report
 from handbook.cli.check import SEVERITY_WORDS, site_url
 from handbook.cli.choices import BadInput, resolve
 from handbook.cli.common import add_kb, add_lang, dtype_ids, help_text, kb_ids, listed, pd_models
+from handbook.core import arguments
 from handbook.core.messages import msg
 from handbook.core.paths import KB_ROOT
 from handbook.engine.snapshot import SnapshotError, load_snapshot
@@ -129,7 +130,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         kb = load_kb(Path(args.kb) if args.kb else KB_ROOT)
     except KBInvalid as exc:
-        return report(exc.problems)
+        report(exc.problems)
+        return 2  # bad input: 1 means the choice is refused
     try:
         snapshot = load_snapshot(kb.handbook.engine_version)
     except SnapshotError as exc:
@@ -158,17 +160,34 @@ def configure(parser: argparse.ArgumentParser, lang: str = "en") -> None:
         return help_text(key, lang, **values)
 
     parser.add_argument(
-        "--model", required=True, help=text("cli-help-model", choices=listed(kb_ids("models")))
-    )
-    parser.add_argument("--gpu", required=True, help=text("cli-help-gpu", choices=listed(kb_ids("hardware"))))
-    parser.add_argument(
-        "--precision", required=True, help=text("cli-help-precision", choices=listed(dtype_ids("weights")))
-    )
-    parser.add_argument(
-        "--goal", required=True, help=text("cli-help-goal", choices=listed(g.id for g in GOALS))
+        "--model",
+        required=True,
+        type=arguments.text,
+        help=text("cli-help-model", choices=listed(kb_ids("models"))),
     )
     parser.add_argument(
-        "--nodes", type=int, default=1, help=text("cli-help-nodes", choices=listed(NODE_CHOICES))
+        "--gpu",
+        required=True,
+        type=arguments.text,
+        help=text("cli-help-gpu", choices=listed(kb_ids("hardware"))),
+    )
+    parser.add_argument(
+        "--precision",
+        required=True,
+        type=arguments.text,
+        help=text("cli-help-precision", choices=listed(dtype_ids("weights"))),
+    )
+    parser.add_argument(
+        "--goal",
+        required=True,
+        type=arguments.text,
+        help=text("cli-help-goal", choices=listed(g.id for g in GOALS)),
+    )
+    parser.add_argument(
+        "--nodes",
+        type=arguments.whole(1, 10_000),  # the schema's NodeCount
+        default=1,
+        help=text("cli-help-nodes", choices=listed(NODE_CHOICES)),
     )
     parser.add_argument("--pd", action="store_true", help=text("cli-help-pd", choices=listed(pd_models())))
     add_lang(parser, lang)

@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 from handbook.cli import report
+from handbook.core.arguments import folder
 from handbook.core.generated import REGENERATE, Stale
 from handbook.core.paths import KB_ROOT, REPO_ROOT
 from handbook.diagrams import files as svg_files
@@ -37,8 +38,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--check", action="store_true", help="write nothing; fail naming each stale file and the fix"
     )
-    parser.add_argument("--kb", default=str(KB_ROOT), help="the KB folder (default: kb/)")
-    parser.add_argument("--repo", default=str(REPO_ROOT), help="where the files live (default: %(default)s)")
+    parser.add_argument("--kb", default=str(KB_ROOT), type=folder, help="the KB folder (default: kb/)")
+    parser.add_argument(
+        "--repo", default=str(REPO_ROOT), type=folder, help="where the files live (default: %(default)s)"
+    )
 
 
 def _print_stale(stale: list[Stale], dot_missing: bool) -> int:

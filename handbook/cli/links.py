@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from handbook.cli import report
+from handbook.core.arguments import file, folder
 from handbook.core.paths import DOCS_DIR
 from handbook.site.links import check_external, check_site, site_url_of
 
@@ -16,7 +17,7 @@ def run(args: argparse.Namespace) -> int:
     site_dir = Path(args.site_dir)
     if not (site_dir / "index.html").is_file():
         print(f"✖ {site_dir} holds no built site: run `python -m handbook build` first.", file=sys.stderr)
-        return 1
+        return 2
     result = check_site(site_dir, site_url_of(Path(args.config)), Path(args.docs))
     if args.external or args.check_external:
         for url, links in sorted(result.external.items()):
@@ -46,10 +47,14 @@ def run(args: argparse.Namespace) -> int:
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--site-dir", default="site", help="the built site (default: %(default)s)")
-    parser.add_argument("--config", default="mkdocs.yml", help="for site_url (default: %(default)s)")
     parser.add_argument(
-        "--docs", default=str(DOCS_DIR), help="to name each page's source (default: %(default)s)"
+        "--site-dir", default="site", type=folder, help="the built site (default: %(default)s)"
+    )
+    parser.add_argument(
+        "--config", default="mkdocs.yml", type=file, help="for site_url (default: %(default)s)"
+    )
+    parser.add_argument(
+        "--docs", default=str(DOCS_DIR), type=folder, help="to name each page's source (default: %(default)s)"
     )
     what = parser.add_mutually_exclusive_group()
     what.add_argument("--external", action="store_true", help="print the external links (url, pages)")

@@ -12,6 +12,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from handbook.core.arguments import folder, real, text, whole
 from handbook.core.paths import KB_ROOT
 from handbook.kb import schema as s
 from handbook.kb.scaffold import (
@@ -33,10 +34,13 @@ def run(args: argparse.Namespace) -> int:
         else:
             written = new_file(args.kind, args.id, args, root)
     except ScaffoldError as exc:
+        if len(exc.problems) == 1:  # one line, as every other refusal of the command line
+            print(f"✖ {exc.problems[0]}; nothing was written.", file=sys.stderr)
+            return 2
         for problem in exc.problems:
             print(f"✖ {problem}", file=sys.stderr)
         print("Nothing was written.", file=sys.stderr)
-        return 1
+        return 2
     shown = shown_path(written.path, root)
     verb = "appended to" if args.kind == "pitfall" else "wrote"
     print(f"✔ {verb} {shown}")
@@ -59,18 +63,14 @@ def _flag(value: str) -> str:
     return value if value.startswith("--") else f"--{value}"
 
 
-def _positive_float(value: str) -> float:
-    number = float(value)
-    if number <= 0:
-        raise argparse.ArgumentTypeError(f"got {value}, expected a positive number")
+# The schema's bounds (kb/schema.py MemoryGB, GpuCount): a skeleton holds only what validate would accept
+_MEMORY_GB = real(1, 4096)
+_GPUS = whole(1, 100_000)
+
+
+def _memory_gb(value: str) -> float:
+    number = _MEMORY_GB(value)
     return int(number) if number.is_integer() else number
-
-
-def _positive_int(value: str) -> int:
-    number = int(value)
-    if number <= 0:
-        raise argparse.ArgumentTypeError(f"got {value}, expected a positive whole number")
-    return number
 
 
 def configure(new: argparse.ArgumentParser) -> None:
@@ -78,20 +78,22 @@ def configure(new: argparse.ArgumentParser) -> None:
 
     def kind(name: str, help_text: str) -> argparse.ArgumentParser:
         parser = kinds.add_parser(name, help=help_text, description=help_text)
-        parser.add_argument("id", help=f"the new id ({ID_PATTERN}); for a file, also its name")
-        parser.add_argument("--source", help="the id of the source in kb/sources/ that states these facts")
-        parser.add_argument("--kb", default=str(KB_ROOT), help=argparse.SUPPRESS)  # tests use a copy
+        parser.add_argument("id", type=text, help=f"the new id ({ID_PATTERN}); for a file, also its name")
+        parser.add_argument(
+            "--source", type=text, help="the id of the source in kb/sources/ that states these facts"
+        )
+        parser.add_argument(
+            "--kb", default=str(KB_ROOT), type=folder, help=argparse.SUPPRESS
+        )  # tests use a copy
         return parser
 
     recipe = kind("recipe", "a launch command: kb/recipes/<id>.yaml")
-    recipe.add_argument("--model", help="the model it launches (an id in kb/models/)")
+    recipe.add_argument("--model", type=text, help="the model it launches (an id in kb/models/)")
     recipe.add_argument(
         "--hardware", type=_ids, action="extend", default=[], help="accelerator ids, a,b or repeated"
     )
-    recipe.add_argument(
-        "--gpus", type=_positive_int, help="how many GPUs it uses (adds --tp-size N when N > 1)"
-    )
-    recipe.add_argument("--precision", help="the dtype it runs in (an id in kb/dtypes.yaml)")
+    recipe.add_argument("--gpus", type=_GPUS, help="how many GPUs it uses (adds --tp-size N when N > 1)")
+    recipe.add_argument("--precision", type=text, help="the dtype it runs in (an id in kb/dtypes.yaml)")
     recipe.add_argument("--strategy", choices=choices(s.Recipe, "strategy"))
 
     model = kind("model", "a model: kb/models/<id>.yaml")
@@ -101,8 +103,8 @@ def configure(new: argparse.ArgumentParser) -> None:
         choices=choices(s.Attention, "kv_formula"),
         help="what the KV pool holds per token: gqa (K and V heads) or mla (a compressed latent)",
     )
-    model.add_argument("--name", help="the model's name as its vendor writes it")
-    model.add_argument("--vendor", help="who publishes it")
+    model.add_argument("--name", type=text, help="the model's name as its vendor writes it")
+    model.add_argument("--vendor", type=text, help="who publishes it")
     model.add_argument("--role", choices=choices(s.Model, "role"))
     model.add_argument("--dense", action="store_true", help="a dense model (no experts)")
     model.add_argument("--family", type=_ids, action="extend", default=[], help="attention family ids")
@@ -111,12 +113,12 @@ def configure(new: argparse.ArgumentParser) -> None:
     )
 
     hardware = kind("hardware", "an accelerator: kb/hardware/<id>.yaml")
-    hardware.add_argument("--name", help="e.g. 'NVIDIA H200'")
+    hardware.add_argument("--name", type=text, help="e.g. 'NVIDIA H200'")
     hardware.add_argument("--vendor", choices=choices(s.Hardware, "vendor"))
     hardware.add_argument("--form", choices=choices(s.Hardware, "form"))
-    hardware.add_argument("--architecture", help="e.g. Hopper")
+    hardware.add_argument("--architecture", type=text, help="e.g. Hopper")
     hardware.add_argument(
-        "--memory-gb", type=_positive_float, help="memory per device, the vendor's nominal GB"
+        "--memory-gb", type=_memory_gb, help="memory per device, the vendor's nominal GB (1 to 4,096)"
     )
 
     pitfall = kind("pitfall", "a known pitfall: appended to kb/pitfalls.yaml")

@@ -16,6 +16,7 @@ from handbook.calc.planner_data import kv_dtypes, weight_dtypes
 from handbook.cli import report
 from handbook.cli.choices import BadInput, resolve
 from handbook.cli.common import add_kb, add_lang, dtype_ids, help_text, kb_ids, listed
+from handbook.core import arguments
 from handbook.core.formatting import thousands
 from handbook.core.messages import msg
 from handbook.core.paths import KB_ROOT
@@ -45,6 +46,10 @@ RULE_KEYS = {
     "ep": "planner-cli-rule-ep",
     "free": "planner-cli-rule-free",
 }
+
+# The largest counts the KB's schema allows (GpuCount, Tokens), for every option that counts GPUs or tokens;
+# the smallest and the fractions' ranges are _check_ranges', in the command's own words
+GPUS, TOKENS = arguments.whole(None, 100_000), arguments.whole(None, 100_000_000)
 
 
 def _check_ranges(args: argparse.Namespace, lang: str) -> None:
@@ -125,6 +130,21 @@ def run_plan(args: argparse.Namespace, kb: KB) -> int:
         )
     except ValueError as exc:
         raise BadInput(str(exc)) from None
+    if (
+        args.mem_fraction_static is None
+        and plan.mem_fraction_static is not None
+        and plan.mem_fraction_static <= 0
+    ):
+        # the engine's own default for this GPU and TP leaves nothing: no plan to print (not "does not fit")
+        raise BadInput(
+            msg(
+                "planner-cli-no-default-fraction",
+                lang,
+                tp=plan.tp,
+                gpu=hw.name,
+                fraction=fraction_text(plan.mem_fraction_static),
+            )
+        )
     values = note_values(plan, model, hw, lang)
 
     ep = f", EP {plan.ep}" if plan.ep > 1 else ""
@@ -190,7 +210,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         kb = load_kb(Path(args.kb))
     except KBInvalid as exc:
-        return report(exc.problems)
+        report(exc.problems)
+        return 2  # bad input: 1 means the plan does not fit
     try:
         return run_plan(args, kb)
     except BadInput as exc:
@@ -206,22 +227,31 @@ def configure(plan: argparse.ArgumentParser, lang: str = "en") -> None:
         return help_text(key, lang, **values)
 
     kv = dtype_ids("kv")
-    plan.add_argument("--model", required=True, help=text("cli-help-model", choices=listed(kb_ids("models"))))
-    plan.add_argument("--gpu", required=True, help=text("cli-help-gpu", choices=listed(kb_ids("hardware"))))
-    plan.add_argument("--tp", type=int, help=text("cli-help-tp"))
-    plan.add_argument("--ep", type=int, default=1, help=text("cli-help-ep"))
+    name = arguments.text
     plan.add_argument(
-        "--weights-dtype", help=text("cli-help-weights-dtype", choices=listed(dtype_ids("weights")))
+        "--model", required=True, type=name, help=text("cli-help-model", choices=listed(kb_ids("models")))
     )
     plan.add_argument(
-        "--kv-dtype", help=text("cli-help-kv-dtype", choices=listed(kv), default=kv[0] if kv else "—")
+        "--gpu", required=True, type=name, help=text("cli-help-gpu", choices=listed(kb_ids("hardware")))
     )
-    plan.add_argument("--mem-fraction-static", type=float, help=text("cli-help-mem-fraction"))
-    plan.add_argument("--context", type=int, help=text("cli-help-context"))
-    plan.add_argument("--free-gib", type=float, help=text("cli-help-free-gib"))
-    plan.add_argument("--page-size", type=int, help=text("cli-help-page-size"))
-    plan.add_argument("--max-total-tokens", type=int, help=text("cli-help-max-total-tokens"))
-    plan.add_argument("--max-running-requests", type=int, help=text("cli-help-max-running-requests"))
-    plan.add_argument("--swa-full-tokens-ratio", type=float, help=text("cli-help-swa-ratio"))
+    plan.add_argument("--tp", type=GPUS, help=text("cli-help-tp"))
+    plan.add_argument("--ep", type=GPUS, default=1, help=text("cli-help-ep"))
+    plan.add_argument(
+        "--weights-dtype",
+        type=name,
+        help=text("cli-help-weights-dtype", choices=listed(dtype_ids("weights"))),
+    )
+    plan.add_argument(
+        "--kv-dtype",
+        type=name,
+        help=text("cli-help-kv-dtype", choices=listed(kv), default=kv[0] if kv else "—"),
+    )
+    plan.add_argument("--mem-fraction-static", type=arguments.finite, help=text("cli-help-mem-fraction"))
+    plan.add_argument("--context", type=TOKENS, help=text("cli-help-context"))
+    plan.add_argument("--free-gib", type=arguments.finite, help=text("cli-help-free-gib"))
+    plan.add_argument("--page-size", type=TOKENS, help=text("cli-help-page-size"))
+    plan.add_argument("--max-total-tokens", type=TOKENS, help=text("cli-help-max-total-tokens"))
+    plan.add_argument("--max-running-requests", type=TOKENS, help=text("cli-help-max-running-requests"))
+    plan.add_argument("--swa-full-tokens-ratio", type=arguments.finite, help=text("cli-help-swa-ratio"))
     add_lang(plan, lang)
     add_kb(plan, lang, default=str(KB_ROOT))

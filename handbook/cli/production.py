@@ -7,14 +7,21 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from pathlib import Path
+
+from handbook.core.arguments import folder, text
+from handbook.core.files import WriteRefused, write_text
 
 DEFAULT_SITE_URL = "http://127.0.0.1:8000/"  # the local preview, as the site's canonical URL without one
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--recipe", required=True, help="a recipe id of kb/recipes/")
-    parser.add_argument("--out", required=True, type=Path, help="the folder to write (created if missing)")
+    parser.add_argument("--recipe", required=True, type=text, help="a recipe id of kb/recipes/")
+    parser.add_argument(
+        "--out",
+        required=True,
+        type=folder,
+        help="the folder to write in (it must exist)",
+    )
     parser.add_argument(
         "--site-url",
         default=os.environ.get("HANDBOOK_SITE_URL", DEFAULT_SITE_URL),
@@ -42,12 +49,12 @@ def run(args: argparse.Namespace) -> int:
     except UnknownRecipe as exc:
         print(f"✖ {exc}", file=sys.stderr)
         return 2
-    if args.out.exists() and not args.out.is_dir():
-        print(f"✖ --out: got {args.out}, a file; expected a folder", file=sys.stderr)
-        return 2
-    args.out.mkdir(parents=True, exist_ok=True)
-    for name, text in files.items():
-        (args.out / name).write_text(text, encoding="utf-8")
+    for name, content in files.items():
+        try:
+            write_text(args.out / name, content, root=args.out)
+        except WriteRefused as exc:
+            print(f"✖ {exc}", file=sys.stderr)
+            return 2
         print(f"wrote {args.out / name}")
     if MANIFESTS not in files:
         print(

@@ -7,6 +7,7 @@ import argparse
 from pathlib import Path
 
 from handbook.cli import report
+from handbook.core.arguments import folder
 from handbook.core.paths import DOCS_DIR
 from handbook.core.text import LANGS
 from handbook.pages.headings import source_parity
@@ -43,4 +44,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--docs", default=str(DOCS_DIR), help="the docs folder (default: %(default)s)")
+    parser.add_argument(
+        "--docs", default=str(DOCS_DIR), type=folder, help="the docs folder (default: %(default)s)"
+    )

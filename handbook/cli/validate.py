@@ -7,13 +7,14 @@ import argparse
 from pathlib import Path
 
 from handbook.cli import report
+from handbook.core.arguments import folder
 from handbook.core.paths import KB_ROOT
 from handbook.kb.loader import KBInvalid, load_kb
 from handbook.validation.registry import run_checks
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--kb", default=str(KB_ROOT), help="the KB folder (default: kb/)")
+    parser.add_argument("--kb", default=str(KB_ROOT), type=folder, help="the KB folder (default: kb/)")
 
 
 def run(args: argparse.Namespace) -> int:

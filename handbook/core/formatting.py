@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import decimal
+
 from handbook.core.units import GB, GIB, KIB, MIB
 
 
@@ -56,3 +58,11 @@ def parser_value(value: object) -> str:
     if isinstance(value, dict) and set(value) == {"repr"}:
         return str(value["repr"])
     return value if isinstance(value, str) else repr(value)
+
+
+def integer_text(number: int) -> str:
+    """``str(number)`` for any int: Python refuses to write one of more than 4,300 digits (a guard against
+    quadratic conversion), but a command may hold such a value and its message must still quote it."""
+    if -(10**4000) < number < 10**4000:
+        return str(number)
+    return str(decimal.Decimal(number))  # exact, and without the limit

@@ -14,6 +14,7 @@ import subprocess
 from collections.abc import Iterable
 from pathlib import Path
 
+from handbook.core.files import remove, write_text
 from handbook.core.generated import REGENERATE, Stale
 from handbook.core.text import LANGS
 from handbook.diagrams import GENERATOR_VERSION
@@ -122,12 +123,11 @@ def write(figures: dict[str, Figure], root: Path, dot: str, only: Iterable[str] 
     changed = []
     for path, svg in rendered.items():
         if not path.is_file() or path.read_text(encoding="utf-8") != svg:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(svg, encoding="utf-8")
+            write_text(path, svg, root=root, folders=True)  # the catalogue's own folders
             changed.append(path.relative_to(root).as_posix())
     if only is None:
         for rel in orphans(figures, root):
-            (root / rel).unlink()
+            remove(root / rel, root=root)
             changed.append(rel)
     return changed
 

@@ -7,7 +7,6 @@ it into a Markdown report with one section per parser.
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import json
 import sys
@@ -15,6 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from handbook.core.arguments import OneLineParser, output
+from handbook.core.files import WriteRefused, write_text
 from handbook.engine.snapshot import (
     PARSER_NAMES,
     EngineSnapshot,
@@ -373,11 +374,13 @@ def _snapshot(given: str) -> EngineSnapshot:
 
 def main(argv: list[str] | None = None) -> int:
     """``engine-diff OLD NEW``: print the Markdown report (or ``--json``). Exit 0, or 2 on a bad file."""
-    parser = argparse.ArgumentParser(prog="python -m handbook engine-diff", description=main.__doc__)
+    parser = OneLineParser(prog="python -m handbook engine-diff", description=main.__doc__)
     parser.add_argument("old", help="the older snapshot: a stored release (0.5.22) or a snapshot file")
     parser.add_argument("new", help="the newer snapshot: a stored release or a snapshot file")
     parser.add_argument("--json", action="store_true", help="print the structured diff as JSON")
-    parser.add_argument("--output", "-o", type=Path, help="write to this file instead of stdout")
+    parser.add_argument(
+        "--output", "-o", type=output, help="write to this file (in an existing folder) instead of stdout"
+    )
     args = parser.parse_args(argv)
     try:
         old, new = _snapshot(args.old), _snapshot(args.new)
@@ -392,7 +395,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.output is None:
         sys.stdout.write(text)
     else:
-        args.output.write_text(text, encoding="utf-8")
+        try:
+            write_text(args.output, text, root=args.output.absolute().parent)
+        except WriteRefused as exc:
+            print(f"✖ {exc}", file=sys.stderr)
+            return 2
     return 0
 
 

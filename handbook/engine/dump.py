@@ -1135,8 +1135,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.output is None:
         sys.stdout.write(text)
     else:
-        args.output.parent.mkdir(parents=True, exist_ok=True)
-        args.output.write_text(text, encoding="utf-8")
+        args.output.write_text(text, encoding="utf-8")  # into the folder nox -s engine-snapshot made
         counts = ", ".join(f"{k}: {len(v['options'])}" for k, v in snapshot["parsers"].items())
         print(
             f"wrote {args.output} ({len(text.encode())} bytes; options {counts}; "

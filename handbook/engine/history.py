@@ -38,6 +38,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from handbook.core.files import write_text
+
 FORMAT = "sglang-engine-history/1"
 
 # collection -> (where its list sits in a snapshot, what names a record)
@@ -575,7 +577,7 @@ def combine(engine_dir: Path, pinned: str | None, dumps: list[Path]) -> str:
         if dumps_snapshot(expand(data, version)) != dumps_snapshot(snapshot):
             raise SystemExit(f"the history does not give back sglang {version} byte for byte")
     text = dumps_history(data)
-    target.write_text(text, encoding="utf-8")
+    write_text(target, text, root=engine_dir)
     releases = ", ".join(data["versions"])
     lines = [
         f"{target}: {len(data['versions'])} releases ({releases}), {len(text.encode())} bytes",
@@ -584,9 +586,22 @@ def combine(engine_dir: Path, pinned: str | None, dumps: list[Path]) -> str:
     ]
     if pinned is not None and pinned in snapshots:
         own = engine_dir / f"sglang-{pinned}.json"
-        own.write_text(dumps_snapshot(snapshots[pinned]), encoding="utf-8")
+        write_text(own, dumps_snapshot(snapshots[pinned]), root=engine_dir)
         lines.append(f"  {own}: the pinned release's own file")
     return "\n".join(lines)
+
+
+def wheel_requirements(data: dict[str, Any], versions: Iterable[str]) -> list[str]:
+    """``name==version --hash=sha256:…`` for every wheel the history records for ``versions`` (those it has):
+    what nox -s engine-snapshot downloads again, checked against the file each snapshot was made from."""
+    out: dict[str, str] = {}
+    for version in versions:
+        if version not in data["versions"]:
+            continue
+        for wheel in expand(data, version).get("wheels", []):
+            name, release = wheel["filename"].split("-")[:2]
+            out[f"{name.replace('_', '-')}=={release}"] = wheel["sha256"]
+    return [f"{requirement} --hash=sha256:{digest}" for requirement, digest in sorted(out.items())]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -599,9 +614,15 @@ def main(argv: list[str] | None = None) -> int:
     one = commands.add_parser("expand", help="print one release's snapshot, as dump.py wrote it")
     one.add_argument("history", type=Path)
     one.add_argument("version")
+    hashes = commands.add_parser("wheels", help="recorded wheels, as hash-pinned requirements")
+    hashes.add_argument("history", type=Path)
+    hashes.add_argument("versions", nargs="*")
     args = cli.parse_args(argv)
     if args.command == "combine":
         print(combine(args.engine_dir, args.pinned, args.dumps))
+    elif args.command == "wheels":
+        data = json.loads(args.history.read_text(encoding="utf-8"))
+        print("\n".join(wheel_requirements(data, args.versions)))
     else:
         data = json.loads(args.history.read_text(encoding="utf-8"))
         sys.stdout.write(dumps_snapshot(expand(data, args.version)))

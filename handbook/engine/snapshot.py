@@ -15,13 +15,13 @@ import json
 import re
 from functools import cached_property
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
 from handbook.core.paths import ENGINE_DIR, KB_ROOT
 from handbook.engine.history import History, version_key
+from handbook.kb.yamlfile import load_yaml
 
 SNAPSHOT_DIR = ENGINE_DIR
 HISTORY_FILE = "sglang-history.json"  # every stored release in one file (handbook/engine/history.py)
@@ -431,11 +431,11 @@ class EngineSnapshot(_Frozen):
 
 def pinned_version(kb_root: Path = KB_ROOT) -> str:
     """The engine release the handbook is pinned to: ``engine_version`` in kb/handbook.yaml."""
-    try:
-        data = yaml.safe_load((kb_root / "handbook.yaml").read_text(encoding="utf-8"))
-        return str(data["engine_version"])
-    except (OSError, yaml.YAMLError, TypeError, KeyError) as exc:
-        raise SnapshotError(f"{kb_root / 'handbook.yaml'}: no engine_version to pin ({exc})") from None
+    doc, problems = load_yaml(kb_root / "handbook.yaml", str(kb_root / "handbook.yaml"))
+    if doc is None or not isinstance(doc.data, dict) or "engine_version" not in doc.data:
+        why = str(problems[0]) if problems else "no engine_version key"
+        raise SnapshotError(f"{kb_root / 'handbook.yaml'}: no engine_version to pin ({why})")
+    return str(doc.data["engine_version"])
 
 
 def snapshot_path(version: str | None = None) -> Path:
@@ -482,14 +482,27 @@ def parse_snapshot(data: object, *, source: str = "<snapshot>") -> EngineSnapsho
     try:
         return EngineSnapshot.model_validate(data)
     except ValidationError as exc:
-        raise SnapshotError(f"{source}: not an engine snapshot:\n{exc}") from None
+        # which of the schema's fields and what is wrong, never a value or a key of the file's own: the file
+        # may be anything (a key, a password file)
+        errors = exc.errors(include_url=False, include_input=False, include_context=False)
+        fields = EngineSnapshot.model_fields
+
+        def where(error: Any) -> str:
+            top = error["loc"][0] if error["loc"] else None
+            if error["type"] == "extra_forbidden" or top not in fields:
+                return "a key the schema does not have" if error["type"] == "extra_forbidden" else "the file"
+            return str(top) if len(error["loc"]) == 1 else f"{top} (inside)"
+
+        shown = "; ".join(f"{where(e)}: {e['msg']}" for e in errors[:3])
+        more = f" (and {len(errors) - 3} more)" if len(errors) > 3 else ""
+        raise SnapshotError(f"{source}: not an engine snapshot ({shown}{more})") from None
 
 
 @functools.lru_cache(maxsize=8)
 def _load(path: Path) -> EngineSnapshot:
-    if path.exists() and not path.is_file():  # a folder or a FIFO: refused before it is opened
-        raise SnapshotError(f"{path}: not a regular file, expected a JSON snapshot file")
     try:
+        if path.exists() and not path.is_file():  # a folder or a FIFO: refused before it is opened
+            raise SnapshotError(f"{path}: not a regular file, expected a JSON snapshot file")
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise SnapshotError(
@@ -505,6 +518,12 @@ def _load(path: Path) -> EngineSnapshot:
         raise SnapshotError(
             f"{path}: cannot be read ({exc.strerror}), expected a JSON snapshot file"
         ) from None
+    except RecursionError:
+        raise SnapshotError(f"{path}: JSON nested too deep for a snapshot") from None
+    except ValueError as exc:  # an integer of more than 4,300 digits; a path with a NUL or a lone surrogate
+        raise SnapshotError(
+            f"{path!r}: cannot be read as a JSON snapshot ({str(exc).split(';')[0]})"
+        ) from None
     return parse_snapshot(data, source=str(path))
 
 
@@ -519,7 +538,10 @@ def load_snapshot(version: str | None = None, path: str | Path | None = None) ->
     read-only. The pinned release is read from its own file, any other from the history. A version that
     names no stored release is a SnapshotError listing the ones there are."""
     if path is not None:
-        return _load(Path(path).resolve())
+        try:
+            return _load(Path(path).resolve())
+        except ValueError as exc:  # a NUL in the path: no file can be named so
+            raise SnapshotError(f"{path!r}: not a usable path ({exc})") from None
     version = version or pinned_version()
     if not VERSION.fullmatch(version):
         raise SnapshotError(f"{version!r} is not an SGLang version (e.g. 0.5.23)")

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 import shlex
-from datetime import date
+from datetime import UTC, date, datetime, timedelta
 from typing import Annotated, Any
 
 from pydantic import AfterValidator, BeforeValidator, Strict, StringConstraints
@@ -40,8 +40,23 @@ def size(low: float, high: float, what: str) -> Any:
 Id = Annotated[
     str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9._-]*$", max_length=80), BeforeValidator(filled_in)
 ]
+
+
+def latest_date() -> date:
+    """Today's date where it is latest (UTC+14): no date after it has happened anywhere yet. The check runs
+    on the build's own clock, not a commit's: a fact verified today is not in the future wherever it was."""
+    return (datetime.now(UTC) + timedelta(hours=14)).date()
+
+
+def _not_future(value: date) -> date:
+    if value > latest_date():
+        raise ValueError(f"a date that has happened (on or before {latest_date().isoformat()})")
+    return value
+
+
 # A calendar date: YAML reads 2026-11-30 as one; kb.json writes it as text and reads it back (so not strict).
-Day = Annotated[date, Strict(False)]
+# A date after today is a typo (2999-01-01), never a fact someone checked.
+Day = Annotated[date, Strict(False), AfterValidator(_not_future)]
 
 
 _FLAG = re.compile(r"^--[a-z0-9][a-z0-9_-]*$")
@@ -53,7 +68,27 @@ def flag_name(token: str) -> str | None:
     return name if _FLAG.match(name) else None
 
 
+def _one_line(value: str) -> str:
+    """Text that goes into a command a reader copies: one line, no tab (the KB's reader already refuses
+    every character a reader cannot see)."""
+    if "\n" in value or "\t" in value:
+        raise ValueError(
+            "one line of a command, without a newline or a tab (write each line as its own entry)"
+        )
+    return value
+
+
+# A value copied into a command (a variable's value, a docker option, the image, a shell line)
+CommandText = Annotated[
+    str,
+    StringConstraints(strip_whitespace=True, min_length=1),
+    AfterValidator(_one_line),
+    BeforeValidator(filled_in),
+]
+
+
 def _flag_line(value: str) -> str:
+    _one_line(value)
     try:
         tokens = shlex.split(value)
     except ValueError as exc:
@@ -79,6 +114,7 @@ class FlagLine(Closed):
 
 
 def _command_words(value: str) -> str:
+    _one_line(value)
     for part in value.split("…"):  # "…" separates the changed parts of one command
         try:
             shlex.split(part)

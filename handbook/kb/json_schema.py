@@ -14,6 +14,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from handbook.core.files import remove, write_text
 from handbook.core.generated import REGENERATE, Stale, short_diff
 from handbook.core.paths import REPO_ROOT
 from handbook.kb.export import DRAFT, export_schema
@@ -96,9 +97,8 @@ def write(repo: Path = REPO_ROOT) -> list[str]:
         rel = item.path
         path = repo / rel
         if item.reason == "no longer generated":
-            path.unlink()
+            remove(path, root=repo)
         else:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(expected[rel], encoding="utf-8")
+            write_text(path, expected[rel], root=repo, folders=True)  # kb/schema/, .vscode/: its own folders
         changed.append(rel)
     return changed

@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -234,6 +235,8 @@ def _show(value: Any) -> str:
         text = "a mapping {" + ", ".join(map(str, list(value)[:4])) + (", …}" if len(value) > 4 else "}")
     elif isinstance(value, list):
         text = f"a list of {len(value)}"
+    elif isinstance(value, date):
+        text = value.isoformat()  # as the file writes it, not datetime.date(…)
     else:
         text = repr(value)
     return text if len(text) <= 80 else text[:77] + "…"

@@ -13,23 +13,22 @@ a KB with an unfinished scaffold in it can still be scaffolded into.
 from __future__ import annotations
 
 import argparse
-import os
 import re
 import typing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import StringConstraints
 
+from handbook.core.files import WriteRefused, write_text
 from handbook.core.paths import REPO_ROOT, inside
 from handbook.core.suggest import did_you_mean
 from handbook.core.text import PLACEHOLDER
 from handbook.kb import schema as s
 from handbook.kb.common import Id
 from handbook.kb.loader import FLAGS_POOL, KIND, KINDS
-from handbook.kb.yamlfile import load_yaml, read_text
+from handbook.kb.yamlfile import dump_yaml, load_text, load_yaml, read_text
 
 FILL = PLACEHOLDER
 TEXT = f"{{zh: {FILL}, en: {FILL}}}"  # a bilingual field to write
@@ -58,9 +57,16 @@ def choices(model: type, name: str) -> list[str]:
 
 
 def scalar(value: Any) -> str:
-    """One YAML value in flow style, quoted only where YAML needs it."""
-    text = yaml.safe_dump(value, default_flow_style=True, allow_unicode=True, width=1_000_000)
+    """One YAML value in flow style, quoted only where the KB's reader (YAML 1.2, not PyYAML's 1.1) needs it
+    to read the value back: text such as ``1e3`` or ``off`` is quoted."""
+    text = dump_yaml(value, default_flow_style=True, width=1_000_000)
     return text.removesuffix("\n").removesuffix("\n...").strip()
+
+
+# Names Windows reserves for devices, with any extension: a KB file named so breaks a checkout there
+WINDOWS_RESERVED = frozenset(
+    ["con", "prn", "aux", "nul"] + [f"{port}{n}" for port in ("com", "lpt") for n in "123456789"]
+)
 
 
 # --------------------------------------------------------------------------------------------- the KB's ids
@@ -131,6 +137,11 @@ class Checks:
             self.problems.append(
                 f"id: got '{value}', expected lowercase letters, digits, '.', '_' and '-', starting with a "
                 f"letter or digit, at most {ID_MAX} characters ({ID_PATTERN})"
+            )
+        elif value.split(".", 1)[0] in WINDOWS_RESERVED:
+            self.problems.append(
+                f"id: got '{value}', a name Windows reserves for a device (a file named so cannot be checked "
+                "out there), expected another id"
             )
 
     def ref(self, option: str, value: str | None, pool: str) -> None:
@@ -362,12 +373,12 @@ def shown_path(path: Path, root: Path) -> str:
 
 
 def _well_formed(text: str, shown: str) -> Any:
-    try:
-        return yaml.safe_load(text)
-    except yaml.YAMLError as exc:  # an option value YAML cannot hold as written
-        raise ScaffoldError(
-            [f"{shown}: the skeleton is not valid YAML ({exc}); nothing was written"]
-        ) from None
+    """The skeleton's data as the KB's reader reads it (an option value YAML cannot hold as written, or one
+    holding an invisible character, is refused here, before anything is written)."""
+    doc, problems = load_text(text, shown)
+    if doc is None:
+        raise ScaffoldError([*(str(p) for p in problems), "the skeleton was not written"])
+    return doc.data
 
 
 def new_file(kind: str, entity_id: str, args: argparse.Namespace, root: Path) -> Written:
@@ -399,14 +410,10 @@ def new_file(kind: str, entity_id: str, args: argparse.Namespace, root: Path) ->
     body = text(entity_id, args, known)
     shown = shown_path(path, root)
     _well_formed(body, shown)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if not inside(path.parent, root):
-        raise ScaffoldError([f"{shown}: its folder leads out of the KB folder (a link); nothing was written"])
-    try:
-        with path.open("x", encoding="utf-8") as out:  # "x": never replace a file that appeared meanwhile
-            out.write(body)
-    except OSError as exc:
-        raise ScaffoldError([f"{shown}: cannot be written ({exc.strerror}); nothing was written"]) from None
+    try:  # new: never replace a file that appeared meanwhile; the kind's folder must exist
+        write_text(path, body, root=root, new=True)
+    except WriteRefused as exc:
+        raise ScaffoldError([str(exc)]) from None
     return Written(path=path, first_line=1, text=body)
 
 
@@ -460,14 +467,10 @@ def new_pitfall(entity_id: str, args: argparse.Namespace, root: Path) -> Written
                 "add the entry by hand"
             ]
         )
-    # all or nothing: a whole new file replaces the old one, never a half-appended one
-    staging = path.with_name(f".{path.name}.{os.getpid()}.new")
-    try:
-        staging.write_text(prefix + body, encoding="utf-8")
-        os.replace(staging, path)
-    except OSError as exc:
-        staging.unlink(missing_ok=True)
-        raise ScaffoldError([f"{shown}: cannot be written ({exc.strerror}); nothing was written"]) from None
+    try:  # all or nothing: a whole new file replaces the old one, never a half-appended one
+        write_text(path, prefix + body, root=root)
+    except WriteRefused as exc:
+        raise ScaffoldError([str(exc)]) from None
     return Written(path=path, first_line=prefix.count("\n") + 1, text=body)
 
 

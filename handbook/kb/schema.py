@@ -13,6 +13,7 @@ from pydantic import Field, StringConstraints, model_validator
 
 from handbook.core.text import Closed, Label, Neutral, NonEmpty, Text
 from handbook.kb.common import (
+    CommandText,
     CommandWords,
     Day,
     FlagLine,
@@ -472,13 +473,13 @@ class ParameterGroup(Closed):
 # ---------------------------------------------------------------------------------------------- recipes
 class EnvSetting(Closed):
     name: EnvName  # a variable of kb/env_vars.yaml: see Recipe.env
-    value: NonEmpty
+    value: CommandText
     note: Text | None = None
 
 
 class DockerSpec(Closed):
-    options: list[NonEmpty] = Field(min_length=1)  # lines of `docker run` options, as typed
-    image: NonEmpty
+    options: list[CommandText] = Field(min_length=1)  # lines of `docker run` options, as typed
+    image: CommandText
 
 
 Strategy = Literal[
@@ -525,7 +526,7 @@ class Recipe(Closed):
     env_style: Literal["export", "inline"] = "export"
     docker: DockerSpec | None = None
     flags: list[CommandLine] = []
-    shell: list[NonEmpty] = []  # for kind 'shell': the lines, verbatim
+    shell: list[CommandText] = []  # for kind 'shell': the lines, verbatim
     notes: list[Note] = []
     corrections: list[Correction] = []
     source: SourceId

@@ -4,11 +4,18 @@ PyYAML's composer gives every node a start mark; we build plain Python data from
 beside it, a map from each value's path (``("flags", 3, 1)``) to its 1-based line, so that every later
 error can say ``file:line``. A well-formed file is read by libyaml in one pass and its line map is only
 built when a message needs a line.
+
+Plain values are read as YAML 1.2's core schema, strictly, not as PyYAML's YAML 1.1: a value the two
+versions read differently is refused with its line (``032`` is 26 in YAML 1.1 and 32 in 1.2, ``off`` is
+false in 1.1 and text in 1.2; ``0x20``, ``0o17``, ``1_000`` and ``1:30`` too), as are directives
+(``%YAML``, ``%TAG``). ``YYYY-MM-DD`` stays a date (the KB's one extension). And no string of a KB file,
+key or value, may hold a character a reader cannot see (core/text.INVISIBLE, or a carriage return).
 """
 
 from __future__ import annotations
 
 import os
+import re
 import stat
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +24,7 @@ from typing import Any
 import yaml
 
 from handbook.core.problem import Problem
+from handbook.core.text import INVISIBLE, code_point, invisible_kind, visible
 
 Path_ = tuple[str | int, ...]
 
@@ -58,12 +66,144 @@ def format_path(path: Path_) -> str:
     return out
 
 
+# ------------------------------------------------------------------------------------ YAML 1.2, strictly
+YAML11 = "tag:handbook,2026:yaml-1.1"  # a plain value YAML 1.1 and YAML 1.2 read differently
+
+
+class _Core12(yaml.resolver.BaseResolver):
+    """How a plain scalar is typed: YAML 1.2's core schema (booleans true/false, decimal integers, floats,
+    null), dates as YYYY-MM-DD, and every YAML 1.1 form that 1.2 reads otherwise marked YAML11."""
+
+
+def _implicit(tag: str, pattern: str, first: str | list[str]) -> None:
+    _Core12.add_implicit_resolver(tag, re.compile(pattern, re.X), list(first))
+
+
+# First the forms YAML 1.1 reads otherwise: resolvers sharing a first character are tried in order.
+_YAML11_FORMS: tuple[tuple[str, str], ...] = (
+    ("a YAML 1.1 boolean, which YAML 1.2 reads as text",
+     r"^(?:y|Y|yes|Yes|YES|n|N|no|No|NO|on|On|ON|off|Off|OFF)$"),
+    ("a number with a leading zero, octal in YAML 1.1 and decimal in YAML 1.2", r"^[-+]?0[0-9_]+$"),
+    ("a hexadecimal number", r"^[-+]?0x[0-9a-fA-F_]*$"),
+    ("an octal number", r"^[-+]?0o[0-7_]*$"),
+    ("a binary number", r"^[-+]?0b[01_]*$"),
+    ("a base-60 number, which YAML 1.1 reads as a number and YAML 1.2 as text",
+     r"^[-+]?(?:[1-9][0-9_]*(?::[0-5]?[0-9])+|[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*)$"),
+    ("a number with underscores, which YAML 1.1 reads as a number and YAML 1.2 as text",
+     r"^[-+]?(?:[0-9][0-9_]*_[0-9_]*(?:\.[0-9_]*)?|[0-9]*\.[0-9_]*_[0-9_]*)(?:[eE][-+]?[0-9]+)?$"),
+)  # fmt: skip
+for _what, _pattern in _YAML11_FORMS:
+    _implicit(YAML11, _pattern, "yYnNoO-+0123456789.")
+_implicit("tag:yaml.org,2002:bool", r"^(?:true|True|TRUE|false|False|FALSE)$", "tTfF")
+_implicit("tag:yaml.org,2002:int", r"^[-+]?[0-9]+$", "-+0123456789")
+_implicit(
+    "tag:yaml.org,2002:float",
+    r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$",
+    "-+0123456789.",
+)
+_implicit("tag:yaml.org,2002:null", r"^(?:~|null|Null|NULL|)$", ["~", "n", "N", ""])
+_implicit("tag:yaml.org,2002:merge", r"^<<$", "<")  # refused with its own message
+_implicit(
+    "tag:yaml.org,2002:timestamp",
+    r"""^(?:[0-9][0-9][0-9][0-9]-[0-9][0-9]?-[0-9][0-9]?
+    |[0-9][0-9][0-9][0-9]-[0-9][0-9]?-[0-9][0-9]?(?:[Tt]|[ \t]+)[0-9][0-9]?:[0-9][0-9]:[0-9][0-9](?:\.[0-9]*)?
+    (?:[ \t]*(?:Z|[-+][0-9][0-9]?(?::[0-9][0-9])?))?)$""",
+    "0123456789",
+)
+
+
+def yaml11_form(value: str) -> str | None:
+    """What a plain value is, when YAML 1.1 reads it otherwise than YAML 1.2 (None when they agree)."""
+    return next((what for what, pattern in _YAML11_FORMS if re.match(pattern, value, re.X)), None)
+
+
+def _yaml11_problem(file: str, node: yaml.Node, path: Path_) -> Problem:
+    return Problem(
+        file,
+        node.start_mark.line + 1,
+        format_path(path),
+        f"got '{node.value}', {yaml11_form(node.value)}; expected a value YAML 1.1 and 1.2 read alike "
+        "(a plain decimal number, true or false, or text in quotes)",
+    )
+
+
+class _StrictLoader(
+    yaml.reader.Reader,
+    yaml.scanner.Scanner,
+    yaml.parser.Parser,
+    yaml.composer.Composer,
+    yaml.constructor.SafeConstructor,
+    _Core12,
+):
+    """PyYAML's pure-Python safe loader, with YAML 1.2's core schema (its messages are the ones reported)."""
+
+    def __init__(self, stream: str):
+        yaml.reader.Reader.__init__(self, stream)
+        yaml.scanner.Scanner.__init__(self)
+        yaml.parser.Parser.__init__(self)
+        yaml.composer.Composer.__init__(self)
+        yaml.constructor.SafeConstructor.__init__(self)
+        _Core12.__init__(self)
+
+
+_CStrictLoader: type | None = None
+if hasattr(yaml, "CParser"):
+
+    class _CStrict(yaml.CParser, yaml.constructor.SafeConstructor, _Core12):  # type: ignore[name-defined,misc]
+        """libyaml's parser, with YAML 1.2's core schema."""
+
+        def __init__(self, stream: str):
+            yaml.CParser.__init__(self, stream)
+            yaml.constructor.SafeConstructor.__init__(self)
+            _Core12.__init__(self)
+
+    _CStrictLoader = _CStrict
+
+
+class _StrictDumper(
+    yaml.emitter.Emitter, yaml.serializer.Serializer, yaml.representer.SafeRepresenter, _Core12
+):
+    """PyYAML's safe dumper, deciding what to quote by YAML 1.2's core schema: text this module would read
+    as anything but that text (``N``, ``1e3``, ``0x10``) is quoted."""
+
+    def __init__(self, stream: Any, **options: Any):
+        yaml.emitter.Emitter.__init__(
+            self,
+            stream,
+            canonical=options.get("canonical"),
+            indent=options.get("indent"),
+            width=options.get("width"),
+            allow_unicode=options.get("allow_unicode"),
+            line_break=options.get("line_break"),
+        )
+        yaml.serializer.Serializer.__init__(
+            self,
+            encoding=options.get("encoding"),
+            explicit_start=options.get("explicit_start"),
+            explicit_end=options.get("explicit_end"),
+            version=options.get("version"),
+            tags=options.get("tags"),
+        )
+        yaml.representer.SafeRepresenter.__init__(
+            self,
+            default_style=options.get("default_style"),
+            default_flow_style=options.get("default_flow_style"),
+            sort_keys=options.get("sort_keys", True),
+        )
+        _Core12.__init__(self)
+
+
+def dump_yaml(data: Any, **options: Any) -> str:
+    """``yaml.safe_dump(data, **options)`` as the KB's reader reads it back: the same data."""
+    return yaml.dump(data, Dumper=_StrictDumper, allow_unicode=True, **options)
+
+
 class _Builder:
     def __init__(self, file: str):
         self.file = file
         self.lines: dict[Path_, int] = {}
         self.problems: list[Problem] = []
-        self._scalars = yaml.SafeLoader("")  # only its constructor is used, to resolve scalar tags
+        self._scalars = _StrictLoader("")  # only its constructor is used, to build typed scalars
 
     def build(self, node: yaml.Node, path: Path_) -> Any:
         self.lines[path] = node.start_mark.line + 1
@@ -79,6 +219,9 @@ class _Builder:
                             "got a YAML merge key '<<', expected plain keys (write the values out)",
                         )
                     )
+                    continue
+                if key_node.tag == YAML11:  # a key such as `yes:` or `on:`
+                    self.problems.append(_yaml11_problem(self.file, key_node, path))
                     continue
                 key = self.build(key_node, path + ("<key>",))
                 if not isinstance(key, str | int | float | bool) or key is None:
@@ -110,7 +253,10 @@ class _Builder:
             return out
         if isinstance(node, yaml.SequenceNode):
             return [self.build(item, path + (i,)) for i, item in enumerate(node.value)]
-        # Scalars: PyYAML's safe constructor resolves the tag (int, float, bool, null, str, date).
+        # Scalars: the composer typed them (int, float, bool, null, str, date, or YAML11 to refuse)
+        if node.tag == YAML11:
+            self.problems.append(_yaml11_problem(self.file, node, path))
+            return None
         try:
             return self._scalars.construct_object(node, deep=True)
         except ValueError:  # a value shaped like a date that no calendar has (2026-02-30)
@@ -128,13 +274,12 @@ class _Builder:
 def _compose(text: str) -> list[yaml.Node]:
     """Node trees of every document: libyaml's parser when present (several times faster); on an error,
     the pure-Python parser again, whose messages the errors report (and the tests pin)."""
-    fast = getattr(yaml, "CSafeLoader", None)
-    if fast is not None:
+    if _CStrictLoader is not None:
         try:
-            return list(yaml.compose_all(text, Loader=fast))
+            return list(yaml.compose_all(text, Loader=_CStrictLoader))
         except yaml.YAMLError:
             pass
-    return list(yaml.compose_all(text, Loader=yaml.SafeLoader))
+    return list(yaml.compose_all(text, Loader=_StrictLoader))
 
 
 class _Fallback(Exception):
@@ -142,10 +287,11 @@ class _Fallback(Exception):
 
 
 _FAST_LOADER: type | None = None
-if hasattr(yaml, "CSafeLoader"):
+if _CStrictLoader is not None:
 
-    class _FastLoader(yaml.CSafeLoader):  # type: ignore[name-defined,misc]
-        """libyaml, but a duplicate key, a merge key or a non-text key sends the file to the careful path."""
+    class _FastLoader(_CStrictLoader):  # type: ignore[misc,valid-type]
+        """libyaml, but a duplicate key, a merge key, a non-text key or a YAML 1.1 form sends the file to
+        the careful path."""
 
         def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[str, Any]:
             out: dict[str, Any] = {}
@@ -161,9 +307,13 @@ if hasattr(yaml, "CSafeLoader"):
                 out[key] = self.construct_object(value_node, deep=deep)
             return out
 
+    def _refer(loader: Any, node: yaml.Node) -> Any:
+        raise _Fallback
+
     _FastLoader.add_constructor(
         "tag:yaml.org,2002:map", lambda loader, node: loader.construct_mapping(node, True)
     )
+    _FastLoader.add_constructor(YAML11, _refer)
     _FAST_LOADER = _FastLoader
 
 
@@ -250,6 +400,16 @@ def _screen(text: str, shown_as: str) -> list[Problem]:
                         f"got a YAML anchor '&{anchor}', expected plain values (write them out)",
                     )
                 ]
+            if isinstance(event, yaml.DocumentStartEvent) and (event.version or event.tags):
+                return [
+                    Problem(
+                        shown_as,
+                        line,
+                        "",
+                        "got a YAML directive (%YAML or %TAG), expected none: KB files are read as YAML "
+                        "1.2's core schema, without tags",
+                    )
+                ]
             tag = getattr(event, "tag", None)
             if tag is not None and not isinstance(event, yaml.DocumentStartEvent):
                 return [
@@ -283,6 +443,19 @@ def load_yaml(path: Path, shown_as: str) -> tuple[YamlDoc | None, list[Problem]]
     text, problems = read_text(path, shown_as)
     if text is None:
         return None, problems
+    return load_text(text, shown_as)
+
+
+def load_text(text: str, shown_as: str) -> tuple[YamlDoc | None, list[Problem]]:
+    """Parse the text of one YAML file, as ``load_yaml`` does."""
+    doc, problems = _parsed(text.removeprefix("\ufeff"), shown_as)
+    if doc is None:
+        return None, problems
+    hidden = _invisible(doc)
+    return (None, hidden) if hidden else (doc, [])
+
+
+def _parsed(text: str, shown_as: str) -> tuple[YamlDoc | None, list[Problem]]:
     if not text.strip() or all(
         not line.strip() or line.lstrip().startswith("#") for line in text.splitlines()
     ):
@@ -325,3 +498,47 @@ def load_yaml(path: Path, shown_as: str) -> tuple[YamlDoc | None, list[Problem]]
     if builder.problems:
         return None, builder.problems
     return YamlDoc(file=shown_as, data=data, _lines=builder.lines, text=text), []
+
+
+def _invisible(doc: YamlDoc) -> list[Problem]:
+    """Every key and string of the file that holds a character no reader sees (a bidirectional control, a
+    zero-width character, a terminal escape, a carriage return): KB text reaches commands people copy."""
+    problems = []
+    stack: list[tuple[Path_, Any]] = [((), doc.data)]
+    while stack:
+        path, value = stack.pop()
+        if isinstance(value, dict):
+            for key, item in value.items():
+                if _HIDDEN.search(key):
+                    problems.append(_hidden_problem(doc, path, key, "key"))
+                    continue
+                stack.append((path + (key,), item))
+        elif isinstance(value, list):
+            stack.extend((path + (i,), item) for i, item in enumerate(value))
+        elif isinstance(value, str) and _HIDDEN.search(value):
+            problems.append(_hidden_problem(doc, path, value, "value"))
+    return sorted(problems, key=lambda p: (p.line or 0, p.path))
+
+
+_HIDDEN = re.compile(INVISIBLE.pattern[:-1] + "\r]")
+_WHAT = {
+    "control": "a control character",
+    "bidi": "a bidirectional control",
+    "format": "an invisible character",
+}
+
+
+def _hidden_problem(doc: YamlDoc, path: Path_, text: str, where: str) -> Problem:
+    found = _HIDDEN.search(text)
+    assert found is not None
+    char = found.group(0)
+    what = "a carriage return" if char == "\r" else _WHAT[invisible_kind(char)]
+    start = max(0, found.start() - 20)
+    shown = visible(text[start : found.start() + 20].replace("\r", "\u240d"))
+    return Problem(
+        doc.file,
+        doc.line_of(path),
+        format_path(path),
+        f"got {what} ({code_point(char)}) in the {where} '{shown}', expected text a reader can see "
+        "(retype it; in a command it would run differently from how it reads)",
+    )

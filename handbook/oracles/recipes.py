@@ -54,6 +54,7 @@ from handbook.checker.replays import (
     replayed_recipes,
 )
 from handbook.checker.shell import parse_script
+from handbook.core.files import write_text
 from handbook.engine.snapshot import load_snapshot
 from handbook.kb.loader import load_kb
 from handbook.oracles.replay import STAND_IN_CONFIG
@@ -485,8 +486,7 @@ def main(argv: list[str] | None = None) -> int:
         "recipes": dict(sorted(entries.items())),
     }
     path = replay_path(version)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(dumps_replays(data), encoding="utf-8")
+    write_text(path, dumps_replays(data), root=path.parent)
     total = time.perf_counter() - started
     print(f"\n{len(chosen)} of {len(recipes)} launch recipes replayed in {total:.0f} s "
           f"(import {imported:.0f} s); wrote {path}")  # fmt: skip

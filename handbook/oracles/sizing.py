@@ -59,6 +59,7 @@ from typing import Any
 
 from handbook.calc import memory, sizing
 from handbook.calc.planner_data import weight_dtypes
+from handbook.core.files import write_text
 from handbook.kb.loader import load_kb
 
 GIB = 1 << 30
@@ -568,7 +569,7 @@ def main(argv: list[str] | None = None) -> int:
         }
     text = dump(doc)
     if args.out:
-        args.out.write_text(text, encoding="utf-8")
+        write_text(args.out, text, root=args.out.parent)
         counts: dict[str, int] = {}
         for record in doc["records"]:
             status = record.get("status", "replayed")

@@ -16,7 +16,7 @@ from handbook.core.anchors import ENV_PAGE, PARAMETERS_PAGE, env_anchor, page_ur
 from handbook.core.messages import msg
 from handbook.core.paths import BENCH_RECORD, DOCS_DIR
 from handbook.core.quotes import split_quotes
-from handbook.core.text import LANGS, Text
+from handbook.core.text import LANGS, Text, visible
 from handbook.diagrams.figure import Figure
 from handbook.engine.snapshot import EngineSnapshot, load_snapshot
 from handbook.kb.loader import KB
@@ -38,13 +38,15 @@ ARGPARSE_SUPPRESS = "==SUPPRESS=="
 
 
 def attr(value: Any) -> str:
-    """A value inside a double-quoted HTML attribute (URLs keep their # and :)."""
-    return html.escape(str(value), quote=True)
+    """A value inside a double-quoted HTML attribute (URLs keep their # and :); a character no reader sees
+    is written out as ⟨U+…⟩ (the KB refuses them; an engine's help text might still hold one)."""
+    return html.escape(visible(str(value)), quote=True)
 
 
 def esc(text: Any) -> str:
-    """Text shown literally wherever a renderer puts it: HTML and Markdown syntax are both neutralised."""
-    return str(text).translate(_ENTITIES)
+    """Text shown literally wherever a renderer puts it: HTML and Markdown syntax are both neutralised, and
+    a character no reader sees is written out as ⟨U+…⟩."""
+    return visible(str(text)).translate(_ENTITIES)
 
 
 @dataclass

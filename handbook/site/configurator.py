@@ -27,6 +27,7 @@ from handbook.calc.memory import Plan
 from handbook.checker.check import check_command
 from handbook.checker.export import CHECKER_DATA_PATH, checker_data
 from handbook.checker.findings import Finding
+from handbook.core.files import write_text
 from handbook.core.formatting import json_safe, thousands
 from handbook.core.messages import DOMAINS, message
 from handbook.core.paths import DOCS_DIR
@@ -183,7 +184,6 @@ def write_doctor_data(
         (CONFIGURATOR_DATA_PATH, Configurator(kb, snapshot, docs_dir).export()),
     ):
         target = Path(site_dir) / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(canonical_json(data), encoding="utf-8")
+        write_text(target, canonical_json(data), root=Path(site_dir), folders=True)
         written.append(target)
     return written

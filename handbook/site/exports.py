@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urljoin
 
 from handbook.core.anchors import page_url
+from handbook.core.files import write_text
 from handbook.core.formatting import json_safe
 from handbook.core.markdown import code_lines
 from handbook.core.messages import LANG_KEYS, message, msg
@@ -297,7 +298,6 @@ def write_exports(site_dir: Path, site: Site, site_url: str | None) -> list[Path
     written = []
     for name, text in exports(site, site_url).items():
         path = site_dir / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+        write_text(path, text, root=site_dir, folders=True)
         written.append(path)
     return written

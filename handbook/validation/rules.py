@@ -6,12 +6,12 @@ values. (The rest of a rule's shape is the schema's.)"""
 from __future__ import annotations
 
 import re
-import string
 
 from pydantic import ValidationError
 
 from handbook.checker.predicates import PREDICATES
 from handbook.core.problem import Problem
+from handbook.core.templates import template_problems
 from handbook.core.text import LANGS
 from handbook.kb.loader import KB
 
@@ -37,15 +37,9 @@ def rule_problems(kb: KB) -> list[Problem]:
             out.append(origin.at(("params", *where), f"{error['msg']} (predicate {rule.predicate})"))
             continue
         for lang in LANGS:
-            for _, name, _, _ in string.Formatter().parse(rule.message[lang]):
-                if name is not None and name not in predicate.fields:
-                    offered = ", ".join(predicate.fields) or "none"
-                    out.append(
-                        origin.at(
-                            ("message", lang),
-                            f"got {{{name}}}, expected only values {rule.predicate} provides: {offered}",
-                        )
-                    )
+            what = f"values {rule.predicate} provides"
+            for problem in template_problems(rule.message[lang], predicate.fields, what):
+                out.append(origin.at(("message", lang), problem))
             adjustment = rule.engine.adjustment
             if adjustment is not None:
                 fields = FIELD.findall(adjustment[lang])

@@ -7,6 +7,8 @@ is used and every used key exists.
 
 from __future__ import annotations
 
+import functools
+
 from handbook.core.messages import (
     checker,
     cli,
@@ -63,7 +65,20 @@ def msg(key: str, lang: str, /, **values: object) -> str:
 
 def message(key: str, /, **values: object) -> Text:
     """One entry in both languages, its fields filled in; a value that is itself a ``Text`` (a hint, an
-    expectation, a KB sentence) gives each language its own part."""
+    expectation, a KB sentence) gives each language its own part. Remembered: a paste of thousands of the
+    same mistake asks for the same words thousands of times."""
+    try:  # each value's type in the key: 1, 1.0 and True are equal keys but read "1", "1.0" and "True"
+        return _remembered(key, tuple((name, type(v), v) for name, v in values.items()))
+    except TypeError:  # a value that cannot be a dictionary key
+        return _composed(key, values)
+
+
+@functools.lru_cache(maxsize=4096)
+def _remembered(key: str, values: tuple[tuple[str, type, object], ...]) -> Text:
+    return _composed(key, {name: v for name, _, v in values})
+
+
+def _composed(key: str, values: dict[str, object]) -> Text:
     return Text.of(
         *(msg(key, lang, **{name: v[lang] if isinstance(v, Text) else v for name, v in values.items()}) for lang in LANGS)
     )

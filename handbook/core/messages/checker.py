@@ -13,6 +13,22 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "这一行以参数 {flag} 开头，但上一条命令已经结束（上一行末尾没有 \\ 续行，或被注释截断）；shell 会把它当成一条新命令执行",
         "this line starts with the flag {flag} but the previous command has ended (no trailing \\ on the line before, or a comment cut it off); the shell runs it as a new command",
     ),
+    "check-shell-unseen-program": (
+        "这条命令在 {launcher} 后面运行 SGLang 程序，检查器看不透 {launcher}：命令里的参数一个都没有检查。请贴上 {launcher} 所运行的命令本身",
+        "this command runs an SGLang program behind {launcher}, which the checker cannot see through, so none of its flags were checked; paste the command {launcher} runs",
+    ),
+    "check-shell-too-deep": (
+        "SGLang 命令套在 {shell} 里，嵌套超过 {depth} 层 shell（bash -c、ssh、eval），检查器不再往里读：其参数没有检查",
+        "the SGLang command inside {shell} is nested more than {depth} shells deep (bash -c, ssh, eval), and the checker reads no deeper: its flags were not checked",
+    ),
+    "check-shell-invisible": (
+        "这一行有看不见的字符（{points}，下面写成 ⟨U+…⟩）：{shown}。屏幕上看到的不是 shell 实际执行的内容，请重新手打这一行",
+        "the line holds characters you cannot see ({points}, written out here as ⟨U+…⟩): {shown}; what the shell runs is not what you see, so type the line again",
+    ),
+    "check-shell-invisible-more": (
+        "从这一行到第 {last} 行，另有 {count} 行也有看不见的字符",
+        "{count} more lines, from this one to line {last}, hold characters you cannot see too",
+    ),
     "check-shell-no-program": (
         "文本里有参数（{flags}），但没有认出任何 SGLang 程序：这些参数没有被检查。请贴上完整命令（python -m sglang.launch_server …，或包在 docker run、timeout、srun 等里面的命令）",
         "the text has flags ({flags}) but no SGLang program the checker recognizes, so they were not checked; paste the whole command (python -m sglang.launch_server …, or one wrapped in docker run, timeout, srun and the like)",

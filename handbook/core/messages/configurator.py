@@ -247,6 +247,13 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "无法加载检查器数据（{url}）。请通过 HTTP 访问本站，而不是直接打开本地文件。",
         "The checker's data could not be loaded ({url}). Serve the site over HTTP instead of opening the files directly.",
     ),
+    "doc-checking": ("正在检查…", "Checking…"),
+    "doc-failed": (
+        "检查器在这段文本上出错（{error}），没有结论；这段文本不会在重新载入时恢复。",
+        "The checker failed on this text ({error}) and gives no verdict; the text will not come back on a reload.",
+    ),
+    "doc-clear": ("清空", "Clear"),
+    "doc-more": ("……另有 {count} 条未列出（上面的计数包括它们）", "… and {count} more, not listed (the count above includes them)"),
     "doc-line": ("第 {line} 行", "line {line}"),
     "doc-explained": ("说明", "Explained"),
     # the doctor's accelerator select (sizing with the planner)

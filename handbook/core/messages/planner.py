@@ -252,6 +252,10 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "这种加速卡每台服务器装几张未公开：TP 组若跨机器，还需 --nnodes、--node-rank 与 --dist-init-addr（见第 05 章）。",
         "How many of these GPUs one server holds is not published: if the TP group spans machines, it also needs --nnodes, --node-rank and --dist-init-addr (chapter 05).",
     ),
+    "planner-cli-no-default-fraction": (
+        "--tp：得到 {tp}，而引擎在 {gpu} 上对此 TP 的默认 --mem-fraction-static 是 {fraction}，不给模型留任何显存；请给更小的 --tp，或自己给出 --mem-fraction-static",
+        "--tp: got {tp}, for which the engine's default --mem-fraction-static on {gpu} is {fraction}, leaving nothing for the model; give a smaller --tp or your own --mem-fraction-static",
+    ),
     "planner-cli-range": ("{flag} 须{rule}，收到 {value}", "{flag} must be {rule}, got {value}"),
     "planner-cli-rule-fraction": ("大于 0 且小于 1", "greater than 0 and less than 1"),
     "planner-cli-rule-ratio": ("大于 0 且不超过 1", "greater than 0 and at most 1"),

@@ -233,7 +233,6 @@ def test_an_accelerator_sizes_the_command_and_a_mechanical_fix_is_a_command_to_c
     ]
 
 
-
 def test_without_a_worker_the_page_sizes_the_command_itself(tab, site_url):
     tab.add_init_script("delete window.Worker")  # a browser where no worker can start
     open_doctor(tab, site_url, "en")

@@ -475,6 +475,7 @@ def path_without_dot() -> str:
 
 def test_rendering_stamps_each_svg_and_then_nothing_is_stale(tmp_path, fake_dot):
     root = tmp_path / "repo"
+    root.mkdir()  # the repository exists; only the figures below it are written
     changed = files.write(FIGURES, root, str(fake_dot))
     assert sorted(changed) == sorted(f.path(lang) for f in FIGURES.values() for lang in ("zh", "en"))
     svg = (root / "assets/figures/en/architecture.svg").read_text()
@@ -490,6 +491,7 @@ def test_rendering_stamps_each_svg_and_then_nothing_is_stale(tmp_path, fake_dot)
 
 def test_stale_missing_unstamped_and_orphaned_svgs_each_name_their_fix(tmp_path, fake_dot):
     root = tmp_path / "repo"
+    root.mkdir()  # the repository exists; only the figures below it are written
     files.write(FIGURES, root, str(fake_dot))
     (root / "assets/figures/memory-budget.svg").unlink()
     (root / "assets/figures/en/architecture.svg").write_text(FAKE_SVG)
@@ -514,6 +516,7 @@ def test_stale_missing_unstamped_and_orphaned_svgs_each_name_their_fix(tmp_path,
 
 def test_a_stale_svg_stops_the_site_with_the_command_and_nothing_is_rendered(tmp_path, fake_dot, monkeypatch):
     root = tmp_path / "repo"
+    root.mkdir()  # the repository exists; only the figures below it are written
     files.write(FIGURES, root, str(fake_dot))
     kb = kb_copy(tmp_path)
     replace_in(kb / "topologies.yaml", "example_num_key_value_heads: 8", "example_num_key_value_heads: 16")
@@ -579,6 +582,7 @@ def run_cli(*args: str, path: str) -> subprocess.CompletedProcess[str]:
 
 def test_cli_check_and_render_with_and_without_dot(tmp_path, fake_dot):
     root = tmp_path / "repo"
+    root.mkdir()  # the repository exists; only the figures below it are written
     no_dot = path_without_dot()
     done = run_cli("--check", "--repo", str(root), path=no_dot)
     assert done.returncode == 1
@@ -604,8 +608,9 @@ def test_cli_check_and_render_with_and_without_dot(tmp_path, fake_dot):
     assert (done.returncode, done.stdout) == (0, f"✔ up to date: {2 * len(FIGURES)} diagram SVGs\n")
     done = run_cli("nope", "--repo", str(root), path=no_dot)
     assert done.returncode == 2
-    assert done.stderr.endswith(
-        "error: argument schema|diagrams: got 'nope', expected one of: schema, diagrams\n"
+    assert done.stderr == (
+        "✖ python -m handbook generate: argument schema|diagrams: got 'nope', expected one of: schema, "
+        "diagrams (--help lists the options)\n"
     )
 
 

@@ -143,6 +143,8 @@ def test_export_is_canonical_and_deterministic(tmp_path):
     assert text == planner_json(load_kb())  # a fresh load gives the same bytes
     assert text.endswith("}\n") and "\r" not in text
     assert json.dumps(json.loads(text), ensure_ascii=False, indent=2, sort_keys=True) + "\n" == text
+    (tmp_path / "one").mkdir()  # a site root exists before anything is written into it
+    (tmp_path / "two").mkdir()
     first = write_planner_data(KB, tmp_path / "one")
     second = write_planner_data(KB, tmp_path / "two")
     assert first == tmp_path / "one" / "assets" / "planner-data.json"

@@ -216,7 +216,9 @@ def test_an_accelerator_sizes_the_command_and_a_mechanical_fix_is_a_command_to_c
     tab.click(".doc-fix .cfg-copy")
     assert tab.evaluate("navigator.clipboard.readText()") == fix
     tab.select_option("#doc-gpu", "h100")  # the planner's data is fetched, and the command sized
-    tab.wait_for_function("document.querySelector('.doc-finding[data-code=\"sizing.weights\"]') !== null")
+    tab.wait_for_function(
+        "() => document.querySelector('.doc-finding[data-code=\"sizing.weights\"]') !== null"
+    )
     items = tab.eval_on_selector_all(".doc-finding", "li => li.map(x => [x.dataset.code, x.textContent])")
     assert [code for code, _ in items] == [
         "sizing.weights",
@@ -225,7 +227,7 @@ def test_an_accelerator_sizes_the_command_and_a_mechanical_fix_is_a_command_to_c
     assert "more than the static budget" in items[0][1] and "SGLang refuses to start" in items[0][1]
     assert any(url.endswith("/assets/planner-data.json") for url in tab.requests)
     tab.select_option("#doc-gpu", "h200")
-    tab.wait_for_function("document.querySelector('.doc-finding[data-code=\"sizing.plan\"]') !== null")
+    tab.wait_for_function("() => document.querySelector('.doc-finding[data-code=\"sizing.plan\"]') !== null")
     tab.select_option("#doc-gpu", "")
     checked(tab)
     assert tab.eval_on_selector_all(".doc-finding", "li => li.map(x => x.dataset.code)") == [

@@ -242,6 +242,44 @@ def engine_snapshot(session: nox.Session) -> None:
     )  # fmt: skip
 
 
+@nox.session(name="engine-corpus", python=False)
+def engine_corpus(session: nox.Session) -> None:
+    """Judge every command of the docs corpus (tests/fixtures/doc-corpus) with the real parsers of the pinned
+    release, into tests/fixtures/doc-corpus/verdicts-<version>.json (handbook/oracles/corpus.py).
+
+    Usage: nox -s engine-corpus   (offline: it runs in the virtualenv `nox -s engine-snapshot` built, which
+    ends with the pinned release installed)
+    """
+    python = Path(".nox/engine-snapshot/bin/python")
+    if not python.exists():
+        session.error("run `nox -s engine-snapshot -- 0.5.23` first: the corpus is judged in its virtualenv")
+    env = {"PYTHONPATH": "."}
+    corpus = "tests/fixtures/doc-corpus"
+    session.run(str(python), "-m", "handbook.oracles.corpus", "judge", corpus, external=True, env=env)
+
+
+@nox.session(name="engine-rule-releases", python=PYTHON)
+def engine_rule_releases(session: nox.Session) -> None:
+    """Find, in the wheel of every release of kb/engine/releases.json, the releases each rule of
+    kb/rules.yaml holds in (handbook/oracles/rule_releases.py), and compare them with the rules' `releases`.
+
+    Usage: nox -s engine-rule-releases   (downloads the wheels and reads them as text: nothing of the
+    engine is installed or run)
+    """
+    releases = json.loads(Path("kb/engine/releases.json").read_text("utf-8"))
+    wheel_dir = Path(session.create_tmp()) / "engine-wheels"
+    wheel_dir.mkdir(exist_ok=True)
+    requirements = [f"sglang-router=={releases['router']['version']}"]
+    requirements += [f"sglang=={r['version']}" for r in releases["releases"]]
+    for requirement in requirements:  # one per call: pip refuses two pins of one name in one command
+        session.run(
+            "python", "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary=:all:",
+            "--dest", str(wheel_dir), requirement,
+        )  # fmt: skip
+    install_project(session)
+    session.run("python", "-m", "handbook.oracles.rule_releases", str(wheel_dir), env={"PYTHONPATH": "."})
+
+
 @nox.session(name="engine-replay", python=False)
 def engine_replay(session: nox.Session) -> None:
     """Replay the KB's rule examples and launch recipes through SGLang's own argument resolution on the

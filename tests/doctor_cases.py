@@ -7,12 +7,13 @@ Everything is deterministic: the same KB, pages and seed give the same cases, in
 from __future__ import annotations
 
 import ast
+import json
 import random
 import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from handbook.calc.recipe_text import command_text
+from handbook.calc.recipe_text import command_text, deployment_text, deployments
 from handbook.engine.snapshot import EngineSnapshot
 from handbook.kb.loader import KB
 from handbook.validation.pages import shell_blocks
@@ -23,9 +24,10 @@ CHECKER_TESTS = sorted(TESTS.glob("test_checker_*.py"))
 
 
 def site_commands(kb: KB) -> list[str]:
-    """Every command the site shows: each recipe as published, every shell block of both languages' pages,
-    and each rule's example."""
+    """Every command the site shows: each recipe as published, each deployment's commands read together,
+    every shell block of both languages' pages, and each rule's example."""
     out = [command_text(recipe) for recipe in kb.recipes.values()]
+    out += [deployment_text(recipes) for recipes in deployments(list(kb.recipes.values())).values()]
     for lang in ("zh", "en"):
         for page in sorted((DOCS / lang).rglob("*.md")):
             out += [code for _, code in shell_blocks(page.read_text(encoding="utf-8"))]
@@ -49,6 +51,12 @@ def _strings(node: ast.AST, names: dict[str, str]) -> str | None:
                 return None
         return "".join(parts)
     return None
+
+
+def corpus_commands() -> list[str]:
+    """The commands of SGLang's own docs and cookbook (tests/fixtures/doc-corpus, handbook/oracles/corpus.py)."""
+    path = TESTS / "fixtures" / "doc-corpus" / "commands.json"
+    return [item["text"] for item in json.loads(path.read_text(encoding="utf-8"))]
 
 
 def test_inputs() -> list[str]:
@@ -127,8 +135,25 @@ def edge_cases() -> list[str]:
         f"{server} --served-model-name ${{N:-${{HOME}}/my m}} --tp-size x",
         f"{server} --served-model-name $(ls\n  /models) \\\n  --tp-size x",
         # a flag given 0 is given (flags-set rules): Python's `0 in (False, …)` once read it as off
-        f"{server} --watchdog-timeout 0", " --watchdog-timeout 0", f"{server} --watchdog-timeout 0.0",
+        f"{server} --watchdog-timeout 0",
+        " --watchdog-timeout 0",
+        f"{server} --watchdog-timeout 0.0",
     ]
+    # several commands as one deployment: addresses written every way a router URL or --host allows
+    prefill = f"{server} --disaggregation-mode prefill"
+    decode = f"{server} --disaggregation-mode decode"
+    router = "python -m sglang_router.launch_router --pd-disaggregation"
+    targets = [
+        "http://[::1]:30000", "[::1]:30000", "http://LOCALHOST:٣0000", "https://10.0.0.1", "http://10.0.0.1",
+        "http://10.0.0.1:30000/", "http://:30000", "10.0.0.1", "http://${P}:${PORT}", "http://<p>:30000 none",
+        "http://127.0.0.1:030000 8998", "http://127.0.0.1:30000 ٨٩٩٨", "http://[fe80::1%eth0]:30000",
+    ]  # fmt: skip
+    for target in targets:
+        for host in ("", " --host 10.0.0.1", " --host ::", " --host [::1]", " --host ${P}", " --port 443"):
+            out.append(f"{prefill}{host}\n{decode} --port 30001\n{router} --prefill {target} --decode :30001")
+    for nodes in ("2", "1", "3", "99999999999999999999", "true"):
+        node = f"{server} --dist-init-addr a:5000 --nnodes {nodes} --tp-size 4 --node-rank"
+        out += [f"{node} 0\n{node} 1", f"{node} 0\n{node} 0 --pp-size 2", f"{node} 1\n{node} 2"]
     return out + launcher_cases() + invisible_cases() + long_cases()
 
 

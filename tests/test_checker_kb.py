@@ -177,12 +177,12 @@ def test_one_status_line_under_each_command_in_both_languages(kb, snapshot):
     )
     router = check_block(en, kb.recipes["pd-router-local"])
     summary, folded = router.split("</summary>")
-    assert summary == (
-        '<details class="cmd-check warning"><summary><span class="cmd-mark"></span>'
-        "1 warning (checked against sglang 0.5.23)"
+    assert summary == (  # security advice that predicts no failure: a note, the command still checks clean
+        '<details class="cmd-check ok"><summary><span class="cmd-mark"></span>'
+        "1 note (checked against sglang 0.5.23)"
     )
     assert folded.startswith(
-        '\n<p class="cmd-finding warning"><strong>Warning</strong>&#58; The router listens on '
+        '\n<p class="cmd-finding note"><strong>Note</strong>&#58; The router listens on '
     )
     assert 'href="../08-production/#security">why</a></p>' in folded
     assert check_block(en, kb.recipes["metrics-curl"]) == ""  # curl: nothing for the engine's parsers

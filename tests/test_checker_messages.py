@@ -1,4 +1,5 @@
-"""The checker's wording lives in one catalogue (handbook/core/messages/checker.py), named by literal keys."""
+"""The checker's wording lives in the catalogue's checker domains (handbook/core/messages/checker.py and the
+domains the browser's checker reads beside it: deployment, releases, doctor), named by literal keys."""
 
 from __future__ import annotations
 
@@ -8,16 +9,20 @@ from pathlib import Path
 
 import pytest
 
-from handbook.core.messages import checker
+from handbook.checker.export import MESSAGE_DOMAINS
+from handbook.core.messages import DOMAINS
 
 PACKAGE = Path(__file__).resolve().parents[1] / "handbook"
-CATALOGUE_FILE = PACKAGE / "core" / "messages" / "checker.py"
-KEY = re.compile(r'"(check-[a-z0-9-]+)"')
+CATALOGUE_FILES = {PACKAGE / "core" / "messages" / f"{domain}.py" for domain in MESSAGE_DOMAINS}
+KEY = re.compile(r'"((?:check|deploy|sizing)-[a-z0-9-]*[a-z0-9])"')
+MESSAGES = {key: pair for domain in MESSAGE_DOMAINS for key, pair in DOMAINS[domain].items()}
 
 
 def sources() -> dict[Path, str]:
     return {
-        path: path.read_text(encoding="utf-8") for path in PACKAGE.rglob("*.py") if path != CATALOGUE_FILE
+        path: path.read_text(encoding="utf-8")
+        for path in PACKAGE.rglob("*.py")
+        if path not in CATALOGUE_FILES
     }
 
 
@@ -27,8 +32,8 @@ def fields(template: str) -> set[str]:
 
 def test_every_key_is_used_and_every_used_key_exists():
     used = {key for text in sources().values() for key in KEY.findall(text)}
-    assert sorted(set(checker.MESSAGES) - used) == []  # unused entries
-    assert sorted(used - set(checker.MESSAGES)) == []  # keys with no entry
+    assert sorted(set(MESSAGES) - used) == []  # unused entries
+    assert sorted(used - set(MESSAGES)) == []  # keys with no entry
 
 
 def test_the_checker_never_builds_a_key_at_run_time():
@@ -38,9 +43,9 @@ def test_the_checker_never_builds_a_key_at_run_time():
     assert offenders == []
 
 
-@pytest.mark.parametrize("key", sorted(checker.MESSAGES))
+@pytest.mark.parametrize("key", sorted(MESSAGES))
 def test_both_languages_quote_the_same_values(key):
-    zh, en = checker.MESSAGES[key]
+    zh, en = MESSAGES[key]
     assert zh.strip() and en.strip()
     assert fields(zh) == fields(en)
     assert not re.search(r"[\u3400-\u9fff]", en), "Chinese in the English text"

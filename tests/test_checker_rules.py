@@ -39,6 +39,10 @@ CASES = {
         f"{S} --tp-size 4 --moe-a2a-backend flashinfer", f"{S} --tp-size 4 --attn-dp-size 4 --moe-a2a-backend flashinfer"),
     "deepep-normal-disables-cuda-graph": (
         f"{S} --moe-a2a-backend deepep --deepep-mode normal", f"{S} --moe-a2a-backend deepep --deepep-mode low_latency"),
+    "mem-fraction-not-positive": (f"{S} --mem-fraction-static 0", f"{S} --mem-fraction-static 0.8"),
+    "mem-fraction-whole-gpu": (f"{S} --mem-fraction-static 1.5", f"{S} --mem-fraction-static 0.95"),
+    "context-over-max-total-tokens": (
+        f"{S} --context-length 131072 --max-total-tokens 65536", f"{S} --context-length 65536 --max-total-tokens 65536"),
     "dp-replicas-exclude-attn-dp": (
         f"{S} --tp-size 2 --dp-size 2 --attn-dp-size 2",
         f"{S} --tp-size 2 --dp-size 2 --enable-dp-attention"),  # the deprecated spelling of attn-dp 2
@@ -143,7 +147,8 @@ def test_rule_fires_and_stays_quiet(kb, snapshot, rule):
     [
         ("hicache-excludes-disable-radix-cache", "error"),  # the engine raises
         ("a2a-ep-size-follows-tp", "warning"),  # the engine adjusts
-        ("trust-remote-code", "warning"),  # the source's advice, as a warning
+        ("trust-remote-code", "note"),  # security advice that predicts no failure: a note
+        ("docker-shm-size", "warning"),  # advice that predicts a failure: a warning
         ("aiter-page-size-16", "note"),  # the source's advice, as a note
     ],
 )
@@ -158,23 +163,24 @@ def test_exact_messages_of_each_engine_behaviour(kb, snapshot):
         "  --enable-hierarchical-cache --disable-radix-cache \\\n  --attention-backend aiter"
     )
     findings = [f for f in check_command(text, snapshot, kb) if f.rule]
+    # by impact: what refuses to start, then what will misbehave, then advice
     assert [(f.line, f.severity, f.code, f.message.en, f.link) for f in findings] == [
-        (2, "warning", "rule.a2a-ep-size-follows-tp",  # the first line that gives one of the rule's flags
-         "--moe-a2a-backend deepep makes expert parallelism span the whole TP group, but --ep-size 4 differs from "
-         "--tp-size 8. sglang 0.5.23 sets ep_size to tp_size and discards the --ep-size given (an INFO log line "
-         "only) (overrides.py _a2a_ep_size).",
-         "05-parallelism.md#ep-constraint"),
         (4, "error", "rule.hicache-excludes-disable-radix-cache",
          "HiCache (--enable-hierarchical-cache) extends RadixCache and cannot be combined with "
          "--disable-radix-cache. sglang 0.5.23 refuses to start: ValueError in kv_cache_hook.py "
          "handle_cache_compatibility.",
          "04-parameters.md#disable-radix-cache"),
+        (2, "warning", "rule.a2a-ep-size-follows-tp",  # the first line that gives one of the rule's flags
+         "--moe-a2a-backend deepep makes expert parallelism span the whole TP group, but --ep-size 4 differs from "
+         "--tp-size 8. sglang 0.5.23 sets ep_size to tp_size and discards the --ep-size given (an INFO log line "
+         "only) (overrides.py _a2a_ep_size).",
+         "05-parallelism.md#ep-constraint"),
         (5, "note", "rule.aiter-page-size-16",
          "The source pairs --attention-backend aiter with --page-size 16 (given: —; when it is left out the "
          "engine uses 1). sglang 0.5.23 does not check this; the advice is the source's, adopted here.",
          "04-parameters.md#page-size"),
     ]  # fmt: skip
-    assert findings[1].message.zh == (
+    assert findings[0].message.zh == (
         "HiCache（--enable-hierarchical-cache）扩展的是 RadixCache，不能与 --disable-radix-cache 同时使用。"
         "sglang 0.5.23 启动时会报错：kv_cache_hook.py handle_cache_compatibility 抛出 ValueError。"
     )

@@ -333,7 +333,10 @@ def test_what_the_pages_load_of_their_own_stays_small(configurator):
     """The pages' own scripts, style and data at gzip size: inside the 250 kB page budget, which the theme's
     CSS and JS (about 75 kB) and the page's HTML (about 12 kB) share (nox -s bench measures the whole page in
     chromium). The configurator's data is most of it: every plan a combination asks for, its rows worded as
-    the planner words them (about 67 kB); the checker's, about 37 kB."""
+    the planner words them (about 68 kB); the checker's, about 48 kB, since it reads commands as deployments,
+    sizes them on an accelerator and knows each stored release's entry points and spellings (checker.js
+    about 29 kB of the scripts). The doctor page adds planner.js (about 17 kB) and, once an accelerator is
+    picked, the planner's data."""
 
     def gz(data: bytes) -> int:
         return len(gzip.compress(data, compresslevel=6, mtime=0))
@@ -346,4 +349,4 @@ def test_what_the_pages_load_of_their_own_stays_small(configurator):
     data = gz(canonical_json(checker_data(SNAPSHOT, KB)).encode()) + gz(
         canonical_json(configurator.export()).encode()
     )
-    assert own < 40_000 and data < 115_000, (own, data)
+    assert own < 50_000 and data < 125_000, (own, data)

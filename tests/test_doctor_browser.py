@@ -200,13 +200,62 @@ def test_the_doctor_keeps_the_command_across_languages_and_links_to_the_explaini
     tab.wait_for_url("**/en/08-production/#security")
 
 
+def test_an_accelerator_sizes_the_command_and_a_mechanical_fix_is_a_command_to_copy(tab, site_url):
+    open_doctor(tab, site_url, "en")
+    command = "python -m sglang.launch_server --model-path Qwen/Qwen3.5-397B-A17B-FP8 --tp 4"
+    checked(tab, command)
+    assert [f["code"] for f in python_check(command)["findings"]] == ["flag.abbreviation"]
+    assert tab.eval_on_selector_all(".doc-finding", "li => li.map(x => x.dataset.code)") == [
+        "flag.abbreviation"
+    ]
+    fix = tab.text_content(".doc-fix pre")
+    assert (
+        fix
+        == "python -m sglang.launch_server \\\n  --model-path Qwen/Qwen3.5-397B-A17B-FP8 \\\n  --tp-size 4"
+    )
+    tab.click(".doc-fix .cfg-copy")
+    assert tab.evaluate("navigator.clipboard.readText()") == fix
+    tab.select_option("#doc-gpu", "h100")  # the planner's data is fetched, and the command sized
+    tab.wait_for_function(
+        "() => document.querySelector('.doc-finding[data-code=\"sizing.weights\"]') !== null"
+    )
+    items = tab.eval_on_selector_all(".doc-finding", "li => li.map(x => [x.dataset.code, x.textContent])")
+    assert [code for code, _ in items] == [
+        "sizing.weights",
+        "flag.abbreviation",
+    ]  # what refuses to start first
+    assert "more than the static budget" in items[0][1] and "SGLang refuses to start" in items[0][1]
+    assert any(url.endswith("/assets/planner-data.json") for url in tab.requests)
+    tab.select_option("#doc-gpu", "h200")
+    tab.wait_for_function("() => document.querySelector('.doc-finding[data-code=\"sizing.plan\"]') !== null")
+    tab.select_option("#doc-gpu", "")
+    checked(tab)
+    assert tab.eval_on_selector_all(".doc-finding", "li => li.map(x => x.dataset.code)") == [
+        "flag.abbreviation"
+    ]
+
+
+def test_without_a_worker_the_page_sizes_the_command_itself(tab, site_url):
+    tab.add_init_script("delete window.Worker")  # a browser where no worker can start
+    open_doctor(tab, site_url, "en")
+    checked(tab, "python -m sglang.launch_server --model-path Qwen/Qwen3.5-397B-A17B-FP8 --tp-size 4")
+    tab.select_option("#doc-gpu", "h100")
+    checked(tab)
+    codes = tab.eval_on_selector_all(".doc-finding", "li => li.map(x => x.dataset.code)")
+    assert codes == ["sizing.weights"]
+    assert not any(url.endswith("/assets/checker-worker.js") for url in tab.requests)
+
+
 # ------------------------------------------------------------------------------------------ the browser's runtime
 def test_chromium_runs_the_same_checker_and_configurator_as_python(tab, site_url):
     """A sample through chromium's JavaScript engine (node runs them all in test_doctor_parity.py)."""
     open_doctor(tab, site_url, "en")
     bases = doctor_cases.site_commands(KB)
     cases = bases + list(doctor_cases.Variants(SNAPSHOT, seed=61).many(bases, 400))
-    script = "([data, cases]) => { const c = HandbookChecker.create(data); return cases.map(t => ({findings: c.check(t), understood: c.understood(t)})); }"
+    script = (
+        "([data, cases]) => { const c = HandbookChecker.create(data); return cases.map(t => { const f = c.check(t); "
+        "return {findings: f, understood: c.understood(t), corrected: c.corrected(t, f).map(x => [x.line, x.text])}; }); }"
+    )
     got = tab.evaluate(script, [checker_data(SNAPSHOT, KB), cases])
     assert [r for r, text in zip(got, cases, strict=True) if r != python_check(text)] == []
     open_configurator(tab, site_url, "en")
@@ -228,8 +277,8 @@ def _failing_checker(tab, limit_ms=None):
     def checker(route):
         body = route.fetch().text()
         body = body.replace(
-            "    function checkCommand(text, model = null) {",
-            '    function checkCommand(text, model = null) {\n      if (text.includes("BOOM")) throw new Error("boom");\n'
+            "    function checkCommand(text, model = null, gpu = null) {",
+            '    function checkCommand(text, model = null, gpu = null) {\n      if (text.includes("BOOM")) throw new Error("boom");\n'
             '      if (text.includes("HANG")) for (;;);',
         )
         route.fulfill(body=body, content_type="text/javascript")

@@ -19,8 +19,10 @@ from typing import Any
 
 import doctor_cases
 
+from handbook.calc.planner_data import planner_data
 from handbook.checker import check_command
 from handbook.checker.check import entry_points
+from handbook.checker.corrections import corrected_commands
 from handbook.checker.export import checker_data
 from handbook.checker.shell import ShellSyntaxError, parse_script
 from handbook.engine.snapshot import load_snapshot
@@ -52,13 +54,15 @@ def run_node(node: str, script: str, payload: dict[str, Any]) -> list[dict[str, 
 
 def python_check(text: str) -> dict[str, Any]:
     """What `python -m handbook check` decides for ``text``: the findings, and whether it read anything."""
-    findings = [finding_json(f) for f in check_command(text, SNAPSHOT, KB)]
+    found = check_command(text, SNAPSHOT, KB)
+    findings = [finding_json(f) for f in found]
+    corrected = [[c.line, c.text] for c in corrected_commands(text, found, SNAPSHOT)]
     try:
         script = parse_script(text, *entry_points(SNAPSHOT))
         understood = bool(script.invocations or script.assignments or script.orphans or script.unseen)
     except ShellSyntaxError:
         understood = True
-    return {"findings": findings, "understood": understood}
+    return {"findings": findings, "understood": understood, "corrected": corrected}
 
 
 def differences(cases: list[str], js: list[dict[str, Any]]) -> list[str]:
@@ -81,6 +85,7 @@ def test_every_command_on_the_site_gets_the_same_findings_in_both_runtimes(node)
 
 def test_generated_variants_get_the_same_findings_in_both_runtimes(node):
     bases = doctor_cases.site_commands(KB) + doctor_cases.test_inputs() + doctor_cases.edge_cases()
+    bases += doctor_cases.corpus_commands()
     cases = bases + list(doctor_cases.Variants(SNAPSHOT).many(bases, VARIANTS))
     js = run_node(node, "run_checker.js", {"data": checker_data(SNAPSHOT, KB), "cases": cases})
     assert "crash" not in {key for result in js for key in result}
@@ -91,6 +96,54 @@ def test_generated_variants_get_the_same_findings_in_both_runtimes(node):
     rules = {code for code in codes if code.startswith("rule.")}
     assert len(rules) >= 30
     print(f"\nchecker parity: {len(cases)} cases ({len(bases)} commands, {VARIANTS} variants), 0 differences")
+
+
+def sizing_cases() -> list[str]:
+    """Every checkpoint the KB lists at TP 1–16, with and without the flags the planner reads."""
+    server = "python -m sglang.launch_server --model-path "
+    cases = []
+    for model in KB.models.values():
+        for precision in model.precisions:
+            if not precision.checkpoint:
+                continue
+            for tp in (1, 2, 4, 8, 16):
+                path = f"{server}{precision.checkpoint} --tp-size {tp}"
+                cases += [
+                    path,
+                    f"{path} --mem-fraction-static 0.93 --context-length 131072 --kv-cache-dtype fp8_e4m3",
+                    f"{path} --ep-size {tp} --attn-dp-size 2 --max-total-tokens 4096",
+                ]
+    cases += [
+        f"{server}Qwen/Qwen3.5-397B-A17B-FP8 --tp 8 --dp 8 --enable-dp-attention",
+        f"{server}Qwen/Qwen3.5-397B-A17B-FP8 --pp-size 2",
+        f"{server}Qwen/Qwen3.5-397B-A17B-FP8 --tp-size 99999999999999999999",
+        f"{server}Qwen/Qwen3.5-397B-A17B-FP8 --tp-size 3 --ep-size 2",
+        f"{server}Qwen/Qwen3.5-397B-A17B-FP8 --mem-fraction-static 1.5",
+        f"{server}Qwen/Qwen3.5-397B-A17B-FP8 --kv-cache-dtype fp4_e2m1",
+        f"{server}${{M}} --tp-size 8",
+        f"{server}m --tp-size 2",
+    ]
+    return cases
+
+
+def test_sizing_on_every_accelerator_gives_the_same_verdicts_in_both_runtimes(node):
+    """check --gpu (sizing.py over handbook.calc.memory) and the doctor page (checker.js over planner.js)."""
+    cases = sizing_cases()
+    payload = {"data": checker_data(SNAPSHOT, KB), "cases": cases, "planner": planner_data(KB)}
+    codes: Counter[str] = Counter()
+    for gpu in KB.hardware:
+        js = run_node(node, "run_checker.js", {**payload, "gpu": gpu})
+        bad = []
+        for text, got in zip(cases, js, strict=True):
+            found = check_command(text, SNAPSHOT, KB, gpu=gpu)
+            corrected = [[c.line, c.text] for c in corrected_commands(text, found, SNAPSHOT)]
+            want = {"findings": [finding_json(f) for f in found], "understood": True, "corrected": corrected}
+            codes.update(f["code"] for f in want["findings"] if f["code"].startswith("sizing."))
+            if got != want:
+                bad.append((gpu, text))
+        assert bad[:3] == [], f"{len(bad)} of {len(cases)} cases differ on {gpu}"
+    assert {"sizing.weights", "sizing.kv", "sizing.plan", "sizing.fraction", "sizing.unsized"} <= set(codes)
+    print(f"\nsizing parity: {len(cases)} commands × {len(KB.hardware)} accelerators, 0 differences")
 
 
 def test_the_checker_export_is_deterministic_and_plain_json():

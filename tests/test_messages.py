@@ -167,6 +167,9 @@ def test_the_catalogue_is_its_domains_merged_and_msg_picks_the_language():
         "exports",
         "versions",
         "configurator",
+        "deployment",
+        "releases",
+        "doctor",
         "production",
         "cli",
     ]

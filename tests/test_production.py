@@ -148,22 +148,20 @@ def test_a_pd_sets_router_targets_are_its_servers_services_and_ports(kb, snapsho
             assert port == reached[role].port
 
 
-def test_the_mi355x_set_shows_what_its_recipes_lack(kb, snapshot):
-    """The 1P1D recipes bind no address and the decode sets no --port while the router targets :30001: the
-    manifests add both, visibly, instead of hiding them."""
+def test_the_mi355x_set_binds_the_addresses_its_corrected_recipes_give(kb, snapshot):
+    """The source's 1P1D commands bind no address and the decode sets no --port while the router targets
+    :30001; the recipes publish the site's corrections (--host <prefill-ip> / <decode-ip>, --port 30001), and
+    the manifests bind each address to the pod's IP, visibly, adding only what the metrics need."""
     deployment = next(d for d in deployments(kb, snapshot) if d.id == "deepseek-v4-pro-mi355x-1p1d")
     decode = next(w for w in deployment.workloads if w.role == "decode")
-    assert [(c.kind, c.words) for c in decode.changes if c.kind == "added"] == [
-        ("added", "--host $(POD_IP)"),
-        ("added", "--port 30001"),
-        ("added", "--enable-metrics"),
+    assert [(c.kind, c.words, c.was) for c in decode.changes if c.kind in ("added", "bound")] == [
+        ("bound", "$(POD_IP)", "<decode-ip>"),
+        ("added", "--enable-metrics", None),
     ]
+    assert decode.port == 30001
     text = site_files(kb, snapshot, SITE_URL)["production/deepseek-v4-pro-mi355x-1p1d/manifests.yaml"]
     assert "# decode" not in text
-    assert (
-        "  - added: --port 30001 — the router targets this port but the command has no --port (default 30000)"
-        in text
-    )
+    assert "--port 30001 — the router targets this port" not in text
 
 
 def test_a_multinode_server_is_a_leaderworkerset_whose_ranks_come_from_it(kb, snapshot, files):

@@ -205,11 +205,14 @@ def test_check_against_an_older_release():
     assert clean.stdout.splitlines()[-1] == "✔ no problems found (checked against sglang 0.5.22)"
 
 
-def test_a_rule_names_the_release_it_was_established_against():
+def test_a_rule_names_the_release_checked_where_its_behaviour_holds():
     done = _check("--engine", "0.5.21", "--", "--enable-hierarchical-cache", "--disable-radix-cache")
-    assert done.returncode == 2
-    assert "sglang 0.5.23 refuses to start: ValueError in kv_cache_hook.py" in done.stdout
+    assert done.returncode == 2  # the rule holds from 0.5.10 (kb/rules.yaml releases)
+    assert "sglang 0.5.21 refuses to start: ValueError in kv_cache_hook.py" in done.stdout
     assert done.stdout.splitlines()[-1] == "✖ 1 error(s), 0 warning(s), 0 note(s) (sglang 0.5.21)"
+    elsewhere = _check("--engine", "0.5.21", "--", "--tp-size", "4", "--dcp-size", "2", "--enable-prefill-cp")
+    assert elsewhere.returncode == 0  # dcp-excludes-prefill-cp holds from 0.5.22: a note, no verdict
+    assert "established for sglang 0.5.22–0.5.23, not 0.5.21: not judged here" in elsewhere.stdout
 
 
 @pytest.mark.parametrize(

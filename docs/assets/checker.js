@@ -376,7 +376,9 @@
   }
 
   // ================================================================================= the checker
-  function create(data) {
+  // sizer (optional): { planner: planner.js's HandbookPlanner, data: the planner's export } sizes a command on
+  // an accelerator (sizing.py); without it, a check with an accelerator is not sized.
+  function create(data, sizer = null) {
     const M = data.messages;
     const VERSION = data.version;
 
@@ -390,6 +392,10 @@
       });
       return out;
     }
+
+    // findings.py IMPACTS: errors refuse to start, warnings will misbehave, security advice, then style
+    const IMPACTS = ["refuses", "misbehaves", "security", "style"];
+    const IMPACT_OF = { error: "refuses", warning: "misbehaves", note: "style" };
 
     // core/suggest.py Suggestions: one check's "did you mean": each distinct name once per list, and at most
     // data.suggestions names in all
@@ -415,6 +421,9 @@
       subject,
       link,
       rule,
+      edits: [],
+      edit_line: null,
+      impact: IMPACT_OF[severity],
     });
 
     // ---------------------------------------------------------------------------------- the parsers
@@ -1304,6 +1313,28 @@
         .map((o) => finding("error", "args.required", message("check-args-required", { flag: o.name }), line, o.name));
     }
 
+    // abbreviations.py: a prefix that matched one option in every stored release is a note
+    const RELEASES = data.releases;
+    function stableAbbreviation(program, prefix) {
+      const spellings = RELEASES.spellings[program];
+      if (!spellings || !RELEASES.count) return null;
+      // every spelling of any stored release: this release's own, and the others'
+      const matched = [...PARSERS[program].spellings, ...spellings.elsewhere].filter((s) => s.startsWith(prefix));
+      if (matched.length !== 1) return null;
+      return spellings.partial.includes(matched[0]) || spellings.elsewhere.includes(matched[0]) ? null : matched[0];
+    }
+
+    function abbreviation(program, name, full, label, w) {
+      let f;
+      if (stableAbbreviation(program, name) === full) {
+        f = finding("note", "flag.abbreviation", message("check-flag-abbreviation-stable", { flag: name, full, count: RELEASES.count, releases: RELEASES.span }), w.line, name);
+      } else {
+        f = finding("warning", "flag.abbreviation", message("check-flag-abbreviation", { flag: name, program: label, full }), w.line, name);
+      }
+      f.edits = [["rename", name, full]];
+      return f;
+    }
+
     function parseArgs(program, words, fragment, suggest = suggestions()) {
       const parser = PARSERS[program];
       const parsed = parsedArgs(parser);
@@ -1336,7 +1367,7 @@
           }
           if (spellings.length === 1) {
             option = parser.get(spellings[0]);
-            findings.push(finding("warning", "flag.abbreviation", message("check-flag-abbreviation", { flag: name, program: label, full: spellings[0] }), w.line, name));
+            findings.push(abbreviation(program, name, spellings[0], label, w));
           } else {
             findings.push(unknown(parser, w, name, label, suggest));
             i = skipValues(parser, words, i);
@@ -1393,14 +1424,17 @@
         value(flag) {
           const dest = optionDest(flag);
           if (program === "launch_server") {
+            // releases before --attn-dp-size read --dp-size N with --enable-dp-attention as N attention-DP groups
+            const dpDest = args.parser.byDest.has("dp_size") ? "dp_size" : "data_parallel_size";
+            const hasAttn = args.parser.byDest.has("attn_dp_size");
             if (
-              (dest === "attn_dp_size" || dest === "dp_size") &&
+              (dest === "attn_dp_size" || dest === dpDest) &&
               args.isSet("enable_dp_attention") &&
               args.value("enable_dp_attention") === true &&
-              (pyEq(args.value("attn_dp_size"), 1) || !args.isSet("attn_dp_size"))
+              (!hasAttn || pyEq(args.value("attn_dp_size"), 1) || !args.isSet("attn_dp_size"))
             ) {
-              if (dest === "attn_dp_size" && writtenOnly && !args.isSet("dp_size")) throw new Unwritten("--dp-size");
-              return dest === "attn_dp_size" ? args.value("dp_size") : 1;
+              if (dest === "attn_dp_size" && writtenOnly && !args.isSet(dpDest)) throw new Unwritten("--dp-size");
+              return dest === "attn_dp_size" ? args.value(dpDest) : 1;
             }
             F.dest(flag); // unwritten in a fragment: not judged
             if (dest === "speculative_algorithm") {
@@ -1586,6 +1620,13 @@
         if (F.given(p.flag) && value !== null && other !== null && value > other) return { value: show(value), other_value: show(other) };
         return null;
       },
+      "outside-range": (p, F) => {
+        const value = numberOf(F.value(p.flag));
+        if (!F.given(p.flag) || value === null) return null;
+        const low = p.at_most !== null && value <= p.at_most;
+        const high = p.at_least !== null && value >= p.at_least;
+        return low || high ? { value: show(value) } : null;
+      },
       "model-value-in": (p, F) => {
         if (!p.models.includes(F.model)) return null;
         for (const flag of p.flags) {
@@ -1635,16 +1676,10 @@
     const RULES = data.rules;
     const CHECKPOINTS = data.checkpoints;
 
+    // check.py model_of: the model of the checkpoint --model-path names (sizing.py checkpoint_of)
     function modelOf(args) {
-      if (!args.given.has("model_path")) return null;
-      const value = args.given.get("model_path").value;
-      if (value === UNKNOWN || typeof value !== "string") return null;
-      const name = pyLower(value.replace(/\/+$/, "").split("/").pop());
-      for (const [model, checkpoint] of CHECKPOINTS) {
-        const lower = pyLower(checkpoint);
-        if (pyLower(value) === lower || name === lower.split("/").pop()) return model;
-      }
-      return null;
+      const found = checkpointOf(args);
+      return found === null ? null : found[0];
     }
 
     function pyLower(text) {
@@ -1671,11 +1706,148 @@
       return out;
     }
 
+    // check.py one_cause: --dp N --enable-dp-attention is one finding with one fix
+    function oneCause(args, findings) {
+      const enable = args.parser.get("--enable-dp-attention");
+      const dp = args.given.get("dp_size");
+      if (enable === null || !enable.deprecated || dp === undefined || !dp.values.length) return findings;
+      let attn;
+      try {
+        attn = args.value("attn_dp_size");
+      } catch (err) {
+        if (!(err instanceof KeyError)) throw err;
+        attn = undefined;
+      }
+      if (args.value(enable.dest) !== true || !(attn === 1 || attn === null)) return findings;
+      const flag = args.given.get(enable.dest);
+      const merged = finding(
+        "note",
+        "flag.deprecated",
+        message("check-dp-attention-old-spelling", { dp: dp.spelling, value: dp.values[0].raw, version: VERSION, enable: enable.name }),
+        flag.word.line,
+        enable.name,
+      );
+      merged.edits = [["drop", enable.name], ["rename", dp.spelling, "--attn-dp-size"]];
+      const rest = findings.filter(
+        (f) => !(f.code === "flag.abbreviation" && f.subject === dp.spelling) && !(f.code === "flag.deprecated" && f.subject === enable.name),
+      );
+      return [...rest, merged];
+    }
+
+    // ======================================================================== entrypoints.py
+    const LIVES = RELEASES.modules;
+
+    function spans(versions, stored) {
+      const runs = [];
+      for (const version of stored) {
+        if (!versions.includes(version)) continue;
+        if (runs.length && stored.indexOf(runs[runs.length - 1][runs[runs.length - 1].length - 1]) === stored.indexOf(version) - 1) runs[runs.length - 1].push(version);
+        else runs.push([version]);
+      }
+      return runs.map((run) => (run.length === 1 ? run[0] : `${run[0]}–${run[run.length - 1]}`)).join(", ");
+    }
+
+    function replacementOf(name, version) {
+      const life = LIVES[name];
+      const candidates = life ? life.alias_of.map(([, target]) => target) : [];
+      for (const [other, otherLife] of Object.entries(LIVES)) if (otherLife.alias_of.some(([, t]) => t === name)) candidates.push(other);
+      for (const candidate of candidates) {
+        const found = LIVES[candidate];
+        if (found !== undefined && found.versions.includes(version)) return candidate;
+      }
+      return null;
+    }
+
+    function entryModuleFindings(inv, line) {
+      const name = inv.module || "";
+      if (!Object.prototype.hasOwnProperty.call(LIVES, name)) return null;
+      const life = LIVES[name];
+      const instead = replacementOf(name, VERSION);
+      let hint = instead ? message("check-module-instead", { module: instead }) : "";
+      if (life.versions.includes(VERSION)) {
+        const alias = life.alias_of.find(([v]) => v === VERSION);
+        if (alias) hint = message("check-module-alias", { module: alias[1] });
+        return [finding("warning", "module.unchecked", message("check-module-unchecked", { module: name, version: VERSION, hint }), line, name)];
+      }
+      const releases = spans(life.versions, RELEASES.versions) || "—";
+      return [finding("error", "module.absent", message("check-module-absent", { module: name, version: VERSION, releases, hint }), line, name)];
+    }
+
+    const MODEL_TYPE = "--model-type";
+    const shortName = (path) => path.replace(/\/+$/, "").split("/").pop().toLowerCase();
+
+    function isDiffusionModel(path, registered) {
+      if (registered.includes(path)) return true;
+      const short = shortName(path);
+      return registered.some((known) => shortName(known) && short.includes(shortName(known)));
+    }
+
+    function serveArgv(inv) {
+      const serve = RELEASES.serve;
+      const words = [...inv.args];
+      if (serve === null) return { words, findings: [], diffusion: null };
+      const findings = [];
+      let modelType = "auto";
+      let kept = [];
+      let i = 0;
+      while (i < words.length) {
+        const w = words[i];
+        let given;
+        if (w.text === MODEL_TYPE && i + 1 < words.length) {
+          modelType = words[i + 1].text;
+          i += 2;
+          given = words[i - 1];
+        } else if (w.text.startsWith(MODEL_TYPE + "=")) {
+          modelType = partition(w.text, "=")[2];
+          i += 1;
+          given = w;
+        } else {
+          kept.push(w);
+          i += 1;
+          continue;
+        }
+        if (!given.placeholder && serve.model_types.length && !serve.model_types.includes(modelType)) {
+          findings.push(
+            finding("error", "serve.model-type", message("check-serve-model-type", { flag: MODEL_TYPE, value: modelType, version: VERSION, values: serve.model_types.join(", ") }), given.line, MODEL_TYPE),
+          );
+        }
+      }
+      if (serve.positional_model_path && kept.length && !kept[0].text.startsWith("-")) kept = [word("--model-path", "--model-path", kept[0].line), ...kept];
+      let path = null;
+      for (let index = 0; index < kept.length; index += 1) {
+        const w = kept[index];
+        if ((w.text === "--model-path" || w.text === "--model") && index + 1 < kept.length) {
+          path = kept[index + 1];
+          break;
+        }
+        if (w.text.startsWith("--model-path=") || w.text.startsWith("--model=")) {
+          const value = partition(w.text, "=")[2];
+          path = word(value, value, w.line, w.placeholder);
+          break;
+        }
+      }
+      let why = null;
+      if (serve.diffusion_server) {
+        if (modelType === "diffusion") why = message("check-serve-why-model-type", { flag: MODEL_TYPE });
+        else if (modelType === "auto" && path !== null && !path.placeholder && isDiffusionModel(path.text, serve.diffusion_model_paths)) {
+          why = message("check-serve-why-registry", { version: VERSION });
+        }
+      }
+      if (why !== null) {
+        const model = path !== null ? path.raw : "—";
+        const line = inv.launcher ? inv.launcher.line : inv.line;
+        findings.push(finding("warning", "serve.diffusion", message("check-serve-diffusion", { model, why }), line, "sglang serve"));
+      }
+      return { words: kept, findings, diffusion: why };
+    }
+
     function moduleFindings(inv, suggest) {
       const w = inv.launcher;
       const line = w ? w.line : inv.line;
       const module = inv.module;
       if (inv.kind === "module") {
+        const known = entryModuleFindings(inv, line);
+        if (known !== null) return known;
         const close = suggest(module || "", "module", MODULE_NAMES);
         const hint = close ? message("check-did-you-mean", { name: close }) : "";
         const knownModules = [...MODULE_NAMES].sort(comparePoints).join(", ");
@@ -1684,7 +1856,10 @@
       if (module === null || inv.program === null) return [];
       const alias = PARSERS[inv.program].modules[module];
       if (alias) {
-        return [finding("warning", "module.deprecated", message("check-module-deprecated", { module, version: VERSION, replacement: alias }), line, module)];
+        const f = finding("note", "module.deprecated", message("check-module-deprecated", { module, version: VERSION, replacement: alias }), line, module);
+        f.edits = [["module", alias]];
+        f.edit_line = inv.line;
+        return [f];
       }
       return [];
     }
@@ -1707,16 +1882,29 @@
     function ruleFinding(rule, values, line) {
       const zh = format(rule.message.zh, values).replace(/[。.]+$/, "");
       const en = format(rule.message.en, values).replace(/\.+$/, "");
-      return finding(rule.severity, `rule.${rule.id}`, message("check-rule", { rule: { zh, en }, engine: rule.engine }), line, null, rule.link, rule.id);
+      const f = finding(rule.severity, `rule.${rule.id}`, message("check-rule", { rule: { zh, en }, engine: rule.engine }), line, null, rule.link, rule.id);
+      if (rule.security && rule.severity !== "error") f.impact = "security";
+      return f;
     }
 
-    function checkInvocation(inv, exported, model = null, suggest = suggestions()) {
+    function checkInvocation(inv, exported, model = null, gpu = null, suggest = suggestions()) {
       const findings = moduleFindings(inv, suggest);
       if (!["program", "fragment"].includes(inv.kind) || inv.program === null) return findings;
       const fragment = inv.kind === "fragment";
-      const [args, parseFindings] = parseArgs(inv.program, inv.args, fragment, suggest);
+      let words = inv.args;
+      if (inv.program === "launch_server" && inv.kind === "program" && inv.module === null) {
+        const serve = serveArgv(inv); // sglang serve: its own reading of the argv first
+        extend(findings, serve.findings);
+        if (serve.diffusion !== null) return findings;
+        words = serve.words;
+      }
+      const [args, parseFindings] = parseArgs(inv.program, words, fragment, suggest);
       extend(findings, parseFindings);
       extend(findings, deprecated(args));
+      const merged = oneCause(args, findings).slice(); // a copy: oneCause may return `findings` itself
+      findings.length = 0;
+      extend(findings, merged);
+      for (const f of findings) if (f.edits.length && f.edit_line === null) f.edit_line = inv.line;
       const note = placeholderNote(args);
       if (note !== null) findings.push(note);
       const F = facts(inv.program, args, inv.docker, model || modelOf(args), environment([...exported, ...inv.env]), fragment);
@@ -1733,6 +1921,7 @@
         }
         if (values !== null) findings.push(ruleFinding(rule, values, ruleLine(args, rule.flags, inv.line)));
       }
+      if (gpu !== null && sizer !== null && inv.program === "launch_server" && !fragment) extend(findings, sizingFindings(args, gpu, inv.line));
       return findings;
     }
 
@@ -1741,6 +1930,7 @@
     const VARIABLE_NAMES = [...VARIABLES.keys()];
     const DEPRECATED = new Map(data.environ.deprecated.map(([name, replacement, note]) => [name, { replacement, note }]));
     const REWRITE = data.environ.rewrite;
+    const DIRECT_READS = data.environ.direct || {};
     const ENV_RESTS = VARIABLE_NAMES.filter((known) => known.startsWith(REWRITE.to)).map((known) => known.slice(REWRITE.to.length));
     const BOOL_WORDS = ["true", "1", "yes", "y", "false", "0", "no", "n"];
 
@@ -1779,6 +1969,8 @@
           finding("warning", "env.type", message("check-env-type", { name, value: value.raw, expected, version: VERSION, default: variable.shown }), line, name),
         ];
       }
+      const direct = Object.prototype.hasOwnProperty.call(DIRECT_READS, name) ? DIRECT_READS[name] : undefined;
+      if (direct !== undefined) return [finding("note", "env.direct", message("check-env-direct", { name, version: VERSION, file: direct }), line, name)];
       if (name.startsWith(REWRITE.to)) {
         // envcheck.py: every candidate shares the prefix, so compare what follows it
         const prefix = REWRITE.to;
@@ -1787,9 +1979,361 @@
         const hint = close ? message("check-did-you-mean", { name: close }) : "";
         return [finding("warning", "env.unknown", message("check-env-unknown", { name, version: VERSION, hint }), line, name)];
       }
-      const reader = data.env_readers[name];
+      // an own property only: a variable named toString or constructor is not one the KB documents
+      const reader = Object.prototype.hasOwnProperty.call(data.env_readers, name) ? data.env_readers[name] : undefined;
       if (reader === undefined) return [];
       return [finding("note", "env.foreign", message("check-env-foreign", { name, version: VERSION, reader: message(reader) }), line, name)];
+    }
+
+
+    // ======================================================================== deployment.py
+    // Several commands of one text as one deployment: router targets, hosts, ports, PD roles, bootstrap
+    // ports, the decode server's parsers, the nodes of one server.
+    const DEPLOY_LINK = "05-parallelism.md#pd-disaggregation";
+    const DEPLOY_ROLES = ["prefill", "decode"];
+    const SAME_ON_EVERY_NODE = ["--model-path", "--tp-size", "--pp-size", "--ep-size", "--attn-dp-size", "--dp-size", "--disaggregation-mode"];
+    const PD_PARSERS = ["--reasoning-parser", "--tool-call-parser"];
+    const URL_PARTS = /^(?:[a-z][a-z0-9+.-]*:\/\/)?(\[[^\]]*\]|[^:/[\]]*)(?::([^/]*))?(\/.*)?$/i;
+
+    const pyText = (v) => {
+      if (v === null) return "";
+      if (typeof v === "string") return v;
+      if (typeof v === "boolean") return v ? "True" : "False";
+      if (typeof v === "bigint") return v.toString();
+      if (typeof v === "number") return Number.isInteger(v) ? String(v) : floatRepr(v);
+      return pyStr(v);
+    };
+    const dValue = (text, placeholder = false, given = true) => ({ text, placeholder, given });
+
+    function canonical(text) {
+      const t = pyLower(pyStrip(text));
+      if (/^\p{Nd}+$/u.test(t)) return BigInt(asciiDigits(t)).toString();
+      return t.replace(/^[[\]]+|[[\]]+$/g, "");
+    }
+
+    function same(a, b) {
+      if (a.placeholder || b.placeholder) return a.text === b.text ? true : null;
+      return canonical(a.text) === canonical(b.text);
+    }
+
+    function valueOf(args, flag) {
+      const option = args.parser.get(flag);
+      if (option === null) return null;
+      const given = args.given.get(option.dest);
+      if (given === undefined) return dValue(pyText(args.value(option.dest)), false, false);
+      if (!given.values.length) return dValue(pyText(given.value));
+      return dValue(given.values[0].text, given.values[0].placeholder);
+    }
+
+    function integerOf(args, flag) {
+      const option = args.parser.get(flag);
+      if (option === null) return null;
+      const value = args.value(option.dest);
+      if (value === UNKNOWN || typeof value === "bigint" || (typeof value === "number" && Number.isInteger(value))) return value;
+      return typeof value === "boolean" ? value : null;
+    }
+
+    function urlOf(w) {
+      const match = URL_PARTS.exec(w.text);
+      let host = w.text;
+      let port;
+      if (match) {
+        host = match[1];
+        port = match[2];
+      }
+      if (port === undefined) port = w.text.toLowerCase().startsWith("https://") ? "443" : "80";
+      const hidden = (t) => t.includes("$") || t.includes("<");
+      return [dValue(host, hidden(host)), dValue(port, hidden(port))];
+    }
+
+    function serverOf(inv, args) {
+      const mode = valueOf(args, "--disaggregation-mode");
+      const dist = valueOf(args, "--dist-init-addr");
+      const rank = integerOf(args, "--node-rank");
+      return {
+        inv,
+        args,
+        line: inv.line,
+        role: mode !== null && DEPLOY_ROLES.includes(mode.text) ? mode.text : "plain",
+        host: valueOf(args, "--host") || dValue("127.0.0.1", false, false),
+        port: valueOf(args, "--port") || dValue("30000", false, false),
+        bootstrap: valueOf(args, "--disaggregation-bootstrap-port") || dValue("8998", false, false),
+        dist: dist !== null && dist.given ? dist : null,
+        nnodes: integerOf(args, "--nnodes"),
+        rank,
+        servesHttp: rank === 0 || rank === UNKNOWN || !(typeof rank === "number" || typeof rank === "bigint" || typeof rank === "boolean") || rank === false,
+        targeted: false,
+      };
+    }
+
+    function routerOf(inv, args) {
+      const router = { inv, args, line: inv.line, targets: [] };
+      for (const given of args.order) {
+        const flag = given.option.name;
+        if (!["--prefill", "--decode", "--worker-urls"].includes(flag)) continue;
+        const words = flag === "--worker-urls" ? given.values : given.values.slice(0, 1);
+        for (const w of words) {
+          const [host, port] = urlOf(w);
+          let bootstrap = null;
+          if (flag === "--prefill" && given.values.length > 1) {
+            const extra = given.values[1];
+            if (extra.text.toLowerCase() !== "none") bootstrap = dValue(extra.text, extra.placeholder);
+          }
+          const role = flag === "--prefill" ? "prefill" : flag === "--decode" ? "decode" : "plain";
+          router.targets.push({ flag, word: w, host, port, bootstrap, role });
+        }
+      }
+      return router;
+    }
+
+    function hostKind(host) {
+      if (host.placeholder) return "unknown";
+      const text = pyLower(pyStrip(host.text).replace(/^[[\]]+|[[\]]+$/g, ""));
+      if (["", "0.0.0.0", "::"].includes(text)) return "any";
+      return loopback(text) ? "loopback" : "literal";
+    }
+
+    function reaches(target, server) {
+      const bound = hostKind(server);
+      const to = hostKind(target);
+      if (bound === "any") return true;
+      if (bound === "loopback") return to === "loopback";
+      if (bound === "literal") {
+        if (to === "unknown") return null;
+        return to === "literal" && canonical(target.text) === canonical(server.text);
+      }
+      return target.text === server.text ? true : null;
+    }
+
+    const portsMeet = (target, server) => same(target, server) !== false;
+    const serves = (target, server) => portsMeet(target.port, server.port) && reaches(target.host, server.host) !== false;
+    const said = (value, flag) => (value.given ? value.text : message("deploy-default", { value: value.text, flag }));
+    const fixText = (edits) => edits.filter((e) => e[0] === "set").map((e) => `${e[1]} ${e[2]}`).join(" ");
+
+    function deployFinding(severity, key, line, subject, edits, at, values) {
+      const code = `deploy.${key.replace(/^deploy-/, "").split("-")[0]}`;
+      const f = finding(severity, code, message(key, values), line, subject, DEPLOY_LINK);
+      f.edits = edits;
+      f.edit_line = at;
+      return f;
+    }
+
+    function unmatchedTarget(target, servers) {
+      const url = target.word.raw;
+      const role = target.role;
+      const line = target.word.line;
+      const sameRole = servers.filter((s) => s.role === role && s.servesHttp);
+      for (const server of sameRole) {
+        if (portsMeet(target.port, server.port)) {
+          const key = hostKind(server.host) === "loopback" ? "deploy-unreachable-loopback" : "deploy-unreachable-host";
+          const severity = target.host.placeholder ? "warning" : "error"; // a placeholder may be this machine's loopback
+          return [
+            deployFinding(severity, key, line, target.flag, [["set", "--host", target.host.text]], server.line, {
+              flag: target.flag, url, server_line: server.line, host: said(server.host, "--host"), target_host: target.host.text,
+            }),
+          ];
+        }
+      }
+      for (const server of servers) {
+        if (server.role !== role && server.servesHttp && reaches(target.host, server.host) === true && same(target.port, server.port) === true) {
+          return [
+            deployFinding("error", "deploy-role", line, target.flag, [], null, {
+              flag: target.flag, url, server_line: server.line, server_role: server.role, role,
+            }),
+          ];
+        }
+      }
+      const spare = sameRole.filter((s) => !s.targeted);
+      if (spare.length === 1) {
+        const server = spare[0];
+        const edits = [["set", "--port", target.port.text]];
+        if (reaches(target.host, server.host) === false) edits.push(["set", "--host", target.host.text]);
+        server.targeted = true;
+        return [
+          deployFinding("error", "deploy-port", line, target.flag, edits, server.line, {
+            flag: target.flag, url, server_line: server.line, port: said(server.port, "--port"), fix: fixText(edits),
+          }),
+        ];
+      }
+      if (sameRole.length || servers.some((s) => s.role !== role)) {
+        return [deployFinding("error", "deploy-absent", line, target.flag, [], null, { flag: target.flag, url, role })];
+      }
+      return [];
+    }
+
+    function targetFindings(servers, routers) {
+      const unmatched = [];
+      for (const router of routers) {
+        for (const target of router.targets) {
+          let found = false;
+          for (const server of servers) {
+            if (server.role !== target.role || !server.servesHttp) continue;
+            if (serves(target, server)) {
+              server.targeted = true;
+              found = true;
+            }
+          }
+          if (!found) unmatched.push(target);
+        }
+      }
+      const findings = [];
+      for (const target of unmatched) findings.push(...unmatchedTarget(target, servers));
+      return findings;
+    }
+
+    function pairing(servers, routers) {
+      const roles = new Set(servers.map((s) => s.role));
+      const wanted = new Set();
+      for (const r of routers) for (const t of r.targets) if (DEPLOY_ROLES.includes(t.role)) wanted.add(t.role);
+      const findings = [];
+      DEPLOY_ROLES.forEach((role, index) => {
+        const other = DEPLOY_ROLES[1 - index];
+        if ((roles.has(role) || wanted.has(role)) && !roles.has(other) && !wanted.has(other)) {
+          const first = servers.find((s) => s.role === role);
+          const line = first ? first.line : routers.length ? routers[0].line : 1;
+          findings.push(deployFinding("warning", "deploy-unpaired", line, "--disaggregation-mode", [], null, { role, missing: other }));
+        }
+      });
+      return findings;
+    }
+
+    function bootstrapFindings(servers, routers) {
+      const findings = [];
+      const prefills = servers.filter((s) => s.role === "prefill" && s.servesHttp);
+      const decodes = servers.filter((s) => s.role === "decode" && s.servesHttp);
+      for (const router of routers) {
+        for (const target of router.targets) {
+          if (target.role !== "prefill") continue;
+          for (const server of prefills) {
+            if (!serves(target, server)) continue;
+            if (target.bootstrap !== null) {
+              if (same(target.bootstrap, server.bootstrap) === false) {
+                findings.push(
+                  deployFinding("error", "deploy-bootstrap-router", target.word.line, "--prefill", [["set", "--disaggregation-bootstrap-port", target.bootstrap.text]], server.line, {
+                    url: target.word.raw, given: target.bootstrap.text, server_line: server.line, port: server.bootstrap.text,
+                  }),
+                );
+              }
+              continue;
+            }
+            for (const decode of decodes) {
+              if (same(decode.bootstrap, server.bootstrap) === false) {
+                findings.push(
+                  deployFinding("error", "deploy-bootstrap-own", decode.line, "--disaggregation-bootstrap-port", [["set", "--disaggregation-bootstrap-port", server.bootstrap.text]], decode.line, {
+                    url: target.word.raw, decode_line: decode.line, decode_port: decode.bootstrap.text, prefill_line: server.line, prefill_port: server.bootstrap.text,
+                  }),
+                );
+              }
+            }
+          }
+        }
+      }
+      if (!routers.length) {
+        for (const prefill of prefills) {
+          for (const decode of decodes) {
+            if (same(decode.bootstrap, prefill.bootstrap) === false) {
+              findings.push(
+                deployFinding("warning", "deploy-bootstrap-apart", decode.line, "--disaggregation-bootstrap-port", [], null, {
+                  decode_line: decode.line, decode_port: decode.bootstrap.text, prefill_line: prefill.line, prefill_port: prefill.bootstrap.text,
+                }),
+              );
+            }
+          }
+        }
+      }
+      return findings;
+    }
+
+    function parserFindings(servers, routers) {
+      if (routers.length && !routers.some((r) => r.targets.some((t) => t.role === "decode"))) return [];
+      const findings = [];
+      const prefills = servers.filter((s) => s.role === "prefill" && s.servesHttp);
+      const decodes = servers.filter((s) => s.role === "decode" && s.servesHttp);
+      for (const decode of decodes) {
+        for (const flag of PD_PARSERS) {
+          let wanted = null;
+          for (const prefill of prefills) {
+            const value = valueOf(prefill.args, flag);
+            if (value !== null && value.given) {
+              wanted = [prefill, value];
+              break;
+            }
+          }
+          if (wanted === null) continue;
+          const [prefill, value] = wanted;
+          const have = valueOf(decode.args, flag);
+          if (have !== null && have.given && same(have, value) !== false) continue;
+          findings.push(
+            deployFinding("warning", "deploy-parsers", decode.line, flag, [["set", flag, value.text]], decode.line, {
+              flag, value: value.text, prefill_line: prefill.line, decode_line: decode.line,
+            }),
+          );
+        }
+      }
+      return findings;
+    }
+
+    function nodeFindings(servers) {
+      const groups = new Map();
+      const isInt = (v) => (typeof v === "number" && Number.isInteger(v)) || typeof v === "bigint";
+      for (const server of servers) {
+        if (server.dist === null) continue;
+        if (!(isInt(server.nnodes) && server.nnodes > 1)) continue;
+        const key = JSON.stringify([server.dist.text, server.role]);
+        if (!groups.has(key)) groups.set(key, []);
+        groups.get(key).push(server);
+      }
+      const findings = [];
+      for (const [key, members] of groups) {
+        const addr = JSON.parse(key)[0];
+        const counts = [...new Set(members.map((m) => BigInt(m.nnodes)))].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+        if (counts.length > 1) {
+          findings.push(deployFinding("error", "deploy-nodes-count", members[0].line, "--nnodes", [], null, { addr, values: counts.map(String).join(", ") }));
+          continue;
+        }
+        const ranks = new Map();
+        for (const member of members) {
+          if (!(isInt(member.rank) || typeof member.rank === "boolean")) continue;
+          const rank = BigInt(member.rank);
+          if (ranks.has(rank)) {
+            findings.push(deployFinding("error", "deploy-nodes-rank", member.line, "--node-rank", [], null, { addr, rank: pyText(member.rank), first: ranks.get(rank).line }));
+          }
+          if (!ranks.has(rank)) ranks.set(rank, member);
+        }
+        for (const flag of SAME_ON_EVERY_NODE) {
+          const values = members.map((m) => valueOf(m.args, flag));
+          if (values.some((v) => v === null)) continue;
+          if (values.some((a) => values.some((b) => same(a, b) === false))) {
+            const shown = values.map((v, i) => `${v.text} (${members[i].line})`).join(", ");
+            findings.push(deployFinding("error", "deploy-nodes-flags", members[0].line, flag, [], null, { addr, flag, values: shown }));
+          }
+        }
+        const missing = [];
+        if (counts[0] <= 1024n) for (let r = 0n; r < counts[0]; r += 1n) if (!ranks.has(r)) missing.push(r.toString());
+        if (missing.length && ranks.size) {
+          findings.push(deployFinding("note", "deploy-nodes-missing", members[0].line, "--node-rank", [], null, { addr, nnodes: counts[0].toString(), ranks: missing.join(", ") }));
+        }
+      }
+      return findings;
+    }
+
+    function deploymentFindings(invocations) {
+      const servers = [];
+      const routers = [];
+      for (const inv of invocations) {
+        if (inv.kind !== "program" || !["launch_server", "launch_router"].includes(inv.program)) continue;
+        const [args] = parseArgs(inv.program, inv.args, false);
+        if (inv.program === "launch_server") servers.push(serverOf(inv, args));
+        else routers.push(routerOf(inv, args));
+      }
+      if (servers.length + routers.length < 2) return [];
+      return [
+        ...targetFindings(servers, routers),
+        ...pairing(servers, routers),
+        ...bootstrapFindings(servers, routers),
+        ...parserFindings(servers, routers),
+        ...nodeFindings(servers),
+      ];
     }
 
     // ======================================================================== findings.py + check_command
@@ -1798,7 +2342,13 @@
     function ordered(findings) {
       return findings
         .map((f, i) => [f, i])
-        .sort((x, y) => (x[0].line || 0) - (y[0].line || 0) || RANK[x[0].severity] - RANK[y[0].severity] || x[1] - y[1])
+        .sort(
+          (x, y) =>
+            IMPACTS.indexOf(x[0].impact) - IMPACTS.indexOf(y[0].impact) ||
+            (x[0].line || 0) - (y[0].line || 0) ||
+            RANK[x[0].severity] - RANK[y[0].severity] ||
+            x[1] - y[1],
+        )
         .map(([f]) => f);
     }
 
@@ -1839,7 +2389,7 @@
       return findings;
     }
 
-    function checkCommand(text, model = null) {
+    function checkCommand(text, model = null, gpu = null) {
       const findings = invisibleFindings(text);
       let script;
       try {
@@ -1861,7 +2411,8 @@
       }
       const suggest = suggestions();
       const exported = script.assignments.filter((a) => a.how === "export");
-      for (const inv of script.invocations) extend(findings, checkInvocation(inv, exported, model, suggest));
+      for (const inv of script.invocations) extend(findings, checkInvocation(inv, exported, model, gpu, suggest));
+      extend(findings, deploymentFindings(script.invocations));
       if (!(script.invocations.length || script.orphans.length || script.unseen.length)) extend(findings, uncheckedFlags(text));
       for (const a of script.assignments) extend(findings, checkAssignment(a, suggest));
       return ordered(findings);
@@ -1889,6 +2440,157 @@
       }
     }
 
+    // ======================================================================== sizing.py
+    const SIZING_LINK = "planner.md#plan";
+    const LARGEST = 2 ** 31 - 1;
+    const SIZED_INTEGERS = ["tp_size", "ep_size", "pp_size", "attn_dp_size", "context_length", "page_size", "max_total_tokens", "max_running_requests"];
+
+    function checkpointOf(args) {
+      if (!args.given.has("model_path")) return null;
+      const value = args.given.get("model_path").value;
+      if (value === UNKNOWN || typeof value !== "string") return null;
+      const name = pyLower(value.replace(/\/+$/, "").split("/").pop());
+      for (const [model, checkpoint, dtype] of CHECKPOINTS) {
+        const lower = pyLower(checkpoint);
+        if (pyLower(value) === lower || name === lower.split("/").pop()) return [model, dtype];
+      }
+      return null;
+    }
+
+    function givenInt(args, dest) {
+      if (!args.given.has(dest)) return null;
+      const value = args.given.get(dest).value;
+      if (value === UNKNOWN || typeof value === "bigint" || (typeof value === "number" && Number.isInteger(value))) return value;
+      return null;
+    }
+
+    function sizingFindings(args, gpu, line) {
+      const { planner, data: pd } = sizer;
+      const { binarySize, sig, thousands } = planner.format;
+      const size = (n) => (n < 0 ? `-${binarySize(-n)}` : binarySize(n));
+      const byId = (list, id) => list.find((item) => item.id === id);
+      const hw = byId(pd.hardware, gpu);
+      const note = (key, values, code = "sizing.unsized") => finding("note", code, message(key, values), line, null, SIZING_LINK);
+      const found = checkpointOf(args);
+      if (found === null) return [note("sizing-no-model", { gpu: hw.name })];
+      const [modelId, dtypeId] = found;
+      const model = byId(pd.models, modelId);
+      const values = {};
+      for (const dest of SIZED_INTEGERS) values[dest] = givenInt(args, dest);
+      const fraction = args.given.has("mem_fraction_static") ? args.given.get("mem_fraction_static").value : null;
+      const kvGiven = args.given.has("kv_cache_dtype") ? args.given.get("kv_cache_dtype").value : "auto";
+      if (args.isSet("enable_dp_attention") && args.value("enable_dp_attention") === true) values.attn_dp_size = values.attn_dp_size || givenInt(args, "dp_size");
+      if ([...Object.values(values), fraction, kvGiven].includes(UNKNOWN)) return [note("sizing-placeholder", { gpu: hw.name })];
+      if (Object.values(values).some((v) => v !== null && v > LARGEST)) return [note("sizing-too-large", { gpu: hw.name, limit: thousands(LARGEST) })];
+      if (fraction !== null && !(fraction > 0 && fraction < 1)) return [];
+      if ((values.pp_size || 1) > 1) return [note("sizing-pipeline", { gpu: hw.name })];
+      const kv = kvGiven !== "auto" ? pd.dtypes.find((d) => d.engine_kv_value === kvGiven) : byId(pd.dtypes, pd.defaults.kv_dtype);
+      if (kv === undefined) return [note("sizing-kv-unknown", { gpu: hw.name, kv: kvGiven })];
+      const tp = values.tp_size || 1;
+      const ep = values.ep_size || 1;
+      let p;
+      try {
+        p = planner.plan(pd, model, hw, byId(pd.dtypes, dtypeId), kv, {
+          tp,
+          ep,
+          mem_fraction_static: fraction,
+          context: values.context_length,
+          page_size: values.page_size,
+          max_total_tokens: values.max_total_tokens,
+          max_running_requests: values.max_running_requests,
+        });
+      } catch (err) {
+        return [note("sizing-impossible", { gpu: hw.name, why: err.message })];
+      }
+      const what = message("sizing-what", { gpu: hw.name, model: model.name, dtype: byId(pd.dtypes, p.weights_dtype).name, tp: p.tp, ep: p.ep, kv: kv.name });
+      const lacking = Object.entries(p.missing).filter(([part]) => part === "memory" || part === "weights");
+      if (lacking.length) {
+        const fields = [...new Set(lacking.flatMap(([, f]) => f))].join(", ");
+        return [note("sizing-unpublished", { what, fields })];
+      }
+      const figures = { what, weights: size(p.weights_per_gpu), static: size(p.static_bytes), free: size(p.free_bytes), fraction: sig(p.mem_fraction_static, 4), rest: size(p.rest_bytes) };
+      const bound = p.bounded.length ? message("sizing-bound") : "";
+      const weightsFit = p.kv_budget_bytes === null ? null : p.kv_budget_bytes > 0;
+      if (weightsFit === false) return [finding("error", "sizing.weights", message("sizing-weights", { bound, ...figures }), line, "--tp-size", SIZING_LINK)];
+      if (p.refused) return [finding("error", "sizing.weights", message("sizing-refused", { bound, ...figures }), line, "--tp-size", SIZING_LINK)];
+      if ("kv" in p.missing) return [note("sizing-kv-unpublished", { bound, fields: p.missing.kv.join(", "), ...figures }, "sizing.plan")];
+      const out = [];
+      const tokens = p.max_tokens;
+      const attnDp = (values.attn_dp_size || 1) > 1;
+      if (tokens !== null && !attnDp) {
+        Object.assign(figures, { tokens: thousands(tokens), context: thousands(p.context), pool: size(p.kv_pool_bytes || 0) });
+        if (tokens < p.context) out.push(finding("warning", "sizing.kv", message("sizing-kv", { bound, ...figures }), line, "--context-length", SIZING_LINK));
+        else out.push(note("sizing-fits", { bound, requests: thousands(p.max_requests || 0), ...figures }, "sizing.plan"));
+      } else out.push(note("sizing-fits-weights", { bound, ...figures }, "sizing.plan"));
+      const def = p.mem_fraction_default;
+      if (p.mem_fraction_given !== null && def !== null && p.mem_fraction_given > def) {
+        const said = message("sizing-fraction", { gpu: hw.name, given: sig(p.mem_fraction_given, 4), default: sig(def, 4), tp: p.tp, rest: figures.rest, reserve: size(p.free_bytes * (1 - def)) });
+        out.push(finding("warning", "sizing.fraction", said, line, "--mem-fraction-static", SIZING_LINK));
+      }
+      return out;
+    }
+
+    // ======================================================================== corrections.py
+    function commandHead(inv, module = null) {
+      const prefixes = inv.env.filter((a) => a.how === "prefix" && a.value !== null).map((a) => `${a.name}=${a.value.raw}`);
+      if (inv.module !== null) return [...prefixes, `python -m ${module || inv.module}`];
+      const launcher = inv.launcher !== null ? inv.launcher.text : "";
+      const command = COMMANDS.find(([words, program]) => program === inv.program && words[0] === launcher);
+      return [...prefixes, command ? command[0].join(" ") : launcher];
+    }
+
+    function flagName(args, spelling) {
+      let option = args.parser.get(spelling);
+      if (option === null) {
+        const matches = abbreviated(args.parser, spelling);
+        option = matches.length && matches.every((m) => args.parser.get(m) === args.parser.get(matches[0])) ? args.parser.get(matches[0]) : null;
+      }
+      return option !== null ? option.name : spelling;
+    }
+
+    function correctedCommand(inv, edits) {
+      let words = inv.args;
+      if (inv.program === "launch_server" && inv.module === null) words = serveArgv(inv).words;
+      const [args] = parseArgs(inv.program, words, false);
+      let lines = args.order.map((g) => [g.spelling, ...g.values.map((w) => w.raw)]);
+      for (const edit of edits) {
+        if (edit[0] === "rename") lines = lines.map(([first, ...rest]) => (first === edit[1] ? [edit[2], ...rest] : [first, ...rest]));
+        else if (edit[0] === "drop") lines = lines.filter((line) => flagName(args, line[0]) !== edit[1]);
+        else if (edit[0] === "set") {
+          const found = lines.map((line, i) => [line, i]).filter(([line]) => flagName(args, line[0]) === edit[1]);
+          if (found.length) {
+            const at = found[found.length - 1][1];
+            lines[at] = [lines[at][0], edit[2]];
+          } else lines.push([edit[1], edit[2]]);
+        }
+      }
+      extend(lines, args.hidden.map((w) => [w.raw]));
+      const renamed = edits.find((e) => e[0] === "module");
+      return [commandHead(inv, renamed ? renamed[1] : null).join(" "), ...lines.map((line) => `  ${line.join(" ")}`)].join(" \\\n");
+    }
+
+    function corrected(text, findings) {
+      const edits = new Map();
+      for (const f of findings) {
+        if (!f.edits.length || f.edit_line === null) continue;
+        if (!edits.has(f.edit_line)) edits.set(f.edit_line, []);
+        edits.get(f.edit_line).push(...f.edits);
+      }
+      if (!edits.size) return [];
+      let script;
+      try {
+        script = parseScript(text);
+      } catch (err) {
+        if (err instanceof ShellSyntaxError) return [];
+        throw err;
+      }
+      const out = [];
+      for (const inv of script.invocations) {
+        if (edits.has(inv.line) && inv.kind === "program" && inv.program !== null) out.push({ line: inv.line, text: correctedCommand(inv, edits.get(inv.line)) });
+      }
+      return out;
+    }
+
     function exitStatus(findings) {
       const severities = new Set(findings.map((f) => f.severity));
       if (severities.has("error")) return 2;
@@ -1896,7 +2598,7 @@
       return 0;
     }
 
-    return { version: VERSION, check: checkCommand, understood, exitStatus, message };
+    return { version: VERSION, check: checkCommand, understood, exitStatus, message, corrected };
   }
 
   const api = { create, closest, format, python: { pyInt, pyFloat, pyJson, floatRepr, pyEq } };

@@ -3,7 +3,8 @@
  * The work is done by checker.js (handbook/checker, in JavaScript) and configure.js (handbook/calc/configure,
  * in JavaScript) over the two exports the build writes beside these scripts; this file only reads the form,
  * shows what they return in the page's language, and keeps the configurator's choice in the address bar.
- * The doctor's checks run in a Web Worker (checker-worker.js), off the page's main thread.
+ * The doctor's checks run in a Web Worker (checker-worker.js), off the page's main thread; with an
+ * accelerator picked, the planner (planner.js over the planner's export) sizes the command there too.
  * The page's wording comes from the page (<script class="cfg-messages">). Nothing is sent anywhere: the
  * only requests are this site's own data files.
  */
@@ -14,10 +15,13 @@
   const CHECKER_DATA = new URL("checker-data.json", BASE);
   const CONFIGURATOR_DATA = new URL("configurator-data.json", BASE);
   const CHECKER_WORKER = new URL("checker-worker.js", BASE);
+  // The planner's export (handbook/calc/planner_data.py): fetched when the reader picks an accelerator
+  const PLANNER_DATA = new URL("planner-data.json", BASE);
   // A check still running after this long is stopped (its worker ended; the next check starts a fresh one)
   const CHECK_LIMIT_MS = 10000;
   const LISTED_FINDINGS = 200;
   const STORED_COMMAND = "handbook-doctor-command";
+  const STORED_GPU = "handbook-doctor-gpu";
   const EXAMPLE = [
     "python -m sglang.launch_server \\",
     "  --model-path openai/gpt-oss-120b \\",
@@ -113,13 +117,49 @@
     }
   }
 
+  // the corrected commands (checker.js corrected): each with its copy button
+  function correctedBlock(commands, m) {
+    return commands.map((command) => {
+      const code = element("code", {}, command.text);
+      const button = element("button", { type: "button", class: "md-button cfg-copy" }, m["cfg-copy"]);
+      button.addEventListener("click", () => copyText(command.text, button, m));
+      return element(
+        "div",
+        { class: "doc-fix", "data-line": String(command.line) },
+        element("p", { class: "cfg-heading" }, template(m["check-corrected"], { line: command.line })),
+        element("div", { class: "cfg-code" }, element("pre", {}, code), button),
+      );
+    });
+  }
+
+  async function copyText(text, button, m) {
+    try {
+      await navigator.clipboard.writeText(text);
+    } catch (err) {
+      const area = element("textarea", { readonly: "", class: "cfg-offscreen" });
+      area.value = text;
+      document.body.append(area);
+      area.select();
+      document.execCommand("copy");
+      area.remove();
+    }
+    button.textContent = m["cfg-copied"];
+    button.dataset.copied = "true";
+    window.setTimeout(() => {
+      button.textContent = m["cfg-copy"];
+    }, 1500);
+  }
+
   // ================================================================================= the doctor's checks
   // Each check runs in a Web Worker, so that a long paste never blocks the page, and one that runs past
   // CHECK_LIMIT_MS is stopped. Where no worker can start, the page's own checker.js runs it, after a paint.
+  // A check given an accelerator is sized by the planner, whose data is fetched the first time one is.
   class Checks {
     constructor() {
       this.worker = null;
       this.local = null;
+      this.localData = null;
+      this.localSized = null; // the page's checker with the planner, once its data is loaded (or false)
       this.version = null;
       this.waiting = new Map();
       this.next = 0;
@@ -129,7 +169,8 @@
       try {
         this.version = await this.spawn();
       } catch (err) {
-        this.local = window.HandbookChecker.create(await load(CHECKER_DATA));
+        this.localData = await load(CHECKER_DATA);
+        this.local = window.HandbookChecker.create(this.localData);
         this.version = this.local.version;
       }
     }
@@ -153,7 +194,7 @@
           if (this.worker === worker) this.stop(why);
           else reject(why);
         };
-        worker.postMessage({ data: String(CHECKER_DATA) });
+        worker.postMessage({ data: String(CHECKER_DATA), planner: String(PLANNER_DATA) });
       });
     }
 
@@ -173,19 +214,40 @@
       for (const id of [...this.waiting.keys()]) this.settle(id, { error: why.message });
     }
 
-    async check(text) {
+    // the page's own checker, sized on `gpu` when it is given and the planner's data could be loaded
+    async localChecker(gpu) {
+      if (gpu === null) return this.local;
+      if (this.localSized === null) {
+        try {
+          this.localSized = window.HandbookChecker.create(this.localData, { planner: window.HandbookPlanner, data: await load(PLANNER_DATA) });
+        } catch (err) {
+          this.localSized = false;
+        }
+      }
+      return this.localSized || this.local;
+    }
+
+    async check(text, gpu = null) {
       if (this.local !== null) {
         await new Promise((resolve) => window.setTimeout(resolve, 0));
-        const findings = this.local.check(text);
-        const understood = this.local.understood(text);
-        return { findings: findings.slice(0, LISTED_FINDINGS), counts: countsOf(findings), understood, status: this.local.exitStatus(findings) };
+        const checker = await this.localChecker(gpu);
+        const findings = checker.check(text, null, checker === this.local ? null : gpu);
+        const understood = checker.understood(text);
+        return {
+          findings: findings.slice(0, LISTED_FINDINGS),
+          counts: countsOf(findings),
+          understood,
+          status: checker.exitStatus(findings),
+          corrected: checker.corrected(text, findings),
+          plannerFailed: gpu !== null && checker === this.local,
+        };
       }
       if (this.worker === null) await this.spawn();
       return new Promise((resolve, reject) => {
         const id = (this.next += 1);
         const timer = window.setTimeout(() => this.stop(new Error(`> ${CHECK_LIMIT_MS / 1000} s`)), CHECK_LIMIT_MS);
         this.waiting.set(id, { resolve, reject, timer });
-        this.worker.postMessage({ id, text, listed: LISTED_FINDINGS });
+        this.worker.postMessage({ id, text, gpu, listed: LISTED_FINDINGS });
       });
     }
   }
@@ -200,13 +262,23 @@
       this.m = messages;
       this.lang = root.dataset.lang;
       this.input = root.querySelector(".doc-input");
+      this.gpu = root.querySelector(".doc-gpu");
       this.status = root.querySelector(".doc-status");
       this.list = root.querySelector(".doc-findings");
+      this.fixes = root.querySelector(".doc-corrected");
       this.ticket = 0; // the text in the box
       this.shown = 0; // the text whose verdict the page shows
       this.busy = false;
       this.waiters = [];
       this.input.addEventListener("input", () => this.run());
+      this.gpu.addEventListener("change", () => {
+        try {
+          window.sessionStorage.setItem(STORED_GPU, this.gpu.value);
+        } catch (err) {
+          // storage may be off
+        }
+        this.run();
+      });
       root.querySelector(".doc-check").addEventListener("click", () => this.run());
       root.querySelector(".doc-example").addEventListener("click", () => {
         this.input.value = EXAMPLE;
@@ -219,6 +291,13 @@
         this.restored = null;
       }
       if (this.restored) this.input.value = this.restored;
+      let storedGpu = null;
+      try {
+        storedGpu = window.sessionStorage.getItem(STORED_GPU);
+      } catch (err) {
+        storedGpu = null;
+      }
+      if (storedGpu && [...this.gpu.options].some((o) => o.value === storedGpu)) this.gpu.value = storedGpu;
       this.run();
     }
 
@@ -237,6 +316,7 @@
       this.remember(text);
       this.ticket += 1;
       const done = new Promise((resolve) => this.waiters.push([this.ticket, resolve]));
+      this.fixes.replaceChildren();
       if (!text.trim()) {
         this.status.replaceChildren();
         this.list.replaceChildren();
@@ -255,8 +335,9 @@
       while (this.shown !== this.ticket) {
         const ticket = this.ticket;
         const text = this.input.value;
+        const gpu = this.gpu.value || null;
         try {
-          const result = await this.checks.check(text);
+          const result = await this.checks.check(text, gpu);
           if (ticket === this.ticket) this.render(result);
         } catch (err) {
           if (ticket === this.ticket) this.failed(text, err);
@@ -281,12 +362,15 @@
         this.root.dataset.result = "nothing";
         return;
       }
-      this.status.replaceChildren(element("p", {}, summary(result.counts, this.checks.version, this.m)));
+      const lines = [element("p", {}, summary(result.counts, this.checks.version, this.m))];
+      if (result.plannerFailed) lines.push(element("p", { class: "cfg-warn" }, template(this.m["doc-planner-failed"], { url: PLANNER_DATA.pathname })));
+      this.status.replaceChildren(...lines);
       // a paste with thousands of findings: the first ones, and how many more (the summary counts them all)
       const listed = result.findings.map((f) => findingItem(f, this.lang, this.m));
       const more = total - result.findings.length;
       if (more > 0) listed.push(element("li", { class: "doc-more" }, template(this.m["doc-more"], { count: more.toLocaleString("en") })));
       this.list.replaceChildren(...listed);
+      this.fixes.replaceChildren(...correctedBlock(result.corrected, this.m));
       this.root.dataset.result = ["clean", "warnings", "errors"][result.status];
     }
 
@@ -566,21 +650,7 @@
     }
 
     async copy(text, button) {
-      try {
-        await navigator.clipboard.writeText(text);
-      } catch (err) {
-        const area = element("textarea", { readonly: "", class: "cfg-offscreen" });
-        area.value = text;
-        document.body.append(area);
-        area.select();
-        document.execCommand("copy");
-        area.remove();
-      }
-      button.textContent = this.m["cfg-copied"];
-      button.dataset.copied = "true";
-      window.setTimeout(() => {
-        button.textContent = this.m["cfg-copy"];
-      }, 1500);
+      await copyText(text, button, this.m);
     }
   }
 

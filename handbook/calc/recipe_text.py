@@ -93,3 +93,26 @@ def command_text(recipe: Recipe, lang: str | None = None, with_title: bool = Tru
 def line_notes(recipe: Recipe) -> list[tuple[str, Text]]:
     """End-of-line remarks on flag lines; shown beside the block, since a comment would break the ``\\``."""
     return [(item.line, item.note) for item in recipe.flags if isinstance(item, FlagLine) and item.note]
+
+
+# The order a deployment's commands are read in: the servers before the router that targets them.
+DEPLOYMENT_ORDER = ("prefill", "decode", "standalone", "router")
+
+
+def deployments(recipes: list[Recipe]) -> dict[str, list[Recipe]]:
+    """Recipes that run together (a shared ``deployment`` id), each set in DEPLOYMENT_ORDER then by id."""
+    found: dict[str, list[Recipe]] = {}
+    for recipe in recipes:
+        if recipe.deployment is not None:
+            found.setdefault(recipe.deployment, []).append(recipe)
+
+    def order(recipe: Recipe) -> tuple[int, str]:
+        known = recipe.role in DEPLOYMENT_ORDER
+        return (DEPLOYMENT_ORDER.index(recipe.role) if known else len(DEPLOYMENT_ORDER)), recipe.id
+
+    return {key: sorted(found[key], key=order) for key in sorted(found)}
+
+
+def deployment_text(recipes: list[Recipe]) -> str:
+    """A deployment's commands as one text, one after another, as the deployment check reads them."""
+    return "\n".join(command_text(recipe) for recipe in recipes)

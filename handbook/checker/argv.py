@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
+from handbook.checker.abbreviations import stable_abbreviation, stored_span
 from handbook.checker.findings import Finding
 from handbook.checker.shell import Word
 from handbook.core.formatting import integer_text, parser_value
@@ -255,16 +256,7 @@ def parse_args(
                 continue
             if len(spellings) == 1:
                 option = parser.option(spellings[0])
-                full = spellings[0]
-                findings.append(
-                    Finding(
-                        "warning",
-                        "flag.abbreviation",
-                        message("check-flag-abbreviation", flag=name, program=label, full=full),
-                        word.line,
-                        name,
-                    )
-                )
+                findings.append(_abbreviation(program, name, spellings[0], label, word))
                 spelling = name
             else:
                 findings.append(_unknown(snapshot, parser, program, word, name, label, suggest))
@@ -276,6 +268,18 @@ def parse_args(
     if not fragment:
         findings += _required(parsed, parser, label, words)
     return parsed, findings
+
+
+def _abbreviation(program: str, name: str, full: str, label: str, word: Word) -> Finding:
+    """A unique prefix: a note when it has matched the same option in every stored release, else a warning
+    (abbreviations.py); either way the edit writes the full flag."""
+    edits = (("rename", name, full),)
+    if stable_abbreviation(program, name) == full:
+        count, releases = stored_span()
+        said = message("check-flag-abbreviation-stable", flag=name, full=full, count=count, releases=releases)
+        return Finding("note", "flag.abbreviation", said, word.line, name, edits=edits)
+    said = message("check-flag-abbreviation", flag=name, program=label, full=full)
+    return Finding("warning", "flag.abbreviation", said, word.line, name, edits=edits)
 
 
 def _unexpected(word: Word, label: str) -> Finding:

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Any
 
 from pydantic import ValidationError
 
 from handbook.calc.recipe_text import command_text
 from handbook.checker.argv import UNKNOWN, ParsedArgs, parse_args
+from handbook.checker.deployment import deployment_findings
+from handbook.checker.entrypoints import module_findings, serve_argv
 from handbook.checker.envcheck import check_assignments
 from handbook.checker.findings import Finding, ordered
 from handbook.checker.predicates import PREDICATES, Facts, Predicate, Unwritten
@@ -20,11 +23,13 @@ from handbook.checker.shell import (
     Word,
     parse_script,
 )
+from handbook.checker.sizing import checkpoint_of, sizing_findings
 from handbook.core.messages import message
 from handbook.core.suggest import Suggestions
 from handbook.core.templates import fill, template_problems
 from handbook.core.text import INVISIBLE, LANGS, Text, code_point, visible
-from handbook.engine.snapshot import EngineSnapshot, load_snapshot
+from handbook.engine.history import version_key
+from handbook.engine.snapshot import EngineSnapshot, SnapshotError, load_history, load_snapshot
 from handbook.kb.loader import KB
 from handbook.kb.schema import Recipe, Rule
 
@@ -38,8 +43,9 @@ def entry_points(snapshot: EngineSnapshot) -> tuple[dict[tuple[str, ...], str], 
             words = tuple(command.split())
             if words[:2] != ("python", "-m"):
                 commands[words] = name
-        for module in parser.modules:
-            modules[module] = name
+        for module, info in parser.modules.items():
+            if info.exists:  # a module of another release is not this one's (entrypoints.module_findings)
+                modules[module] = name
     return commands, modules
 
 
@@ -52,11 +58,15 @@ ENGINE_DOES = {
 }
 
 
-def _engine_clause(rule: Rule, version: str) -> Text:
+def _engine_clause(rule: Rule, version: str, pinned: str | None = None) -> Text:
+    """What ``version`` does about the broken rule; the place in the wheel is the pinned release's, and
+    says so when another release is checked (its code may sit elsewhere)."""
     engine = rule.engine
-    where = ""
+    where: Text | str = ""
     if engine.at is not None:
         where = f"{engine.at.file.rsplit('/', 1)[-1]} {engine.at.function}"
+        if pinned is not None and version != pinned:
+            where = message("check-engine-where-pinned", where=where, pinned=pinned)
     whose = message("check-advice-source") if rule.source == "handbook" else message("check-advice-site")
     return message(
         ENGINE_DOES[engine.does],
@@ -97,34 +107,29 @@ def _validated_params(rule: Rule) -> Predicate | None:
         return None
 
 
-def rule_finding(rule: Rule, values: dict[str, str], version: str, line: int | None) -> Finding:
+def rule_finding(
+    rule: Rule, values: dict[str, str], version: str, line: int | None, pinned: str | None = None
+) -> Finding:
     """The finding of a broken rule: its message with the predicate's values, then what the engine does."""
     said = Text.of(fill(rule.message.zh, values).rstrip("。."), fill(rule.message.en, values).rstrip("."))
     return Finding(
         rule.severity,
         f"rule.{rule.id}",
-        message("check-rule", rule=said, engine=_engine_clause(rule, version)),
+        message("check-rule", rule=said, engine=_engine_clause(rule, version, pinned)),
         line,
         link=rule.explained_at,
         rule=rule.id,
         said=said,
+        security=rule.security,
     )
 
 
 def model_of(args: ParsedArgs, kb: KB) -> str | None:
     """The KB model a --model-path names (a checkpoint the KB lists, as a repo id or a folder's name)."""
-    if kb is None or "model_path" not in args.given:
+    if kb is None:
         return None
-    value = args.given["model_path"].value
-    if value is UNKNOWN or not isinstance(value, str):
-        return None
-    name = value.rstrip("/").rsplit("/", 1)[-1].lower()
-    for model in kb.models.values():
-        for precision in model.precisions:
-            checkpoint = (precision.checkpoint or "").lower()
-            if checkpoint and (value.lower() == checkpoint or name == checkpoint.rsplit("/", 1)[-1]):
-                return model.id
-    return None
+    found = checkpoint_of(args, kb)
+    return found[0] if found is not None else None
 
 
 def _placeholder_note(args: ParsedArgs) -> Finding | None:
@@ -162,6 +167,41 @@ def _deprecated(args: ParsedArgs, version: str) -> list[Finding]:
     return out
 
 
+def one_cause(args: ParsedArgs, findings: list[Finding], version: str) -> list[Finding]:
+    """Findings with one root cause become one finding with one fix. ``--dp N --enable-dp-attention`` (the
+    old spelling of attention DP, which parallel_hook.handle_deprecated_dp_attention turns into
+    ``--attn-dp-size N``) would otherwise get "write --dp-size" and "use --attn-dp-size <dp-size>", which
+    applied together give ``--dp-size N --attn-dp-size N``: a combination the engine refuses."""
+    enable = args.parser.get("--enable-dp-attention")
+    dp = args.given.get("dp_size")
+    if enable is None or not enable.deprecated or dp is None or not dp.values:
+        return findings
+    if args.value(enable.dest) is not True or args.value("attn_dp_size") not in (1, None):
+        return findings
+    flag = args.given[enable.dest]
+    merged = Finding(  # the engine reads it as attention DP: it works, and the fix is mechanical
+        "note",
+        "flag.deprecated",
+        message(
+            "check-dp-attention-old-spelling",
+            dp=dp.spelling,
+            value=dp.values[0].raw,
+            version=version,
+            enable=enable.name,
+        ),
+        flag.word.line,
+        enable.name,
+        edits=(("drop", enable.name), ("rename", dp.spelling, "--attn-dp-size")),
+    )
+    rest = [
+        f
+        for f in findings
+        if not (f.code == "flag.abbreviation" and f.subject == dp.spelling)
+        and not (f.code == "flag.deprecated" and f.subject == enable.name)
+    ]
+    return [*rest, merged]
+
+
 def _module_findings(
     invocation: Invocation, snapshot: EngineSnapshot, modules: dict[str, str], suggest: Suggestions
 ) -> list[Finding]:
@@ -169,6 +209,9 @@ def _module_findings(
     line = word.line if word else invocation.line
     module = invocation.module
     if invocation.kind == "module":
+        known = module_findings(invocation, snapshot, line)
+        if known is not None:
+            return known
         close = suggest.closest(module or "", "module", modules)
         hint = message("check-did-you-mean", name=close) if close else ""
         return [
@@ -184,9 +227,10 @@ def _module_findings(
         return []
     info = snapshot.parser(invocation.program).modules.get(module)
     if info is not None and info.deprecated_alias_of:
+        # a deprecated alias still runs the same program: a note, and the corrected command names the module
         return [
             Finding(
-                "warning",
+                "note",
                 "module.deprecated",
                 message(
                     "check-module-deprecated",
@@ -196,6 +240,8 @@ def _module_findings(
                 ),
                 line,
                 module,
+                edits=(("module", info.deprecated_alias_of),),
+                edit_line=invocation.line,
             )
         ]
     return []
@@ -225,20 +271,31 @@ def check_invocation(
     kb: KB | None = None,
     model: str | None = None,
     exported: list[EnvAssignment] | None = None,
+    gpu: str | None = None,
     suggest: Suggestions | None = None,
 ) -> list[Finding]:
-    """Findings for one SGLang command (or flags-only fragment). ``suggest``: the check's "did you mean"."""
+    """Findings for one SGLang command (or flags-only fragment); ``gpu`` (a KB accelerator id) sizes a
+    launch command with the planner (sizing.py). ``suggest``: the check's "did you mean"."""
     suggest = suggest or Suggestions()
     _, modules = entry_points(snapshot)
     findings = _module_findings(invocation, snapshot, modules, suggest)
     if invocation.kind not in ("program", "fragment") or invocation.program is None:
         return findings
     fragment = invocation.kind == "fragment"
-    args, parse_findings = parse_args(
-        snapshot, invocation.program, invocation.args, fragment=fragment, suggest=suggest
-    )
+    words = invocation.args
+    if invocation.program == "launch_server" and invocation.kind == "program" and invocation.module is None:
+        serve = serve_argv(invocation, snapshot)  # sglang serve: its own reading of the argv first
+        findings += serve.findings
+        if serve.diffusion is not None:
+            return findings
+        words = serve.words
+    args, parse_findings = parse_args(snapshot, invocation.program, words, fragment=fragment, suggest=suggest)
     findings += parse_findings
     findings += _deprecated(args, snapshot.sglang_version)
+    findings = one_cause(args, findings, snapshot.sglang_version)
+    findings = [
+        replace(f, edit_line=invocation.line) if f.edits and f.edit_line is None else f for f in findings
+    ]
     note = _placeholder_note(args)
     if note is not None:
         findings.append(note)
@@ -252,14 +309,58 @@ def check_invocation(
             env,
             written_only=fragment,
         )
-        # what the engine does was established against the pinned release, whichever release is checked
-        findings += rule_findings(facts, kb, kb.handbook.engine_version, invocation.line)
+        findings += rule_findings(facts, kb, snapshot.sglang_version, invocation.line)
+        if gpu is not None and invocation.program == "launch_server" and not fragment:
+            findings += sizing_findings(args, kb, gpu, invocation.line)
     return findings
 
 
+def established(rule: Rule, version: str, kb: KB) -> bool:
+    """Whether what the rule says the engine does holds in ``version`` (``rule.releases``; none: the pinned
+    release only)."""
+    releases = rule.releases
+    if releases is None:
+        return version == kb.handbook.engine_version
+    key = version_key(version)
+    return version_key(releases.first) <= key and (releases.last is None or key <= version_key(releases.last))
+
+
+def releases_text(rule: Rule, kb: KB) -> str:
+    """The releases a rule holds in, as a span: ``0.5.22–0.5.23``."""
+    if rule.releases is None:
+        return kb.handbook.engine_version
+    last = rule.releases.last
+    if last is None:
+        try:
+            last = load_history().newest
+        except SnapshotError:
+            last = kb.handbook.engine_version
+    return rule.releases.first if last == rule.releases.first else f"{rule.releases.first}–{last}"
+
+
+def unestablished_finding(
+    rule: Rule, values: dict[str, str], version: str, line: int | None, kb: KB
+) -> Finding:
+    """A rule the command breaks in a release its engine behaviour was not established for: a note, never
+    a verdict the site cannot back."""
+    said = Text.of(fill(rule.message.zh, values).rstrip("。."), fill(rule.message.en, values).rstrip("."))
+    return Finding(
+        "note",
+        f"rule.{rule.id}",
+        message("check-rule-unestablished", rule=said, releases=releases_text(rule, kb), version=version),
+        line,
+        link=rule.explained_at,
+        rule=rule.id,
+        said=said,
+        security=rule.security,
+    )
+
+
 def rule_findings(facts: Facts, kb: KB, version: str, line: int) -> list[Finding]:
-    """The findings of every KB rule of the facts' program that the parsed command breaks. In a fragment
-    (``facts.written_only``) a rule whose predicate reads a flag the fragment does not write is not judged."""
+    """The findings of every KB rule of the facts' program that the parsed command breaks, with what
+    ``version`` does about it where the rule holds in that release (a note where it is not established).
+    In a fragment (``facts.written_only``) a rule whose predicate reads a flag the fragment does not write is
+    not judged."""
     findings = []
     for rule in kb.rules.values():
         if rule.program != facts.program:
@@ -275,7 +376,10 @@ def rule_findings(facts: Facts, kb: KB, version: str, line: int) -> list[Finding
             continue
         if values is not None:
             where = _rule_line(facts.args, params.flags(), line)
-            findings.append(rule_finding(rule, values, version, where))
+            if established(rule, version, kb):
+                findings.append(rule_finding(rule, values, version, where, kb.handbook.engine_version))
+            else:
+                findings.append(unestablished_finding(rule, values, version, where, kb))
     return findings
 
 
@@ -334,7 +438,12 @@ def invisible_findings(text: str) -> list[Finding]:
 
 
 def check_command(
-    text: str, snapshot: EngineSnapshot | None = None, kb: KB | None = None, *, model: str | None = None
+    text: str,
+    snapshot: EngineSnapshot | None = None,
+    kb: KB | None = None,
+    *,
+    model: str | None = None,
+    gpu: str | None = None,
 ) -> list[Finding]:
     """Every finding for a block of shell text, ordered by line (see the package docstring)."""
     snapshot = snapshot or load_snapshot()
@@ -374,7 +483,8 @@ def check_command(
     suggest = Suggestions()
     exported = [a for a in script.assignments if a.how == "export"]
     for invocation in script.invocations:
-        findings += check_invocation(invocation, snapshot, kb, model, exported, suggest)
+        findings += check_invocation(invocation, snapshot, kb, model, exported, gpu=gpu, suggest=suggest)
+    findings += deployment_findings(script.invocations, snapshot)
     if not (script.invocations or script.orphans or script.unseen):
         findings += _unchecked_flags(text)
     kb_env = kb.env_vars if kb is not None else {}

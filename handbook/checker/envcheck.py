@@ -122,6 +122,17 @@ def check_assignment(
                 name,
             )
         ]
+    direct = snapshot.env_read(name)
+    if direct is not None:
+        return [
+            Finding(
+                "note",
+                "env.direct",
+                message("check-env-direct", name=name, version=version, file=direct.files[0]),
+                line,
+                name,
+            )
+        ]
     if name.startswith(rewrite.to):
         # Every candidate shares the prefix, which would make any two names look alike: compare the rest.
         prefix = rewrite.to

@@ -14,7 +14,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from handbook.checker.abbreviations import stored_span
 from handbook.checker.check import INVISIBLE_LINES, _engine_clause, entry_points, rule_params
+from handbook.checker.entrypoints import module_lives
 from handbook.checker.envcheck import READ_BY_KEYS
 from handbook.checker.shell import (
     DOCKER_ENV_OPTIONS,
@@ -32,11 +34,13 @@ from handbook.checker.shell import (
 from handbook.core.messages import DOMAINS
 from handbook.core.suggest import SUGGESTIONS_PER_CHECK
 from handbook.core.text import INVISIBLE_RANGES
-from handbook.engine.snapshot import EngineSnapshot, Option, Parser
+from handbook.engine.snapshot import EngineSnapshot, Option, Parser, SnapshotError, load_history
 
 SCHEMA_VERSION = 1
 # Where the build writes it, under the site root (beside the scripts that read it).
 CHECKER_DATA_PATH = "assets/checker-data.json"
+# The catalogue's domains the browser's checker words its findings with.
+MESSAGE_DOMAINS = ("checker", "deployment", "releases", "doctor")
 
 
 def _option(option: Option) -> dict[str, Any]:
@@ -92,9 +96,49 @@ def _rules(kb: Any, version: str) -> list[dict[str, Any]]:
                 "message": {"zh": rule.message.zh, "en": rule.message.en},
                 "engine": {"zh": engine.zh, "en": engine.en},
                 "link": rule.explained_at,
+                "security": rule.security,
             }
         )
     return out
+
+
+def _releases(snapshot: EngineSnapshot) -> dict[str, Any]:
+    """What the checker reads about the other stored releases: how many releases have each spelling (a
+    stable abbreviation, abbreviations.py), each entry-point module's releases (entrypoints.py), and how the
+    checked release's ``sglang serve`` dispatches."""
+    try:
+        history = load_history()
+    except SnapshotError:
+        return {"count": 0, "span": "", "versions": [], "spellings": {}, "modules": {}, "serve": None}
+    count, span = stored_span()
+    # abbreviations.py asks which spellings start with a prefix in any stored release, and whether the one
+    # that does is in every release: the checked release's own spellings are in "parsers" already, so only
+    # the others ("elsewhere") and the checked release's that some release lacks ("partial") are sent
+    spellings = {}
+    for name, parser in snapshot.parsers.items():
+        lives = history.spellings_by_release(name)
+        current = set(parser.all_spellings())
+        spellings[name] = {
+            "elsewhere": sorted(s for s in lives if s not in current),
+            "partial": sorted(s for s in current if len(lives.get(s, ())) != count),
+        }
+    modules = {
+        name: {
+            "parser": life.parser,
+            "versions": list(life.versions),
+            "alias_of": [list(a) for a in life.alias_of],
+        }
+        for name, life in sorted(module_lives().items())
+    }
+    serve = snapshot.entry_points.serve if snapshot.entry_points is not None else None
+    return {
+        "count": count,
+        "span": span,
+        "versions": list(history.versions),
+        "spellings": spellings,
+        "modules": modules,
+        "serve": serve.model_dump(mode="json") if serve is not None else None,
+    }
 
 
 def checker_data(snapshot: EngineSnapshot, kb: Any) -> dict[str, Any]:
@@ -103,7 +147,7 @@ def checker_data(snapshot: EngineSnapshot, kb: Any) -> dict[str, Any]:
     environ = snapshot.environ
     rewrite = environ.legacy_prefix_rewrite
     checkpoints = [
-        [model.id, precision.checkpoint]
+        [model.id, precision.checkpoint, precision.dtype]
         for model in kb.models.values()
         for precision in model.precisions
         if precision.checkpoint
@@ -119,12 +163,15 @@ def checker_data(snapshot: EngineSnapshot, kb: Any) -> dict[str, Any]:
             "variables": [[v.name, v.type, _shown_default(v.default)] for v in environ.variables],
             "deprecated": [[d.name, d.replacement, d.note] for d in environ.deprecated],
             "rewrite": {"from": rewrite.from_, "to": rewrite.to, "present": rewrite.present},
+            # read without the registry: the first file that reads each (envcheck.py's env.direct)
+            "direct": {read.name: read.files[0] for read in snapshot.env_reads if read.files},
         },
         "env_readers": {name: READ_BY_KEYS[var.read_by] for name, var in kb.env_vars.items()},
         "checkpoints": checkpoints,
         # what the engine does was established against the pinned release (check.check_invocation)
         "rules": _rules(kb, kb.handbook.engine_version),
-        "messages": {key: list(pair) for key, pair in DOMAINS["checker"].items()},
+        "releases": _releases(snapshot),
+        "messages": {key: list(pair) for domain in MESSAGE_DOMAINS for key, pair in DOMAINS[domain].items()},
         "shell": _shell(commands, modules),
         "suggestions": SUGGESTIONS_PER_CHECK,
         "invisible": [[start, end] for start, end, _ in INVISIBLE_RANGES],

@@ -10,6 +10,10 @@ from handbook.core.text import Text
 Severity = Literal["error", "warning", "note"]
 SEVERITIES: tuple[Severity, ...] = ("error", "warning", "note")  # the most severe first
 RANK = {severity: rank for rank, severity in enumerate(SEVERITIES)}
+# What a finding means for the reader, the most harmful first: the order findings are listed in. An error
+# refuses to start (or to connect); a warning will misbehave; security advice (a rule marked ``security``)
+# comes next; any other note is style.
+IMPACTS = ("refuses", "misbehaves", "security", "style")
 
 
 @dataclass(frozen=True)
@@ -31,6 +35,20 @@ class Finding:
     link: str | None = None
     rule: str | None = None
     said: Text | None = None
+    # A mechanical fix: edits to the command that starts on ``edit_line`` (``("set", flag, value)``,
+    # ``("drop", flag)``, ``("rename", spelling, flag)``), applied by corrections.corrected_commands.
+    edits: tuple[tuple[str, ...], ...] = ()
+    edit_line: int | None = None
+    security: bool = False  # the finding of a rule marked ``security`` in kb/rules.yaml
+
+    @property
+    def impact(self) -> str:
+        """refuses > misbehaves > security > style (IMPACTS)."""
+        if self.severity == "error":
+            return "refuses"
+        if self.security:
+            return "security"
+        return "misbehaves" if self.severity == "warning" else "style"
 
     def format(self, lang: str, where: str = "") -> str:
         """``where:line: severity[code]: message`` — the form the CLI and the build print."""
@@ -54,5 +72,6 @@ def exit_status(findings: list[Finding]) -> int:
 
 
 def ordered(findings: list[Finding]) -> list[Finding]:
-    """By line, then severity (errors first); stable for findings of the same place."""
-    return sorted(findings, key=lambda f: (f.line or 0, RANK[f.severity]))
+    """By impact (IMPACTS: what refuses to start first, style last), then line, then severity; stable for
+    findings of the same place."""
+    return sorted(findings, key=lambda f: (IMPACTS.index(f.impact), f.line or 0, RANK[f.severity]))

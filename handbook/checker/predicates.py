@@ -69,16 +69,20 @@ class Facts:
         dest = args.parser.option(flag).dest
         if self.program == "launch_server":
             # parallel_hook.handle_deprecated_dp_attention: --enable-dp-attention turns --dp-size N into
-            # --attn-dp-size N (when --attn-dp-size is left at 1) before anything reads the layout
+            # --attn-dp-size N (when --attn-dp-size is left at 1) before anything reads the layout. Releases
+            # before --attn-dp-size existed read --dp-size N with --enable-dp-attention the same way: N
+            # attention-DP groups, no replicas (0.5.10-0.5.13 name that dest data_parallel_size).
+            dp_dest = "dp_size" if args.parser.by_dest("dp_size") else "data_parallel_size"
+            has_attn = bool(args.parser.by_dest("attn_dp_size"))
             if (
-                dest in ("attn_dp_size", "dp_size")
+                dest in ("attn_dp_size", dp_dest)
                 and args.is_set("enable_dp_attention")
                 and args.value("enable_dp_attention") is True
-                and (args.value("attn_dp_size") == 1 or not args.is_set("attn_dp_size"))
+                and (not has_attn or args.value("attn_dp_size") == 1 or not args.is_set("attn_dp_size"))
             ):
-                if dest == "attn_dp_size" and self.written_only and not args.is_set("dp_size"):
+                if dest == "attn_dp_size" and self.written_only and not args.is_set(dp_dest):
                     raise Unwritten("--dp-size")
-                return args.value("dp_size") if dest == "attn_dp_size" else 1
+                return args.value(dp_dest) if dest == "attn_dp_size" else 1
             self._dest(flag)  # unwritten in a fragment: not judged
             if dest == "speculative_algorithm":
                 # speculative_hook.handle_speculative_decoding upper-cases the name
@@ -404,7 +408,7 @@ class AttnDpRescales(Predicate):
         return {"value": _show(value), "attn_dp": _show(attn_dp), "adjusted": _show(adjusted)}
 
 
-def _loopback(host: str) -> bool:
+def is_loopback(host: str) -> bool:
     if host in ("localhost",):
         return True
     try:
@@ -423,7 +427,7 @@ class PublicHostWithout(Predicate):
 
     def test(self, facts: Facts) -> dict[str, str] | None:
         host = facts.value("--host")
-        if not known(host) or not isinstance(host, str) or _loopback(host) or facts.is_set(self.flag):
+        if not known(host) or not isinstance(host, str) or is_loopback(host) or facts.is_set(self.flag):
             return None
         return {"host": host}
 
@@ -504,6 +508,23 @@ class Exceeds(Predicate):
         if facts.given(self.flag) and value is not None and other is not None and value > other:
             return {"value": _show(value), "other_value": _show(other)}
         return None
+
+
+@predicate("outside-range", fields=("value",))
+class OutsideRange(Predicate):
+    """Fires when ``flag`` is given at or below ``at_most``, or at or above ``at_least``."""
+
+    flag: Flag
+    at_most: float | None = None
+    at_least: float | None = None
+
+    def test(self, facts: Facts) -> dict[str, str] | None:
+        value = _number(facts.value(self.flag))
+        if not facts.given(self.flag) or value is None:
+            return None
+        low = self.at_most is not None and value <= self.at_most
+        high = self.at_least is not None and value >= self.at_least
+        return {"value": _show(value)} if low or high else None
 
 
 @predicate("model-value-in", fields=("model", "flag", "value"))

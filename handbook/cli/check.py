@@ -16,9 +16,10 @@ import sys
 from pathlib import Path
 
 from handbook.checker.check import check_command, entry_points
+from handbook.checker.corrections import Corrected, corrected_commands
 from handbook.checker.findings import SEVERITIES, Finding, exit_status
 from handbook.checker.shell import ShellSyntaxError, parse_script
-from handbook.cli.common import add_kb, add_lang, help_text, listed, pinned_version
+from handbook.cli.common import add_kb, add_lang, help_text, kb_ids, listed, pinned_version
 from handbook.core.arguments import stdin_text
 from handbook.core.messages import msg
 from handbook.core.paths import KB_ROOT
@@ -56,14 +57,15 @@ def link_of(finding: Finding, lang: str, base: str | None) -> str | None:
 
 
 def release_note(finding: Finding, lang: str, version: str) -> str | None:
-    """For a flag this release does not know: the stored releases that have it (``0.5.22–0.5.23``)."""
-    if finding.code != "flag.unknown" or not finding.subject:
+    """For a flag or variable this release lacks: the stored releases that have it (``0.5.22–0.5.23``)."""
+    if finding.code not in ("flag.unknown", "env.unknown") or not finding.subject:
         return None
     try:
         history = load_history()
     except SnapshotError:
         return None
-    for program in ("launch_server", "launch_router", "bench_serving"):
+    programs = ("launch_server", "launch_router", "bench_serving")
+    for program in ("env",) if finding.code == "env.unknown" else programs:
         life = history.lifetimes(program).get(finding.subject)
         if life is not None and version not in life.versions:
             span = msg("versions-span", lang, first=life.versions[0], last=life.versions[-1])
@@ -71,7 +73,13 @@ def release_note(finding: Finding, lang: str, version: str) -> str | None:
     return None
 
 
-def render(findings: list[Finding], lang: str, version: str, base: str | None) -> list[str]:
+def render(
+    findings: list[Finding],
+    lang: str,
+    version: str,
+    base: str | None,
+    corrected: list[Corrected] = (),  # type: ignore[assignment]
+) -> list[str]:
     lines = []
     for finding in findings:
         where = f"{finding.line}: " if finding.line else ""
@@ -83,6 +91,9 @@ def render(findings: list[Finding], lang: str, version: str, base: str | None) -
         link = link_of(finding, lang, base)
         if link:
             lines.append(f"    → {link}")
+    for command in corrected:
+        lines.append(msg("check-corrected", lang, line=command.line))
+        lines += ["    " + line for line in command.text.splitlines()]
     counts = {s: sum(f.severity == s for f in findings) for s in SEVERITIES}
     if counts["error"] or counts["warning"]:
         lines.append(
@@ -132,11 +143,17 @@ def run(args: argparse.Namespace) -> int:
         understood = bool(script.invocations or script.assignments or script.orphans)
     except ShellSyntaxError:
         understood = True  # check_command reports it
-    findings = check_command(text, snapshot, kb)
+    if args.gpu is not None and args.gpu not in kb.hardware:
+        known = ", ".join(sorted(kb.hardware))
+        said = msg("check-cli-gpu-unknown", args.lang, option="--gpu", got=args.gpu, known=known)
+        print("✖ " + said, file=sys.stderr)
+        return 2
+    findings = check_command(text, snapshot, kb, gpu=args.gpu)
     if not understood and not findings:
         print(msg("check-cli-nothing", args.lang))
         return 0
-    for line in render(findings, args.lang, snapshot.sglang_version, site_url()):
+    corrected = corrected_commands(text, findings, snapshot)
+    for line in render(findings, args.lang, snapshot.sglang_version, site_url(), corrected):
         print(line)
     return exit_status(findings)
 
@@ -154,5 +171,11 @@ def configure(check: argparse.ArgumentParser, lang: str = "en") -> None:
         help=help_text(
             "cli-check-engine", lang, versions=listed(snapshot_versions()), pinned=pinned_version()
         ),
+    )
+    check.add_argument(
+        "--gpu",
+        default=None,
+        metavar="ID",
+        help=help_text("cli-check-gpu", lang, choices=listed(kb_ids("hardware"))),
     )
     check.add_argument("command", nargs=argparse.REMAINDER, help=help_text("cli-check-command", lang))

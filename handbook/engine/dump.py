@@ -9,7 +9,9 @@ builds that environment); it imports only the standard library and the engine, n
 What it records, per parser (``launch_server``, ``launch_router``, ``bench_serving``):
 every action in the parser's own order, with all its spellings, dest, default, type, choices, nargs,
 action, required, help (``%(default)s`` expanded as argparse does), SUPPRESS and deprecation; plus the
-engine's environment-variable registry (``sglang/srt/environ.py``) and the provenance of the run
+engine's environment-variable registry (``sglang/srt/environ.py``), the release's entry points (which
+``python -m`` modules the wheel ships, its console scripts, how ``sglang serve`` dispatches) and the
+provenance of the run
 (versions, wheel names and sha256, Python, date). Output is deterministic: sorted object keys, options
 and env vars in source order, no timestamps other than the date.
 """
@@ -431,6 +433,212 @@ def describe_module(name: str) -> dict:
         "import_warnings": import_warnings,
         "source_warnings": source_warnings,
     }
+
+
+# --------------------------------------------------------------------------------------------------
+# Entry points: which modules and commands this release ships, and where `sglang serve` sends a model
+# --------------------------------------------------------------------------------------------------
+
+# Every `python -m` module the site, the source or SGLang's docs run, with the parser the snapshot holds for
+# it (None: a module the snapshot records but has no parser of). Each is looked up in the installed wheel.
+ENTRY_POINT_MODULES: dict[str, str | None] = {
+    "sglang.launch_server": "launch_server",
+    "sglang.bench_serving": "bench_serving",
+    "sglang.benchmark.serving": "bench_serving",
+    "sglang.bench_one_batch": None,
+    "sglang.benchmark.one_batch": None,
+    "sglang.bench_offline_throughput": None,
+    "sglang.benchmark.offline_throughput": None,
+    "sglang.bench_one_batch_server": None,
+    "sglang.benchmark.one_batch_server": None,
+    "sglang.check_env": None,
+    "sglang.compile_deep_gemm": None,
+    "sglang_router.launch_router": "launch_router",
+    "sglang_router.launch_server": None,
+}
+
+
+def _console_scripts() -> dict[str, str]:
+    """The commands the sglang and sglang-router wheels install (their console_scripts entry points)."""
+    out = {}
+    for dist in ("sglang", "sglang-router"):
+        for entry in importlib.metadata.distribution(dist).entry_points:
+            if entry.group == "console_scripts":
+                out[entry.name] = entry.value
+    return dict(sorted(out.items()))
+
+
+def _diffusion_model_paths() -> list[str]:
+    """The Hugging Face ids the release's diffusion registry names (``hf_model_paths=[...]`` literals in
+    ``sglang/multimodal_gen``, tests aside): ``sglang serve`` sends these to the diffusion server."""
+    spec = importlib.util.find_spec("sglang")
+    root = Path(spec.origin).parent / "multimodal_gen" if spec and spec.origin else None
+    if root is None or not root.is_dir():
+        return []
+    found: set[str] = set()
+    for path in sorted(root.rglob("*.py")):
+        if "test" in path.relative_to(root).parts[0]:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Call):
+                continue
+            for keyword in node.keywords:
+                if keyword.arg == "hf_model_paths" and isinstance(keyword.value, ast.List):
+                    found |= {
+                        item.value
+                        for item in keyword.value.elts
+                        if isinstance(item, ast.Constant) and isinstance(item.value, str)
+                    }
+    return sorted(found)
+
+
+def _serve_dispatch() -> dict | None:
+    """How ``sglang serve`` reads its argv in this release (sglang/cli/serve.py), found by calling it: whether
+    a positional model path is accepted, the --model-type values it takes without plugins, and whether a
+    diffusion server exists to send a model to."""
+    try:
+        serve = importlib.import_module("sglang.cli.serve")
+    except ImportError:
+        return None
+    positional = False
+    normalize = getattr(serve, "_normalize_positional_model_path", None)
+    if normalize is not None:
+        argv, was = normalize(["some/model", "--tp-size", "2"])
+        positional = bool(was) and argv[:2] == ["--model-path", "some/model"]
+    model_types: list[str] = []
+    registry = getattr(serve, "_create_backend_registry", None)
+    extract = getattr(serve, "_extract_model_type_override", None)
+    if registry is not None:
+        model_types = ["auto", *registry().available_names]
+    elif extract is not None:
+        for name in ("auto", "llm", "diffusion"):
+            try:
+                extract(["--model-type", name])
+            except (ValueError, SystemExit):
+                continue
+            model_types.append(name)
+    diffusion = _module_file("sglang.multimodal_gen.runtime.entrypoints.cli.serve") is not None
+    return {
+        "positional_model_path": positional,
+        "model_types": model_types,
+        "diffusion_server": diffusion,
+        "diffusion_model_paths": _diffusion_model_paths() if diffusion else [],
+    }
+
+
+def _module_file(name: str) -> Path | None:
+    """The source file of module ``name``, found on disk under its top-level package: importing a parent
+    package to find it (importlib.util.find_spec) would run that package's imports, which some releases'
+    sglang.multimodal_gen cannot complete here."""
+    top, _, rest = name.partition(".")
+    spec = importlib.util.find_spec(top)
+    if spec is None or spec.origin is None:
+        return None
+    base = Path(spec.origin).parent.joinpath(*rest.split(".")) if rest else Path(spec.origin).parent
+    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def describe_entry_module(name: str) -> dict:
+    """Whether the wheel has a module, its file, and whether it is a deprecated alias and of what, read from
+    its source alone (the warnings.warn it makes): importing a benchmark module would need its own
+    dependencies (tabulate, datasets…), which the parsers do not."""
+    found = _module_file(name)
+    if found is None:
+        return {"exists": False, "file": None, "deprecated_alias_of": None, "source_warnings": []}
+    origin = str(found)
+    source_warnings = _source_warnings(origin)
+    alias_of = None
+    for warning in source_warnings:
+        deprecation = warning["category"] in ("FutureWarning", "DeprecationWarning")
+        if deprecation and "deprecated" in warning["message"]:
+            match = _ALIAS_OF.search(warning["message"])
+            alias_of = match.group(1) if match else "?"
+    return {
+        "exists": True,
+        "file": _site_relative(origin),
+        "deprecated_alias_of": alias_of,
+        "source_warnings": source_warnings,
+    }
+
+
+def describe_entry_points() -> dict:
+    """The release's entry points: each known ``python -m`` module (whether the wheel has it, a deprecated
+    alias and what of), the console scripts, and ``sglang serve``'s dispatch."""
+    return {
+        "modules": {
+            name: {"parser": parser, **describe_entry_module(name)}
+            for name, parser in ENTRY_POINT_MODULES.items()
+        },
+        "console_scripts": _console_scripts(),
+        "serve": _serve_dispatch(),
+    }
+
+
+# --------------------------------------------------------------------------------------------------
+# Variables read outside the registry: os.getenv("SGLANG_…"), get_bool_env_var("SGLANG_…") and the like
+# --------------------------------------------------------------------------------------------------
+
+_ENV_READERS = {
+    "os.getenv",
+    "os.environ.get",
+    "environ.get",
+    "getenv",
+    "get_bool_env_var",
+    "get_int_env_var",
+    "get_float_env_var",
+    "get_str_env_var",
+}
+_ENV_PREFIXES = ("SGLANG_", "SGL_")
+
+
+def _read_names(tree: ast.AST) -> set[str]:
+    """The SGLANG_*/SGL_* names a module reads by a literal: a reader call's first argument, os.environ[…],
+    or ``"…" in os.environ``."""
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        literal = None
+        if isinstance(node, ast.Call) and node.args and ast.unparse(node.func) in _ENV_READERS:
+            literal = node.args[0]
+        elif isinstance(node, ast.Subscript) and ast.unparse(node.value) in ("os.environ", "environ"):
+            literal = node.slice
+        elif (
+            isinstance(node, ast.Compare)
+            and len(node.ops) == 1
+            and isinstance(node.ops[0], ast.In)
+            and ast.unparse(node.comparators[0]) in ("os.environ", "environ")
+        ):
+            literal = node.left
+        if (
+            isinstance(literal, ast.Constant)
+            and isinstance(literal.value, str)
+            and literal.value.startswith(_ENV_PREFIXES)
+        ):
+            names.add(literal.value)
+    return names
+
+
+def describe_env_reads() -> list[dict]:
+    """Every SGLANG_*/SGL_* variable the installed sglang package reads without its registry
+    (sglang/srt/environ.py): the name and the first files that read it (tests aside)."""
+    spec = importlib.util.find_spec("sglang")
+    root = Path(spec.origin).parent if spec and spec.origin else None
+    if root is None:
+        return []
+    found: dict[str, list[str]] = {}
+    for path in sorted(root.rglob("*.py")):
+        relative = path.relative_to(root.parent).as_posix()
+        if "/test" in relative:
+            continue
+        try:
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+        except (SyntaxError, UnicodeDecodeError):
+            continue
+        for name in _read_names(tree):
+            found.setdefault(name, []).append(relative)
+    return [{"name": name, "files": files[:3]} for name, files in sorted(found.items())]
 
 
 # --------------------------------------------------------------------------------------------------
@@ -897,6 +1105,8 @@ def build_snapshot(wheels: list[Path], date: str) -> dict:
         ),
         "parsers": parsers,
         "environ": describe_environ(),
+        "entry_points": describe_entry_points(),
+        "env_reads": describe_env_reads(),
         "metrics": describe_metrics(Path(importlib.util.find_spec("sglang").origin).parent),
     }
 

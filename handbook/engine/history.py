@@ -367,6 +367,20 @@ def dumps_history(data: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+# ------------------------------------------------------------------------------------------ documents
+def documents(data: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Each release's document (its snapshot less the collections), oldest first: the patches applied in
+    turn, without rebuilding any collection (what reads only the document, such as the entry points, needs
+    no more)."""
+    doc = data["document"]["first"]
+    for index, version in enumerate(data["versions"]):
+        if index:
+            patch = data["document"]["patches"][index - 1]
+            if patch:
+                doc = _apply(doc, patch)
+        yield version, doc
+
+
 # ------------------------------------------------------------------------------------------ history
 @dataclass(frozen=True)
 class Change:
@@ -508,6 +522,20 @@ class History:
                     if not _same(before.get(name), after.get(name)):
                         out.append(Change(new, name, before.get(name), after.get(name), key))
         return out
+
+    def documents(self) -> Iterator[tuple[str, dict[str, Any]]]:
+        return documents(self.data)
+
+    def spellings_by_release(self, collection: str) -> dict[str, tuple[int, ...]]:
+        """Each spelling any option of ``collection`` ever had → the indices (into ``versions``) of the
+        releases in which it is a spelling."""
+        out: dict[str, list[int]] = {}
+        for record in self.records(collection):
+            for index in (i for lo, hi in record["in"] for i in range(lo, hi + 1)):
+                state = _state(record, index) or {}
+                for spelling in state.get("option_strings") or []:
+                    out.setdefault(spelling, []).append(index)
+        return {spelling: tuple(sorted(set(indices))) for spelling, indices in out.items()}
 
     def iter_snapshots(self) -> Iterator[tuple[str, dict[str, Any]]]:
         for version in self.versions:

@@ -254,6 +254,42 @@ class Environ(_Frozen):
         return list(self._by_name)
 
 
+class EntryModule(_Frozen):
+    """A ``python -m`` module a release may ship (read from its source, never imported); ``parser`` names the
+    snapshot's parser it runs, if any."""
+
+    parser: str | None
+    exists: bool
+    file: str | None
+    deprecated_alias_of: str | None
+    source_warnings: tuple[SourceWarning, ...]
+
+
+class ServeDispatch(_Frozen):
+    """How ``sglang serve`` reads its argv (sglang/cli/serve.py): a positional model path, the
+    ``--model-type`` values, and the diffusion server it sends registered diffusion models to."""
+
+    positional_model_path: bool
+    model_types: tuple[str, ...]
+    diffusion_server: bool
+    diffusion_model_paths: tuple[str, ...]
+
+
+class EntryPoints(_Frozen):
+    """What a release ships to run it: modules, console scripts, ``sglang serve``'s dispatch."""
+
+    modules: dict[str, EntryModule]
+    console_scripts: dict[str, str]
+    serve: ServeDispatch | None
+
+
+class EnvRead(_Frozen):
+    """A variable the package reads without its registry (os.getenv, get_bool_env_var…), and where."""
+
+    name: str
+    files: tuple[str, ...]
+
+
 class MetricDefinition(_Frozen):
     """One Prometheus metric as the release's code defines it (``dump.py``'s ``describe_metrics``)."""
 
@@ -361,6 +397,13 @@ class EngineSnapshot(_Frozen):
     wheels: tuple[Wheel, ...]
     parsers: dict[str, Parser]
     environ: Environ
+    entry_points: EntryPoints | None = None  # None in a snapshot dumped before it was recorded
+    env_reads: tuple[EnvRead, ...] = ()  # variables read outside environ.py (none before it was recorded)
+
+    def env_read(self, name: str) -> EnvRead | None:
+        """Where the package reads ``name`` without its registry, if it does."""
+        return next((read for read in self.env_reads if read.name == name), None)
+
     metrics: Metrics | None = None  # releases snapshotted before the metrics were read have none
 
     def parser(self, name: str) -> Parser:

@@ -885,6 +885,9 @@ class EngineBehaviour(Closed):
     raises: NonEmpty | None = None  # the exception type, for "raises"
     adjustment: Text | None = None  # what it changes, for "adjusts" ("sets ep_size to tp_size")
     says: Annotated[NonEmpty | None, Quoted()] = None  # the engine's own message, verbatim
+    # What in the wheel carries the behaviour, where ``says`` is not its literal text: the fragments of its
+    # code or messages (between "…") that nox -s engine-rule-releases looks for in each stored release.
+    found_by: Annotated[NonEmpty | None, Quoted()] = None
     established: Literal["reading", "replay"]  # read in the wheel, or seen in nox -s engine-replay
     note: Text | None = None
 
@@ -903,6 +906,18 @@ class EngineBehaviour(Closed):
                 "at", f"got nothing, expected where the engine {self.does} (file, function, line)"
             )
         return self
+
+
+ReleaseVersion = Annotated[str, StringConstraints(pattern=r"^\d+(?:\.\d+)*(?:\.post\d+)?$")]
+
+
+class Releases(Closed):
+    """The stored releases a rule holds in: for a rule the engine enforces or logs, those whose wheel
+    carries ``engine.found_by`` (else ``engine.says``), as ``nox -s engine-rule-releases`` finds them; for
+    advice about the command itself (``does: nothing`` with no ``at``), every stored release."""
+
+    first: ReleaseVersion
+    last: ReleaseVersion | None = None  # None: through the newest stored release
 
 
 class StatedRule(Closed):
@@ -933,7 +948,12 @@ class Rule(Closed):
     message: Text
     explained_at: Annotated[str, StringConstraints(pattern=r"^[0-9a-z][0-9a-z-]*\.md#[a-z0-9][a-z0-9-]*$")]
     engine: EngineBehaviour
+    # The releases what ``engine`` says holds in; None: the pinned release only (kb/handbook.yaml).
+    releases: Releases | None = None
     advice: Literal["warning", "note"] | None = None
+    # Advice about exposure (authentication, code execution, fetched URLs): listed after what refuses to
+    # start or will misbehave, before style.
+    security: bool = False
     stated: StatedRule | None = None
     # A command that breaks the rule, as typed; it must trigger the rule, and `nox -s engine-replay` runs
     # it through the engine when the behaviour is established by replay.

@@ -33,6 +33,8 @@ IB_DEVICE = "$(IB_DEVICE)"  # the reader's InfiniBand device: an env var of the 
 # The recipe placeholders a pod binds, and to what.
 PLACEHOLDERS = {
     "${local_ip}": (POD_IP, "prod-bind-pod-ip"),
+    "<prefill-ip>": (POD_IP, "prod-bind-pod-ip"),  # the MI355X 1P1D set's own address of each server
+    "<decode-ip>": (POD_IP, "prod-bind-pod-ip"),
     "${prefill_master_ip}": (LEADER_ADDRESS, "prod-bind-lws-leader-address"),
     "${decode_master_ip}": (LEADER_ADDRESS, "prod-bind-lws-leader-address"),
     "${device_name}": (IB_DEVICE, "prod-bind-ib-device"),

@@ -47,6 +47,8 @@ PLANNER_KEYS = (
     "planner-legend-over",
 )
 SCRIPTS = ("assets/checker.js", "assets/numbers.js", "assets/configure.js", "assets/doctor.js")
+# planner.js sizes a command on the accelerator the reader picks (it reads numbers.js as it loads)
+DOCTOR_SCRIPTS = ("assets/checker.js", "assets/numbers.js", "assets/planner.js", "assets/doctor.js")
 
 
 def messages(lang: str) -> str:
@@ -59,6 +61,7 @@ def messages(lang: str) -> str:
         picked[key] = DOMAINS[domain][key][index]
     for key in PLANNER_KEYS:
         picked[key] = DOMAINS["planner"][key][index]
+    picked["check-corrected"] = DOMAINS["doctor"]["check-corrected"][index]  # over a corrected command
     return json_safe(json.dumps(picked, ensure_ascii=False, sort_keys=True))
 
 
@@ -107,7 +110,10 @@ def configurator(ctx: RenderContext) -> str:
 
 @renderer("doctor")
 def doctor(ctx: RenderContext) -> str:
-    """The command doctor: a pasted command → the checker's findings, in the page's language."""
+    """The command doctor: a pasted command (and, optionally, the reader's accelerator) → the checker's
+    findings and the corrected commands, in the page's language."""
+    options = [f'<option value="">{esc(ctx.msg("doc-gpu-none"))}</option>']
+    options += [f'<option value="{attr(hw.id)}">{esc(hw.name)}</option>' for hw in ctx.kb.hardware.values()]
     parts = [
         f'<div class="doc" data-doctor data-lang="{ctx.lang}">',
         f'<script type="application/json" class="cfg-messages">{messages(ctx.lang)}</script>',
@@ -115,6 +121,8 @@ def doctor(ctx: RenderContext) -> str:
         f'<label class="doc-label" for="doc-input">{esc(ctx.msg("doc-input"))}</label>',
         f'<textarea id="doc-input" class="doc-input" rows="8" spellcheck="false" autocomplete="off" '
         f'placeholder="{attr(ctx.msg("doc-placeholder"))}"></textarea>',
+        f'<p class="doc-gpu-line"><label class="doc-label" for="doc-gpu">{esc(ctx.msg("doc-gpu"))}</label> '
+        f'<select id="doc-gpu" class="doc-gpu">{"".join(options)}</select></p>',
         '<p class="doc-actions"><button type="button" class="md-button md-button--primary doc-check">'
         f'{esc(ctx.msg("doc-check"))}</button> <button type="button" class="md-button doc-example">'
         f"{esc(ctx.msg('doc-example'))}</button></p>",
@@ -122,8 +130,9 @@ def doctor(ctx: RenderContext) -> str:
         '<div class="doc-status" role="status" aria-live="polite">',
         f"{esc(ctx.msg('doc-loading'))}</div>",
         '<ol class="doc-findings"></ol>',
+        '<div class="doc-corrected"></div>',
         "</div>",
-        *_assets(ctx, ("assets/checker.js", "assets/doctor.js")),
+        *_assets(ctx, DOCTOR_SCRIPTS),
     ]
     return "\n".join(parts)
 

@@ -69,6 +69,9 @@ def finding_json(finding: Finding) -> dict[str, Any]:
         "subject": finding.subject,
         "link": finding.link,
         "rule": finding.rule,
+        "edits": [list(edit) for edit in finding.edits],
+        "edit_line": finding.edit_line,
+        "impact": finding.impact,
     }
 
 

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import shlex
 
-from handbook.calc.recipe_text import command_text
+from handbook.calc.recipe_text import command_text, deployment_text, deployments
 from handbook.checker.argv import spellings_abbreviated_by
 from handbook.checker.check import check_command, check_recipe, rule_params
 from handbook.checker.envcheck import expected_env_value
 from handbook.checker.findings import Finding
 from handbook.core.problem import Problem
-from handbook.engine.snapshot import EngineSnapshot
+from handbook.engine.history import version_key
+from handbook.engine.snapshot import EngineSnapshot, snapshot_versions
 from handbook.kb.common import flag_line_text
 from handbook.kb.loader import KB
 from handbook.kb.schema import Recipe
@@ -63,6 +64,25 @@ def recipe_problems(kb: KB, snapshot: EngineSnapshot) -> list[Problem]:
     return problems
 
 
+def deployment_problems(kb: KB, snapshot: EngineSnapshot) -> list[Problem]:
+    """Each deployment's commands, read together, connect: no error or warning of the deployment check
+    (handbook/checker/deployment.py), reported at the recipe whose command it is about."""
+    problems = []
+    for deployment, recipes in deployments(list(kb.recipes.values())).items():
+        text = deployment_text(recipes)
+        starts, line = [], 1
+        for recipe in recipes:
+            starts.append((line, recipe))
+            line += command_text(recipe).count("\n") + 1
+        for finding in check_command(text, snapshot, kb):
+            if not finding.code.startswith("deploy.") or finding.severity == "note":
+                continue
+            owner = next(r for first, r in reversed(starts) if first <= (finding.line or 1))
+            message = f"{finding.code}: deployment {deployment}: {finding.message.en}"
+            problems.append(kb.origin(owner).at(("deployment",), message))
+    return problems
+
+
 def rule_problems(kb: KB, snapshot: EngineSnapshot) -> list[Problem]:
     problems = []
     for rule in kb.rules.values():
@@ -87,6 +107,24 @@ def rule_problems(kb: KB, snapshot: EngineSnapshot) -> list[Problem]:
                         ("example",), f"got a command that does not break {rule.id}, expected one that does"
                     )
                 )
+    stored = snapshot_versions()
+    pinned = kb.handbook.engine_version
+    for rule in kb.rules.values():
+        releases = rule.releases
+        if releases is None:
+            continue
+        for field, version in (("first", releases.first), ("last", releases.last)):
+            if version is not None and version not in stored:
+                problems.append(
+                    kb.origin(rule).at(
+                        ("releases", field), f"got {version}, expected a stored release ({', '.join(stored)})"
+                    )
+                )
+        key = version_key(pinned)
+        if version_key(releases.first) > key or (releases.last and version_key(releases.last) < key):
+            problems.append(
+                kb.origin(rule).at(("releases",), f"expected a range that holds the pinned release {pinned}")
+            )
     for entry in kb.resolved_defaults:
         if entry.flag not in snapshot.parser(entry.program):
             problems.append(

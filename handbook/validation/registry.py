@@ -121,6 +121,12 @@ CHECKS: tuple[Check, ...] = (
         lambda i: engine.recipe_problems(i.kb, i.snapshot),
     ),
     Check(
+        "engine-deployments",
+        "engine",
+        "the commands of each deployment connect: router targets, hosts, ports, PD roles, bootstraps, nodes",
+        lambda i: engine.deployment_problems(i.kb, i.snapshot),
+    ),
+    Check(
         "kb-values",
         "engine",
         "every flag and value written in KB text is the engine's and breaks no rule it enforces unreferenced",

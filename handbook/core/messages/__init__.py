@@ -13,10 +13,13 @@ from handbook.core.messages import (
     checker,
     cli,
     configurator,
+    deployment,
     diagrams,
+    doctor,
     exports,
     planner,
     production,
+    releases,
     site,
     versions,
 )
@@ -30,6 +33,9 @@ DOMAINS = {
     "exports": exports.MESSAGES,
     "versions": versions.MESSAGES,
     "configurator": configurator.MESSAGES,
+    "deployment": deployment.MESSAGES,
+    "releases": releases.MESSAGES,
+    "doctor": doctor.MESSAGES,
     "production": production.MESSAGES,
     "cli": cli.MESSAGES,
 }

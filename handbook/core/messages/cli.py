@@ -33,6 +33,10 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "check against this stored SGLang release: {versions} (default: {pinned}, as kb/handbook.yaml pins it)",
     ),
     "cli-check-command": ("要检查的命令；省略时从标准输入读取", "the command; omit it to read stdin"),
+    "cli-check-gpu": (
+        "用规划器按这张加速卡估算启动命令的显存，取值 {choices}",
+        "size the launch command on this accelerator with the planner: {choices}",
+    ),
     # plan
     "cli-plan-description": (
         "规划器页面对一个模型在一种加速卡上给出的数字。退出码：0 能跑，1 跑不了（权重放不下或一页 KV 都不剩），2 输入有误（未知的 id、超出范围的值）。",

@@ -256,6 +256,13 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "doc-more": ("……另有 {count} 条未列出（上面的计数包括它们）", "… and {count} more, not listed (the count above includes them)"),
     "doc-line": ("第 {line} 行", "line {line}"),
     "doc-explained": ("说明", "Explained"),
+    # the doctor's accelerator select (sizing with the planner)
+    "doc-gpu": ("加速卡（可选：用规划器按它估算显存）", "Accelerator (optional: the planner sizes the command on it)"),
+    "doc-gpu-none": ("不估算", "None: do not size"),
+    "doc-planner-failed": (
+        "无法加载规划器数据（{url}），命令没有按加速卡估算。",
+        "The planner's data could not be loaded ({url}); the command was not sized.",
+    ),
     # the benchmarks page (kb:benchmarks)
     "cfg-bench-page": (
         "{page} 页及其加载的全部文件（gzip）：{parts}",

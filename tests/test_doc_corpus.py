@@ -44,14 +44,10 @@ def test_the_release_judged_every_command():
     assert set(verdicts["verdicts"]) == {item["id"] for item in CORPUS}
 
 
-# Errors the release's parsers contradict, each with its cause. The first two run the program under
-# `nsys profile …`, a launcher the shell reader does not know (handbook/checker/shell.py LAUNCHERS), so it
-# says it cannot see the program. The last two build the argv in a bash array, SERVER_ARGS=( … ) then
-# sglang serve "${SERVER_ARGS[@]}": the shell reader takes the array's lines for flags of a launch_server
-# command, and the diffusion server's flags (--num-gpus…) are unknown to it.
+# Errors the release's parsers contradict, each with its cause. Both build the argv in a bash array,
+# SERVER_ARGS=( … ) then sglang serve "${SERVER_ARGS[@]}": the shell reader takes the array's lines for flags
+# of a launch_server command, and the diffusion server's flags (--num-gpus…) are unknown to it.
 KNOWN_FALSE_ERRORS = [
-    ("sgl-docs:docs/developer_guide/benchmark_and_profiling.mdx:310", ["shell.unseen-program"]),
-    ("sgl-docs:docs/developer_guide/benchmark_and_profiling.mdx:411", ["shell.unseen-program"]),
     ("sgl-docs:docs/sglang-diffusion/api/cli.mdx:55", ["flag.unknown"]),
     ("sgl-docs:docs/sglang-diffusion/api/openai-api.mdx:17", ["flag.unknown"]),
 ]

@@ -642,6 +642,8 @@ LAUNCHERS: dict[tuple[str, ...], Launcher] = {
     ("timeout",): Launcher(_spelled("-s --signal -k --kill-after"), switches_only=True, operands=1),
     ("taskset",): Launcher(switches_only=True, operands=1),
     ("chrt",): Launcher(_spelled("-T -P -D"), switches_only=True, operands=1),
+    # NVIDIA Nsight Systems: nsys profile [options] <program> (SGLang's benchmark_and_profiling docs)
+    ("nsys", "profile"): Launcher(_spelled("-o --output -t --trace -d --duration -y --delay -s --sample")),
     ("uv", "run"): Launcher(_spelled("--with --python -p --project --directory --env-file")),
     ("conda", "run"): _CONDA,
     ("mamba", "run"): _CONDA,

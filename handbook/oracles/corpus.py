@@ -37,6 +37,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from handbook.core.files import write_text
+
 COMMANDS = "commands.json"
 # The findings that say the engine's argument parsing rejects the command (a rule's error says what a later
 # stage does, which the parsers alone cannot confirm or refute: the report lists those apart).
@@ -183,9 +185,7 @@ def judge(folder: Path) -> Path:
         "sglang_router": importlib.metadata.version("sglang-router"),
         "verdicts": verdicts,
     }
-    target.write_text(
-        json.dumps(record, indent=1, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8"
-    )
+    write_text(target, json.dumps(record, indent=1, sort_keys=True, ensure_ascii=False) + "\n", root=folder)
     return target
 
 
@@ -262,7 +262,7 @@ def expect(folder: Path) -> Path:
     """Write what the checker finds now (``findings.json``): the regression test compares with it."""
     target = folder / EXPECTED
     text = json.dumps(findings_by_command(folder), indent=1, sort_keys=True, ensure_ascii=False) + "\n"
-    target.write_text(text, encoding="utf-8")
+    write_text(target, text, root=folder)
     return target
 
 

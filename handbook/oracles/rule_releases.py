@@ -29,6 +29,7 @@ import sys
 import zipfile
 from pathlib import Path
 
+from handbook.core.files import write_text
 from handbook.engine.history import version_key
 from handbook.kb.loader import load_kb
 from handbook.kb.schema import Rule
@@ -98,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
             texts[version] = {"sglang": wheel_text(wheels[version], ("sglang/srt/",)), "router": router_text}
             print(f"read sglang {version}", file=sys.stderr)
     if args.cache is not None:
-        args.cache.write_text(json.dumps(texts), encoding="utf-8")
+        write_text(args.cache, json.dumps(texts), root=args.cache.parent)
     pinned, newest = kb.handbook.engine_version, versions[-1]
     bad = 0
     for rule in kb.rules.values():

@@ -9,9 +9,9 @@ from __future__ import annotations
 import itertools
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, StringConstraints, model_validator
+from pydantic import BeforeValidator, Field, StringConstraints, model_validator
 
-from handbook.core.text import Closed, Label, Neutral, NonEmpty, Text
+from handbook.core.text import Closed, Label, Neutral, NonEmpty, Text, filled_in
 from handbook.kb.common import (
     CommandText,
     CommandWords,
@@ -955,18 +955,20 @@ class Rule(Closed):
     # start or will misbehave, before style.
     security: bool = False
     stated: StatedRule | None = None
-    # A command that breaks the rule, as typed; it must trigger the rule, and `nox -s engine-replay` runs
-    # it through the engine when the behaviour is established by replay.
-    example: Annotated[NonEmpty | None, Quoted()] = None  # breaks the rule on purpose
+    # The rule's own examples, the one place they are written (validation and tests/test_checker_rules.py
+    # run them): ``example`` breaks the rule on purpose, as typed (`nox -s engine-replay` runs it through
+    # the engine when the behaviour is established by replay); ``quotes`` is every value the message quotes
+    # for it, as the message shows it; ``holds`` is the same command put right, which must not break it.
+    example: Annotated[NonEmpty, Quoted()]
+    quotes: dict[
+        Annotated[str, StringConstraints(pattern=r"^[a-z_]+$")], Annotated[str, BeforeValidator(filled_in)]
+    ] = {}
+    holds: Annotated[NonEmpty, Quoted()]
     source: SourceId
 
     @model_validator(mode="after")
-    def _example_and_severity(self) -> Rule:
+    def _severity(self) -> Rule:
         # The predicate and its params are the checker's: handbook.validation.rules checks them.
-        if self.engine.established == "replay" and self.example is None:
-            raise rule_error(
-                "example", "got nothing, expected the command that was replayed (established: replay)"
-            )
         enforced = self.engine.does in ("raises", "adjusts")
         if enforced and self.advice is not None:
             raise rule_error(

@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BeforeValidator, Field, StringConstraints, model_validator
 
-from handbook.core.text import Closed, Label, Neutral, NonEmpty, Text, filled_in
+from handbook.core.text import PLACEHOLDER, UNFILLED, Closed, Label, Neutral, NonEmpty, Text, filled_in
 from handbook.kb.common import (
     CommandText,
     CommandWords,
@@ -936,6 +936,14 @@ class StatedRule(Closed):
         return self
 
 
+def _filled_in_within(value: Any) -> Any:
+    """A predicate's parameter, any shape (the checker types it): a skeleton's placeholder anywhere in it is
+    refused here, at its line, before the checker reads it."""
+    if PLACEHOLDER in str(value):
+        raise rule_error("", UNFILLED)
+    return value
+
+
 class Rule(Closed):
     """A rule the checker applies to commands: a named predicate (handbook/checker/predicates.py) and what
     the engine does about it. Severity follows the engine: raises → error, adjusts → warning; a rule the
@@ -944,7 +952,7 @@ class Rule(Closed):
     id: Id
     program: Program = "launch_server"
     predicate: NonEmpty
-    params: dict[str, Any] = {}
+    params: dict[str, Annotated[Any, BeforeValidator(_filled_in_within)]] = {}
     message: Text
     explained_at: Annotated[str, StringConstraints(pattern=r"^[0-9a-z][0-9a-z-]*\.md#[a-z0-9][a-z0-9-]*$")]
     engine: EngineBehaviour

@@ -25,13 +25,14 @@ CHECKER_TESTS = sorted(TESTS.glob("test_checker_*.py"))
 
 def site_commands(kb: KB) -> list[str]:
     """Every command the site shows: each recipe as published, each deployment's commands read together,
-    every shell block of both languages' pages, and each rule's example."""
+    every shell block of both languages' pages, and each rule's examples (the one that breaks it and the
+    one that keeps it)."""
     out = [command_text(recipe) for recipe in kb.recipes.values()]
     out += [deployment_text(recipes) for recipes in deployments(list(kb.recipes.values())).values()]
     for lang in ("zh", "en"):
         for page in sorted((DOCS / lang).rglob("*.md")):
             out += [code for _, code in shell_blocks(page.read_text(encoding="utf-8"))]
-    out += [rule.example for rule in kb.rules.values() if rule.example]
+    out += [command for rule in kb.rules.values() for command in (rule.example, rule.holds)]
     return list(dict.fromkeys(out))
 
 

@@ -1,5 +1,6 @@
-"""The KB's rules (kb/rules.yaml) on real commands: each fires on its case and stays quiet on the fixed
-command; severity follows the engine; a broken rule fails validation at its file and line."""
+"""The KB's rules (kb/rules.yaml) on real commands: each breaks on its own example, quoting exactly the values
+the rule lists, and holds on its passing example; severity follows the engine; a broken rule, or one without
+its examples, fails validation at its file and line."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ from pathlib import Path
 import pytest
 
 from handbook.checker import check_command
+from handbook.core.templates import fill
+from handbook.core.text import LANGS, Text
 from handbook.engine import load_snapshot
 from handbook.kb.loader import KBInvalid, load_kb
 
@@ -18,103 +21,20 @@ R = "python -m sglang_router.launch_router"
 SPEC = "--speculative-algorithm"
 FIXTURES = Path(__file__).parent / "fixtures"
 
-# rule id -> (a command that breaks it, the same command put right)
-CASES = {
-    "hicache-excludes-disable-radix-cache": (
-        f"{S} --enable-hierarchical-cache --disable-radix-cache", f"{S} --enable-hierarchical-cache"),
-    "hicache-on-pd-decode": (
-        f"{S} --disaggregation-mode decode --enable-hierarchical-cache",
-        f"{S} --disaggregation-mode decode --enable-hierarchical-cache --disaggregation-decode-enable-radix-cache"),
-    "unified-linker-excludes-hicache": (
-        f"{S} --enable-unified-cache-external-linker --enable-hierarchical-cache",
-        f"{S} --enable-unified-cache-external-linker"),
-    "a2a-ep-size-follows-tp": (
-        f"{S} --tp-size 8 --ep-size 4 --moe-a2a-backend deepep", f"{S} --tp-size 8 --moe-a2a-backend deepep"),
-    "pplx-needs-attn-dp": (
-        f"{S} --tp-size 8 --moe-a2a-backend pplx", f"{S} --tp-size 8 --moe-a2a-backend pplx --attn-dp-size 2"),
-    "pplx-low-latency-only": (
-        f"{S} --tp-size 8 --attn-dp-size 2 --moe-a2a-backend pplx --deepep-mode normal",
-        f"{S} --tp-size 8 --attn-dp-size 2 --moe-a2a-backend pplx --deepep-mode low_latency"),
-    "flashinfer-a2a-needs-full-attn-dp": (
-        f"{S} --tp-size 4 --moe-a2a-backend flashinfer", f"{S} --tp-size 4 --attn-dp-size 4 --moe-a2a-backend flashinfer"),
-    "deepep-normal-disables-cuda-graph": (
-        f"{S} --moe-a2a-backend deepep --deepep-mode normal", f"{S} --moe-a2a-backend deepep --deepep-mode low_latency"),
-    "mem-fraction-not-positive": (f"{S} --mem-fraction-static 0", f"{S} --mem-fraction-static 0.8"),
-    "mem-fraction-whole-gpu": (f"{S} --mem-fraction-static 1.5", f"{S} --mem-fraction-static 0.95"),
-    "context-over-max-total-tokens": (
-        f"{S} --context-length 131072 --max-total-tokens 65536", f"{S} --context-length 65536 --max-total-tokens 65536"),
-    "dp-replicas-exclude-attn-dp": (
-        f"{S} --tp-size 2 --dp-size 2 --attn-dp-size 2",
-        f"{S} --tp-size 2 --dp-size 2 --enable-dp-attention"),  # the deprecated spelling of attn-dp 2
-    "tp-divisible-by-attn-dp": (f"{S} --tp-size 4 --attn-dp-size 8", f"{S} --tp-size 8 --attn-dp-size 4"),
-    "attn-dp-divides-chunked-prefill": (
-        f"{S} --tp-size 4 --attn-dp-size 4 --chunked-prefill-size 8192", f"{S} --tp-size 4 --attn-dp-size 4"),
-    "attn-dp-scales-conservativeness": (
-        f"{S} --tp-size 4 --attn-dp-size 4 --schedule-conservativeness 1.0", f"{S} --schedule-conservativeness 1.0"),
-    "nodes-divide-tp-pp": (f"{S} --tp-size 4 --nnodes 3", f"{S} --tp-size 4 --nnodes 2"),
-    "dp-replicas-single-node": (f"{S} --tp-size 2 --dp-size 2 --nnodes 2", f"{S} --tp-size 2 --dp-size 2"),
-    "dp-size-prefer-router": (f"{S} --dp-size 2", f"{S} --dp-size 1"),
-    "pp-disables-overlap": (f"{S} --pp-size 2", f"{S} --pp-size 1"),
-    "dcp-excludes-prefill-cp": (f"{S} --tp-size 2 --dcp-size 2 --enable-prefill-cp", f"{S} --enable-prefill-cp"),
-    "priority-scheduling-policy": (
-        f"{S} --schedule-policy priority --enable-priority-scheduling", f"{S} --enable-priority-scheduling"),
-    "chunked-prefill-page-multiple": (
-        f"{S} --chunked-prefill-size 1000 --page-size 16", f"{S} --chunked-prefill-size 1024 --page-size 16"),
-    "aiter-page-size-16": (f"{S} --attention-backend aiter", f"{S} --attention-backend aiter --page-size 16"),
-    "tokenspeed-mla-renamed": (f"{S} --attention-backend tokenspeed_mla", f"{S} --attention-backend cutedsl_mla"),
-    "compressed-backend-renamed": (f"{S} --attention-backend compressed", f"{S} --attention-backend dsv4"),
-    "tool-call-parser-renamed": (f"{S} --tool-call-parser glm45", f"{S} --tool-call-parser glm47"),
-    "cuda-ipc-env-deprecated": (f"SGLANG_USE_CUDA_IPC_TRANSPORT=1 {S}", f"{S} --mm-feature-transport cuda_ipc"),
-    "spec-max-running-requests-48": (
+RULES = sorted(load_kb().rules)  # each rule's examples live with it in kb/rules.yaml
+
+# Other commands that break a rule, beside its example: each reaches an edge the example does not.
+MORE_BREAKS = {
+    "spec-max-running-requests-48": (  # the engine upper-cases the algorithm before comparing it
         f"{S} {SPEC} eagle --speculative-num-steps 3 --speculative-eagle-topk 1 --speculative-num-draft-tokens 4",
-        f"{S} {SPEC} eagle --speculative-num-steps 3 --speculative-eagle-topk 1 --speculative-num-draft-tokens 4 "
-        "--max-running-requests 64"),
-    "eagle-topk-or-draft-needs-steps": (
-        f"{S} --max-running-requests 8 {SPEC} NEXTN --speculative-num-draft-tokens 3",
-        f"{S} --max-running-requests 8 {SPEC} NEXTN"),
-    "eagle-steps-need-topk": (
-        f"{S} --max-running-requests 8 {SPEC} EAGLE --speculative-num-steps 3",
-        f"{S} --max-running-requests 8 {SPEC} EAGLE --speculative-num-steps 3 --speculative-eagle-topk 4"),
-    "eagle-draft-tokens-adjusted": (
-        f"{S} --max-running-requests 8 {SPEC} EAGLE --speculative-num-steps 3 --speculative-eagle-topk 1 "
-        "--speculative-num-draft-tokens 3",
-        f"{S} --max-running-requests 8 {SPEC} EAGLE --speculative-num-steps 3 --speculative-eagle-topk 1 "
-        "--speculative-num-draft-tokens 4"),
-    "standalone-excludes-attn-dp": (
-        f"{S} --max-running-requests 8 {SPEC} STANDALONE --tp-size 2 --attn-dp-size 2",
-        f"{S} --max-running-requests 8 {SPEC} STANDALONE --tp-size 2"),
-    "qwen35-single-gpu-mamba-cap": (
-        "python -m sglang.launch_server --model-path /models/Qwen3.5-397B-A17B-FP8",
-        "python -m sglang.launch_server --model-path /models/Qwen3.5-397B-A17B-FP8 --max-running-requests 64"),
-    "qwen38-running-requests-floor": (
-        "python -m sglang.launch_server --model-path Qwen/Qwen3.8-Flash-Next-FP8 --max-running-requests 128",
-        "python -m sglang.launch_server --model-path Qwen/Qwen3.8-Flash-Next-FP8 --max-running-requests 256"),
-    "minimax-reasoning-parser-auto": (  # auto resolves to minimax-m3 for this model: both are right
-        "python -m sglang.launch_server --model-path MiniMaxAI/MiniMax-M3 --reasoning-parser qwen3",
-        "python -m sglang.launch_server --model-path MiniMaxAI/MiniMax-M3 --reasoning-parser minimax-m3"),
-    "parser-auto-architecture-fallback": (
-        "python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V4-Pro --tool-call-parser auto",
-        "python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V4-Pro --tool-call-parser deepseekv4"),
-    "fp8-block-moe-tp-split": (
-        "python -m sglang.launch_server --model-path Qwen/Qwen3.8-Flash-Next-FP8 --tp-size 4",
-        "python -m sglang.launch_server --model-path Qwen/Qwen3.8-Flash-Next-FP8 --tp-size 4 --ep-size 4"),
-    "mamba-no-buffer-page-size": (
-        f"{S} --mamba-radix-cache-strategy no_buffer --page-size 64",
-        f"{S} --mamba-radix-cache-strategy extra_buffer --page-size 64"),
-    "cuda-graph-bs-clamped-to-req-pool": (
-        f"{S} --max-running-requests 64 --cuda-graph-max-bs-decode 256",
-        f"{S} --max-running-requests 64 --cuda-graph-max-bs-decode 64"),
-    "watchdog-times-forward-batches": (f"{S} --watchdog-timeout 1200", S),
-    "trust-remote-code": (f"{S} --trust-remote-code", S),
-    "public-host-without-api-key": (f"{S} --host 0.0.0.0", f"{S} --host 0.0.0.0 --api-key secret"),
-    "router-public-host": (f"{R} --pd-disaggregation", f"{R} --pd-disaggregation --host 127.0.0.1"),
-    "media-urls-any-domain": (
-        f"{S} --host 10.0.0.5 --api-key k", f"{S} --host 10.0.0.5 --api-key k --allowed-media-domains example.com"),
-    "docker-shm-size": (f"docker run --gpus all img {S}", f"docker run --gpus all --shm-size 32g img {S}"),
-    "docker-pd-memlock": (
-        f"docker run --shm-size 32g img {S} --disaggregation-mode prefill",
-        f"docker run --shm-size 32g --privileged img {S} --disaggregation-mode prefill"),
-}  # fmt: skip
+        {"algorithm": "EAGLE"},
+    ),
+    "router-public-host": (f"{R} --pd-disaggregation", {"host": "0.0.0.0"}),  # the router's default host
+    "media-urls-any-domain": (  # a private address is not loopback, and an API key does not restrict media
+        f"{S} --host 10.0.0.5 --api-key k",
+        {"host": "10.0.0.5"},
+    ),
+}
 
 
 @pytest.fixture(scope="module")
@@ -131,15 +51,38 @@ def rule_codes(text, snapshot, kb):
     return {f.code for f in check_command(text, snapshot, kb) if f.code.startswith("rule.")}
 
 
-def test_every_rule_has_a_case(kb):
-    assert sorted(CASES) == sorted(kb.rules)
+def said(rule, values):
+    """The rule's message as the checker words it, with ``values`` in its fields."""
+    return Text.of(*(fill(rule.message[lang], values).rstrip("。.") for lang in LANGS))
 
 
-@pytest.mark.parametrize("rule", sorted(CASES))
-def test_rule_fires_and_stays_quiet(kb, snapshot, rule):
-    broken, fixed = CASES[rule]
-    assert f"rule.{rule}" in rule_codes(broken, snapshot, kb)
-    assert f"rule.{rule}" not in rule_codes(fixed, snapshot, kb)
+@pytest.mark.parametrize("rule", RULES)
+def test_rule_example_breaks_it_and_quotes_its_values(kb, snapshot, rule):
+    entry = kb.rules[rule]
+    (finding,) = [f for f in check_command(entry.example, snapshot, kb) if f.rule == rule]
+    assert finding.said == said(entry, entry.quotes)
+
+
+@pytest.mark.parametrize("rule", RULES)
+def test_rule_holds_on_its_passing_example(kb, snapshot, rule):
+    assert f"rule.{rule}" not in rule_codes(kb.rules[rule].holds, snapshot, kb)
+
+
+@pytest.mark.parametrize("rule", sorted(MORE_BREAKS))
+def test_rule_breaks_beyond_its_example(kb, snapshot, rule):
+    command, values = MORE_BREAKS[rule]
+    (finding,) = [f for f in check_command(command, snapshot, kb) if f.rule == rule]
+    assert finding.said == said(kb.rules[rule], values)
+
+
+def test_a_quoted_number_is_written_as_given(kb, snapshot):
+    # --mem-fraction-static 0 parses to the float 0.0; the message quotes 0, as the command wrote it
+    rule = kb.rules["mem-fraction-not-positive"]
+    (finding,) = [f for f in check_command(rule.example, snapshot, kb) if f.rule == rule.id]
+    assert finding.said == Text.of(
+        "--mem-fraction-static 0 不是正数：权重与 KV 池没有任何预算",
+        "--mem-fraction-static 0 is not positive, which leaves no budget for the weights and the KV pool",
+    )
 
 
 @pytest.mark.parametrize(
@@ -153,7 +96,7 @@ def test_rule_fires_and_stays_quiet(kb, snapshot, rule):
     ],
 )
 def test_severity_follows_the_engine(kb, snapshot, rule, severity):
-    (finding,) = [f for f in check_command(CASES[rule][0], snapshot, kb) if f.rule == rule]
+    (finding,) = [f for f in check_command(kb.rules[rule].example, snapshot, kb) if f.rule == rule]
     assert finding.severity == severity
 
 
@@ -279,3 +222,52 @@ def test_rule_flags_are_checked_against_the_engine(tmp_path):
         "kb/rules.yaml:4: rules[0].params: got flag '--trust-remote-cod', expected a launch_server "
         "option of sglang 0.5.23"
     ]
+
+
+MINI = (FIXTURES / "kb-mini" / "rules.yaml").read_text(encoding="utf-8")
+EXAMPLE = "    example: python -m sglang.launch_server --model-path m --trust-remote-code\n"
+HOLDS = "    holds: python -m sglang.launch_server --model-path m\n"
+
+
+def test_a_rule_without_its_examples_fails_validation(tmp_path):
+    assert broken_rules(tmp_path, MINI.replace(EXAMPLE, "").replace(HOLDS, "")) == [
+        "kb/rules.yaml:2: rules[0].example: got nothing, expected a value (this field is required)",
+        "kb/rules.yaml:2: rules[0].holds: got nothing, expected a value (this field is required)",
+    ]
+    assert broken_rules(tmp_path, MINI.replace(HOLDS, "")) == [
+        "kb/rules.yaml:2: rules[0].holds: got nothing, expected a value (this field is required)",
+    ]
+
+
+def test_examples_that_do_not_show_the_rule_fail_validation(tmp_path):
+    swapped = MINI.replace(EXAMPLE, EXAMPLE.replace("example", "holds")).replace(
+        HOLDS, HOLDS.replace("holds", "example")
+    )
+    assert broken_rules(tmp_path, swapped) == [
+        "kb/rules.yaml:9: rules[0].holds: got a command that breaks tp-needs-model, expected one that keeps it",
+        "kb/rules.yaml:10: rules[0].example: got a command that does not break tp-needs-model, expected one that does",
+    ]
+
+
+def test_quotes_must_be_the_values_the_message_shows(tmp_path):
+    quoting = MINI.replace(
+        "en: runs code from the model repository}", "en: 'runs code from the model repository ({flags})'}"
+    )
+    assert broken_rules(tmp_path, quoting) == [
+        "kb/rules.yaml:2: rules[0].quotes: got nothing, expected the values the message quotes for the example: "
+        "{flags}",
+    ]
+    assert broken_rules(
+        tmp_path, quoting.replace(HOLDS, "    quotes: {flags: --trust-remote-cod}\n" + HOLDS)
+    ) == [
+        "kb/rules.yaml:10: rules[0].quotes: got {flags: '--trust-remote-cod'}, expected the values the checker quotes "
+        "for the example: runs code from the model repository (--trust-remote-code)",
+    ]
+    assert broken_rules(
+        tmp_path, MINI.replace(HOLDS, "    quotes: {flags: --trust-remote-code}\n" + HOLDS)
+    ) == [
+        "kb/rules.yaml:10: rules[0].quotes: got {flags}, expected the values the message quotes for the example: "
+        "nothing",
+    ]
+    fixed = quoting.replace(HOLDS, "    quotes: {flags: --trust-remote-code}\n" + HOLDS)
+    assert broken_rules(tmp_path, fixed) == []

@@ -1,4 +1,4 @@
-"""Write a commented skeleton to fill in: ``python -m handbook new recipe|model|hardware|pitfall <id>``.
+"""Write a commented skeleton to fill in: ``python -m handbook new recipe|model|hardware|pitfall|rule <id>``.
 
 What the options give (model, accelerators, GPUs, precision, source…) is checked against the KB's files
 and written in; everything else holds the placeholder ``<fill in>``, which ``python -m handbook validate``
@@ -12,6 +12,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from handbook.checker.predicates import PREDICATES
 from handbook.core.arguments import folder, real, text, whole
 from handbook.core.paths import KB_ROOT
 from handbook.kb import schema as s
@@ -21,6 +22,7 @@ from handbook.kb.scaffold import (
     choices,
     new_file,
     new_pitfall,
+    new_rule,
     placeholders,
     shown_path,
 )
@@ -31,6 +33,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         if args.kind == "pitfall":
             written = new_pitfall(args.id, args, root)
+        elif args.kind == "rule":
+            written = new_rule(args.id, args, root, PREDICATES)
         else:
             written = new_file(args.kind, args.id, args, root)
     except ScaffoldError as exc:
@@ -42,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
         print("Nothing was written.", file=sys.stderr)
         return 2
     shown = shown_path(written.path, root)
-    verb = "appended to" if args.kind == "pitfall" else "wrote"
+    verb = {"pitfall": "appended to", "rule": "added to"}.get(args.kind, "wrote")
     print(f"✔ {verb} {shown}")
     todo = placeholders(written)
     if todo:
@@ -74,7 +78,7 @@ def _memory_gb(value: str) -> float:
 
 
 def configure(new: argparse.ArgumentParser) -> None:
-    kinds = new.add_subparsers(dest="kind", required=True, metavar="recipe|model|hardware|pitfall")
+    kinds = new.add_subparsers(dest="kind", required=True, metavar="recipe|model|hardware|pitfall|rule")
 
     def kind(name: str, help_text: str) -> argparse.ArgumentParser:
         parser = kinds.add_parser(name, help=help_text, description=help_text)
@@ -137,4 +141,21 @@ def configure(new: argparse.ArgumentParser) -> None:
     pitfall.add_argument("--topic", type=_ids, action="extend", default=[], help=f"topics: {topics}")
     pitfall.add_argument(
         "--no-troubleshooting", action="store_true", help="leave it out of chapter 08's troubleshooting table"
+    )
+
+    _rule_options(kind("rule", "a command-checker rule: added to kb/rules.yaml's rules"))
+
+
+def _rule_options(rule: argparse.ArgumentParser) -> None:
+    rule.add_argument(
+        "--predicate",
+        required=True,
+        type=text,
+        help="what the rule tests, one of handbook/checker/predicates.py: " + ", ".join(sorted(PREDICATES)),
+    )
+    rule.add_argument(
+        "--program",
+        choices=choices(s.Rule, "program"),
+        default="launch_server",
+        help="the command it applies to (default: launch_server)",
     )

@@ -47,6 +47,12 @@ def template_problems(template: str, allowed: Iterable[str], what: str = "the fi
     return out
 
 
+def fields(template: str) -> list[str]:
+    """The names of ``template``'s ``{name}`` fields, each once, in order."""
+    names = (match.group(1) for match in _TOKEN.finditer(template) if match.group(1) is not None)
+    return list(dict.fromkeys(names))
+
+
 def fill(template: str, values: Mapping[str, object]) -> str:
     """``template`` with each ``{name}`` replaced by ``str(values[name])`` and ``{{``/``}}`` by a brace; a
     template that breaks the grammar raises ValueError (the KB's validation refuses it first)."""

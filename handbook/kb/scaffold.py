@@ -1,10 +1,11 @@
-"""``python -m handbook new recipe|model|hardware|pitfall <id>``: a commented skeleton to fill in.
+"""``python -m handbook new recipe|model|hardware|pitfall|rule <id>``: a commented skeleton to fill in.
 
 What the options give (model, accelerators, GPUs, precision, source…) is checked against the KB's files
 and written in; everything else the contributor must write holds the placeholder ``<fill in>``, which
 ``python -m handbook validate`` (and so the site build) rejects with the file and line. A recipe, model or
-accelerator gets its own file, kb/<kind>/<id>.yaml; a pitfall is appended to kb/pitfalls.yaml, leaving the
-file's existing text as it was. An id that exists already is refused and nothing is written.
+accelerator gets its own file, kb/<kind>/<id>.yaml; a pitfall is appended to kb/pitfalls.yaml and a rule to
+the ``rules`` list of kb/rules.yaml, leaving the file's existing text as it was. An id that exists already is
+refused and nothing is written.
 
 The ids and flags the options name are read from the YAML files directly (not through the loader), so that
 a KB with an unfinished scaffold in it can still be scaffolded into.
@@ -15,11 +16,13 @@ from __future__ import annotations
 import argparse
 import re
 import typing
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import StringConstraints
+from pydantic import BaseModel, StringConstraints
+from pydantic.fields import FieldInfo
 
 from handbook.core.files import WriteRefused, write_text
 from handbook.core.paths import REPO_ROOT, inside
@@ -472,6 +475,137 @@ def new_pitfall(entity_id: str, args: argparse.Namespace, root: Path) -> Written
     except WriteRefused as exc:
         raise ScaffoldError([str(exc)]) from None
     return Written(path=path, first_line=prefix.count("\n") + 1, text=body)
+
+
+# ------------------------------------------------------------------------------------------------------ rule
+# `new rule` gets the checker's predicates from its caller (the kb layer does not import the checker): each
+# a pydantic model of the rule's params, with the ClassVars ``fields`` (what a message may quote) and ``doc``.
+Predicates = Mapping[str, type[BaseModel]]
+_BASE_PARAMS = ("when", "unless")  # every predicate's: written as comments
+
+
+def _param_line(name: str, info: FieldInfo, inner: str) -> str:
+    """A predicate parameter: a required one to fill in, an optional one commented with its default."""
+    key = info.alias or name
+    if not info.is_required():
+        return f"{inner}# {key}: {scalar(info.default)}  # optional"
+    listed = typing.get_origin(info.annotation) is list
+    item = typing.get_args(info.annotation)[0] if listed else info.annotation
+    # pydantic keeps a top-level Annotated's constraints in the field's metadata, a list item's in its type
+    constraints = getattr(item, "__metadata__", ()) if listed else info.metadata
+    if typing.get_origin(item) is typing.Literal:
+        hint = f"one of: {', '.join(typing.get_args(item))}"
+    elif any(isinstance(c, StringConstraints) and str(c.pattern).startswith("^--") for c in constraints):
+        hint = "flags, e.g. [--tp-size]" if listed else "a flag, e.g. --tp-size"
+    else:
+        hint = ""
+    value = f"[{FILL}]" if listed else FILL
+    return f"{inner}{key}: {value}" + (f"  # {hint}" if hint else "")
+
+
+def rule_yaml(rid: str, args: argparse.Namespace, predicate: type[BaseModel], indent: str) -> str:
+    """One entry of kb/rules.yaml's ``rules`` list, its dash at ``indent``."""
+    inner = indent + "  "
+    fields = list(getattr(predicate, "fields", ()))
+    doc = getattr(predicate, "doc", "")
+    params = [
+        _param_line(name, info, inner + "  ")
+        for name, info in predicate.model_fields.items()
+        if name not in _BASE_PARAMS
+    ]
+    does = " | ".join(choices(s.EngineBehaviour, "does"))
+    established = " | ".join(choices(s.EngineBehaviour, "established"))
+    quotes = ", ".join(f"{name}: {FILL}" for name in fields)
+    lines = [
+        f"{indent}- id: {rid}",
+        *([f"{inner}program: {args.program}"] if args.program != "launch_server" else []),
+        f"{inner}predicate: {args.predicate}  # {doc}" if doc else f"{inner}predicate: {args.predicate}",
+        f"{inner}params:",
+        *params,
+        f"{inner}  # when: {{--flag: [value]}}  # only when each flag's value is one of these",
+        f"{inner}  # unless: {{--flag: [value]}}  # never when a flag's value is one of these",
+        f"{inner}message:  # may quote "
+        + (
+            ", ".join(f"{{{name}}}" for name in fields) if fields else "no values (this predicate gives none)"
+        ),
+        f"{inner}  zh: {FILL}",
+        f"{inner}  en: {FILL}",
+        f"{inner}explained_at: {FILL}  # the section that explains it: page.md#anchor",
+        f"{inner}engine:  # what sglang does when the rule is broken, read in the wheel",
+        f"{inner}  does: {FILL}  # {does}",
+        f"{inner}  # at: {{file: sglang/srt/…, function: …, line: …}}  # required unless it does nothing",
+        f"{inner}  # raises: ValueError  # with does: raises",
+        f"{inner}  # adjustment: {{zh: …, en: …}}  # with does: adjusts",
+        f"{inner}  established: {FILL}  # {established}",
+        f"{inner}# advice: warning  # warning or note, when the engine neither raises nor adjusts",
+        f"{inner}example: {FILL}  # a whole command that breaks the rule",
+        *([f"{inner}quotes: {{{quotes}}}  # what the message quotes for the example"] if fields else []),
+        f"{inner}holds: {FILL}  # the same command put right",
+        _source_line(args.source, inner),
+    ]
+    return "\n".join(lines) + "\n"
+
+
+_TOP_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*:", re.MULTILINE)
+
+
+def _end_of_rules(text: str) -> int:
+    """Where a new rule goes: after the ``rules:`` list's last entry, before the comment and blank lines
+    that lead into the next top-level key (or at the end of the file)."""
+    start = re.search(r"^rules:", text, re.MULTILINE)
+    after = _TOP_KEY.search(text, start.end()) if start else None
+    if after is None:
+        return len(text)
+    lines = text[: after.start()].splitlines(keepends=True)
+    while lines and (not lines[-1].strip() or lines[-1].lstrip().startswith("#")):
+        lines.pop()
+    return sum(len(line) for line in lines)
+
+
+def new_rule(entity_id: str, args: argparse.Namespace, root: Path, predicates: Predicates) -> Written:
+    """Insert a rule skeleton at the end of kb/rules.yaml's ``rules`` list, the rest of the file as it was."""
+    known = KnownIds.read(root)
+    checks = Checks(known)
+    path = root / KIND["rules"].pattern
+    shown = shown_path(path, root)
+    checks.new_id(entity_id)
+    if entity_id in known.ids["rules"]:
+        raise ScaffoldError(
+            [
+                f"{shown}: got rule id '{entity_id}', which exists already; "
+                "expected a new id (or edit that rule)"
+            ]
+        )
+    if not (path.exists() or path.is_symlink()):
+        raise ScaffoldError([f"{shown}: got no such file, expected the KB's rules"])
+    old, unreadable = read_text(path, shown)  # a regular file, not a link: nothing outside the KB is written
+    if old is None or not inside(path.parent, root):
+        reasons = [str(p) for p in unreadable] or [f"{shown}: leads out of the KB folder (a link)"]
+        raise ScaffoldError([*reasons, "nothing was written"])
+    if args.predicate not in predicates:
+        checks.problems.append(
+            f"--predicate: got '{args.predicate}', expected one of: {', '.join(sorted(predicates))}"
+            f"{did_you_mean(args.predicate, predicates)}"
+        )
+    checks.source(args.source)
+    checks.done()
+    at = _end_of_rules(old)
+    head = old[:at] if old[:at].endswith("\n") or not old[:at] else old[:at] + "\n"
+    entry = _ENTRY.search(old)
+    body = rule_yaml(entity_id, args, predicates[args.predicate], entry.group("indent") if entry else "  ")
+    rest = old[at:].lstrip("\n")  # what follows the list, after one blank line as between the file's sections
+    text = head + body + ("\n" + rest if rest else "")
+    doc, _ = load_text(text, shown)  # the options are all checked: only the file's layout can break it
+    items = doc.data.get("rules") if doc is not None and isinstance(doc.data, dict) else None
+    if not items or not isinstance(items[-1], dict) or items[-1].get("id") != entity_id:
+        raise ScaffoldError(
+            [f"{shown}: could not add to its `rules:` list as the file is laid out; add the rule by hand"]
+        )
+    try:  # all or nothing: a whole new file replaces the old one, never a half-written one
+        write_text(path, text, root=root)
+    except WriteRefused as exc:
+        raise ScaffoldError([str(exc)]) from None
+    return Written(path=path, first_line=head.count("\n") + 1, text=body)
 
 
 def placeholders(written: Written) -> list[tuple[int, str]]:

@@ -9,9 +9,9 @@ from __future__ import annotations
 import itertools
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, StringConstraints, model_validator
+from pydantic import BeforeValidator, Field, StringConstraints, model_validator
 
-from handbook.core.text import Closed, Label, Neutral, NonEmpty, Text
+from handbook.core.text import PLACEHOLDER, UNFILLED, Closed, Label, Neutral, NonEmpty, Text, filled_in
 from handbook.kb.common import (
     CommandText,
     CommandWords,
@@ -936,6 +936,14 @@ class StatedRule(Closed):
         return self
 
 
+def _filled_in_within(value: Any) -> Any:
+    """A predicate's parameter, any shape (the checker types it): a skeleton's placeholder anywhere in it is
+    refused here, at its line, before the checker reads it."""
+    if PLACEHOLDER in str(value):
+        raise rule_error("", UNFILLED)
+    return value
+
+
 class Rule(Closed):
     """A rule the checker applies to commands: a named predicate (handbook/checker/predicates.py) and what
     the engine does about it. Severity follows the engine: raises → error, adjusts → warning; a rule the
@@ -944,7 +952,7 @@ class Rule(Closed):
     id: Id
     program: Program = "launch_server"
     predicate: NonEmpty
-    params: dict[str, Any] = {}
+    params: dict[str, Annotated[Any, BeforeValidator(_filled_in_within)]] = {}
     message: Text
     explained_at: Annotated[str, StringConstraints(pattern=r"^[0-9a-z][0-9a-z-]*\.md#[a-z0-9][a-z0-9-]*$")]
     engine: EngineBehaviour
@@ -955,18 +963,20 @@ class Rule(Closed):
     # start or will misbehave, before style.
     security: bool = False
     stated: StatedRule | None = None
-    # A command that breaks the rule, as typed; it must trigger the rule, and `nox -s engine-replay` runs
-    # it through the engine when the behaviour is established by replay.
-    example: Annotated[NonEmpty | None, Quoted()] = None  # breaks the rule on purpose
+    # The rule's own examples, the one place they are written (validation and tests/test_checker_rules.py
+    # run them): ``example`` breaks the rule on purpose, as typed (`nox -s engine-replay` runs it through
+    # the engine when the behaviour is established by replay); ``quotes`` is every value the message quotes
+    # for it, as the message shows it; ``holds`` is the same command put right, which must not break it.
+    example: Annotated[NonEmpty, Quoted()]
+    quotes: dict[
+        Annotated[str, StringConstraints(pattern=r"^[a-z_]+$")], Annotated[str, BeforeValidator(filled_in)]
+    ] = {}
+    holds: Annotated[NonEmpty, Quoted()]
     source: SourceId
 
     @model_validator(mode="after")
-    def _example_and_severity(self) -> Rule:
+    def _severity(self) -> Rule:
         # The predicate and its params are the checker's: handbook.validation.rules checks them.
-        if self.engine.established == "replay" and self.example is None:
-            raise rule_error(
-                "example", "got nothing, expected the command that was replayed (established: replay)"
-            )
         enforced = self.engine.does in ("raises", "adjusts")
         if enforced and self.advice is not None:
             raise rule_error(

@@ -9,6 +9,7 @@ engine's registry, with example values its parser accepts.
 from __future__ import annotations
 
 import shlex
+from collections.abc import Iterable
 
 from handbook.calc.recipe_text import command_text, deployment_text, deployments
 from handbook.checker.argv import spellings_abbreviated_by
@@ -16,11 +17,13 @@ from handbook.checker.check import check_command, check_recipe, rule_params
 from handbook.checker.envcheck import expected_env_value
 from handbook.checker.findings import Finding
 from handbook.core.problem import Problem
+from handbook.core.templates import fields, fill
+from handbook.core.text import LANGS, Text
 from handbook.engine.history import version_key
 from handbook.engine.snapshot import EngineSnapshot, snapshot_versions
 from handbook.kb.common import flag_line_text
 from handbook.kb.loader import KB
-from handbook.kb.schema import Recipe
+from handbook.kb.schema import Recipe, Rule
 from handbook.kb.yamlfile import Path_
 
 
@@ -99,14 +102,8 @@ def rule_problems(kb: KB, snapshot: EngineSnapshot) -> list[Problem]:
                         f"of sglang {snapshot.sglang_version}",
                     )
                 )
-        if rule.example is not None:
-            fired = {f.rule for f in check_command(rule.example, snapshot, kb)}
-            if rule.id not in fired:
-                problems.append(
-                    kb.origin(rule).at(
-                        ("example",), f"got a command that does not break {rule.id}, expected one that does"
-                    )
-                )
+        if all(flag in parser for flag in params.flags()):  # else the flag is the problem, not the examples
+            problems += rule_example_problems(kb, rule, snapshot)
     stored = snapshot_versions()
     pinned = kb.handbook.engine_version
     for rule in kb.rules.values():
@@ -135,6 +132,52 @@ def rule_problems(kb: KB, snapshot: EngineSnapshot) -> list[Problem]:
                 )
             )
     return problems
+
+
+def rule_example_problems(kb: KB, rule: Rule, snapshot: EngineSnapshot) -> list[Problem]:
+    """The rule's own examples: ``example`` breaks it, and its message then quotes exactly ``quotes``;
+    ``holds`` does not break it."""
+    origin = kb.origin(rule)
+    fired = [f for f in check_command(rule.example, snapshot, kb) if f.rule == rule.id]
+    problems = []
+    if not fired:
+        problems.append(
+            origin.at(("example",), f"got a command that does not break {rule.id}, expected one that does")
+        )
+    quoted = list(dict.fromkeys(name for lang in LANGS for name in fields(rule.message[lang])))
+    if sorted(rule.quotes) != sorted(quoted):
+        problems.append(
+            origin.at(
+                ("quotes",),
+                f"got {_names(rule.quotes)}, expected the values the message quotes for the example: "
+                f"{_names(quoted)}",
+            )
+        )
+    elif fired and fired[0].said is not None:
+        said = fired[0].said
+        expected = Text.of(*(fill(rule.message[lang], rule.quotes).rstrip("。.") for lang in LANGS))
+        if said != expected:
+            problems.append(
+                origin.at(
+                    ("quotes",),
+                    f"got {_values(rule.quotes)}, expected the values the checker quotes for the "
+                    f"example: {said.en}",
+                )
+            )
+    if any(f.rule == rule.id for f in check_command(rule.holds, snapshot, kb)):
+        problems.append(
+            origin.at(("holds",), f"got a command that breaks {rule.id}, expected one that keeps it")
+        )
+    return problems
+
+
+def _names(names: Iterable[str]) -> str:
+    shown = sorted(names)
+    return "{" + ", ".join(shown) + "}" if shown else "nothing"
+
+
+def _values(values: dict[str, str]) -> str:
+    return "{" + ", ".join(f"{name}: {value!r}" for name, value in values.items()) + "}"
 
 
 def parameter_problems(kb: KB, snapshot: EngineSnapshot) -> list[Problem]:

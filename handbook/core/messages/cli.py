@@ -14,7 +14,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "cli-sub-validate": ("加载整个知识库并运行全部检查，一次报告所有问题", "load the whole KB and run every check; report all problems at once"),
     "cli-sub-build": ("把站点构建到 site/（严格模式，要么全成要么不写）", "build the site into site/ (strict; all-or-nothing)"),
     "cli-sub-generate": ("写出所有提交在库里的生成文件（--check：列出过期的）", "write every committed generated file (--check: list stale ones)"),
-    "cli-sub-new": ("为新的命令、模型、加速卡或坑写一个带注释的骨架", "write a commented skeleton for a new recipe, model, accelerator or pitfall"),
+    "cli-sub-new": ("为新的命令、模型、加速卡、坑或检查规则写一个带注释的骨架", "write a commented skeleton for a new recipe, model, accelerator, pitfall or checker rule"),
     "cli-sub-check": ("对照固定版本的引擎与知识库规则检查一条 SGLang 命令", "check an SGLang command against the pinned engine and the KB's rules"),
     "cli-sub-plan": ("一个模型在一种加速卡上的显存预算、KV 池与启动命令", "one GPU's memory budget, KV pool and launch command for a model"),
     "cli-sub-configure": ("配置器对模型、加速卡、精度与目标给出的命令", "the configurator's command(s) for a model, accelerator, precision and goal"),

@@ -381,6 +381,11 @@
   function create(data, sizer = null) {
     const M = data.messages;
     const VERSION = data.version;
+    // the checker's fixed tables, from the export (handbook/checker/export.py TABLES): none is typed here
+    const table = (name) => {
+      if (!data.tables || !Object.prototype.hasOwnProperty.call(data.tables, name)) throw new Error(`checker data: no table ${name} (handbook/checker/export.py TABLES)`);
+      return data.tables[name];
+    };
 
     // handbook.core.messages.message: both languages, a {zh, en} value giving each its own part
     function message(key, values = {}) {
@@ -394,7 +399,7 @@
     }
 
     // findings.py IMPACTS: errors refuse to start, warnings will misbehave, security advice, then style
-    const IMPACTS = ["refuses", "misbehaves", "security", "style"];
+    const IMPACTS = table("IMPACTS");
     const IMPACT_OF = { error: "refuses", warning: "misbehaves", note: "style" };
 
     // core/suggest.py Suggestions: one check's "did you mean": each distinct name once per list, and at most
@@ -890,7 +895,7 @@
       return null;
     }
 
-    const TORCHRUN_SWITCHES = ["--standalone", "--no-python", "--no_python", "--run-path", "--run_path"];
+    const TORCHRUN_SWITCHES = table("TORCHRUN_SWITCHES");
 
     function torchrun(words) {
       let i = 1;
@@ -1057,7 +1062,7 @@
     const HUMAN_INT = /^(\p{Nd}+(?:\.\p{Nd}+)?)(Ki|Mi|Gi|Ti|k|M|G|T)$/u;
     const SI = { k: 3, M: 6, G: 9, T: 12 };
     const IEC = { Ki: 10n, Mi: 20n, Gi: 30n, Ti: 40n };
-    const JSON_TYPES = ["loads", "json_list_type", "parse_cuda_graph_config_arg"];
+    const JSON_TYPES = table("JSON_TYPES");
 
     class BadValue extends Error {
       constructor(expected) {
@@ -1674,6 +1679,12 @@
 
     // ======================================================================== check.py
     const RULES = data.rules;
+    // a rule whose predicate checker.js lacks would never fire here while Python's checker fires it: refuse the data
+    for (const rule of RULES) {
+      if (!Object.prototype.hasOwnProperty.call(PREDICATES, rule.predicate)) {
+        throw new Error(`checker data: rule ${rule.id} uses predicate "${rule.predicate}", which checker.js does not implement (handbook/checker/predicates.py)`);
+      }
+    }
     const CHECKPOINTS = data.checkpoints;
 
     // check.py model_of: the model of the checkpoint --model-path names (sizing.py checkpoint_of)
@@ -1773,7 +1784,7 @@
       return [finding("error", "module.absent", message("check-module-absent", { module: name, version: VERSION, releases, hint }), line, name)];
     }
 
-    const MODEL_TYPE = "--model-type";
+    const MODEL_TYPE = table("MODEL_TYPE");
     const shortName = (path) => path.replace(/\/+$/, "").split("/").pop().toLowerCase();
 
     function isDiffusionModel(path, registered) {
@@ -1911,7 +1922,6 @@
       for (const rule of RULES) {
         if (rule.program !== inv.program) continue;
         const test = PREDICATES[rule.predicate];
-        if (!test) continue;
         let values;
         try {
           values = applies(rule.params, F) ? test(rule.params, F) : null;
@@ -1932,7 +1942,7 @@
     const REWRITE = data.environ.rewrite;
     const DIRECT_READS = data.environ.direct || {};
     const ENV_RESTS = VARIABLE_NAMES.filter((known) => known.startsWith(REWRITE.to)).map((known) => known.slice(REWRITE.to.length));
-    const BOOL_WORDS = ["true", "1", "yes", "y", "false", "0", "no", "n"];
+    const BOOL_WORDS = table("BOOL_WORDS");
 
     function expectedEnvValue(kind, value) {
       if (kind === "bool") return BOOL_WORDS.includes(value.toLowerCase()) ? null : message("check-expect-env-bool");
@@ -1989,10 +1999,10 @@
     // ======================================================================== deployment.py
     // Several commands of one text as one deployment: router targets, hosts, ports, PD roles, bootstrap
     // ports, the decode server's parsers, the nodes of one server.
-    const DEPLOY_LINK = "05-parallelism.md#pd-disaggregation";
-    const DEPLOY_ROLES = ["prefill", "decode"];
-    const SAME_ON_EVERY_NODE = ["--model-path", "--tp-size", "--pp-size", "--ep-size", "--attn-dp-size", "--dp-size", "--disaggregation-mode"];
-    const PD_PARSERS = ["--reasoning-parser", "--tool-call-parser"];
+    const DEPLOY_LINK = table("DEPLOY_LINK");
+    const DEPLOY_ROLES = table("DEPLOY_ROLES");
+    const SAME_ON_EVERY_NODE = table("SAME_ON_EVERY_NODE");
+    const PD_PARSERS = table("PD_PARSERS");
     const URL_PARTS = /^(?:[a-z][a-z0-9+.-]*:\/\/)?(\[[^\]]*\]|[^:/[\]]*)(?::([^/]*))?(\/.*)?$/i;
 
     const pyText = (v) => {
@@ -2337,7 +2347,7 @@
     }
 
     // ======================================================================== findings.py + check_command
-    const RANK = { error: 0, warning: 1, note: 2 };
+    const RANK = table("RANK");
 
     function ordered(findings) {
       return findings
@@ -2441,9 +2451,9 @@
     }
 
     // ======================================================================== sizing.py
-    const SIZING_LINK = "planner.md#plan";
-    const LARGEST = 2 ** 31 - 1;
-    const SIZED_INTEGERS = ["tp_size", "ep_size", "pp_size", "attn_dp_size", "context_length", "page_size", "max_total_tokens", "max_running_requests"];
+    const SIZING_LINK = table("SIZING_LINK");
+    const LARGEST = table("LARGEST");
+    const SIZED_INTEGERS = table("SIZED_INTEGERS");
 
     function checkpointOf(args) {
       if (!args.given.has("model_path")) return null;

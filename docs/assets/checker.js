@@ -24,7 +24,7 @@
   // Unicode decimal digits → ASCII (int(), float() and Decimal() read any of them)
   function asciiDigits(text) {
     return text.replace(/\p{Nd}/gu, (ch) => {
-      let code = ch.codePointAt(0);
+      const code = ch.codePointAt(0);
       let zero = code;
       while (DIGIT.test(String.fromCodePoint(zero - 1))) zero -= 1;
       return String((code - zero) % 10);
@@ -239,7 +239,7 @@
     if (value === true) return "true";
     if (value === false) return "false";
     if (typeof value === "number") return Number.isInteger(value) ? String(value) : floatRepr(value);
-    if (typeof value === "string") return JSON.stringify(value).replace(/[\u0080-\uffff]/g, (c) => "\\u" + c.charCodeAt(0).toString(16).padStart(4, "0"));
+    if (typeof value === "string") return JSON.stringify(value).replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
     if (Array.isArray(value)) return `[${value.map(pyJsonDumps).join(", ")}]`;
     return `{${Object.entries(value).map(([k, v]) => `${pyJsonDumps(k)}: ${pyJsonDumps(v)}`).join(", ")}}`;
   }
@@ -787,7 +787,7 @@
       return [{ options: found, image }, Math.min(i + 1, words.length), envs];
     }
 
-    const dockerHas = (run, name) => run.options.some((w) => w.text === name || w.text.startsWith(name + "="));
+    const dockerHas = (run, name) => run.options.some((w) => w.text === name || w.text.startsWith(`${name}=`));
 
     const LAUNCHERS = SHELL.launchers
       .map(([head, takesValue, switchesOnly, operands, envOptions, doubleDash]) => ({ head, takesValue, switchesOnly, operands, envOptions, doubleDash }))
@@ -1495,7 +1495,7 @@
         if (!v4 || v4.slice(1).some((p) => Number(p) > 255 || (p.length > 1 && p[0] === "0"))) return false;
         const n = v4.slice(1).map(Number);
         tail = [(n[0] << 8) | n[1], (n[2] << 8) | n[3]];
-        head = text.slice(0, lastColon + 1) + "0";
+        head = `${text.slice(0, lastColon + 1)}0`;
         tail = tail.map((x) => x);
         head = head.slice(0, -1);
         if (head.endsWith(":") && !head.endsWith("::")) head = head.slice(0, -1);
@@ -1764,7 +1764,7 @@
       for (const [other, otherLife] of Object.entries(LIVES)) if (otherLife.alias_of.some(([, t]) => t === name)) candidates.push(other);
       for (const candidate of candidates) {
         const found = LIVES[candidate];
-        if (found !== undefined && found.versions.includes(version)) return candidate;
+        if (found?.versions.includes(version)) return candidate;
       }
       return null;
     }
@@ -1808,7 +1808,7 @@
           modelType = words[i + 1].text;
           i += 2;
           given = words[i - 1];
-        } else if (w.text.startsWith(MODEL_TYPE + "=")) {
+        } else if (w.text.startsWith(`${MODEL_TYPE}=`)) {
           modelType = partition(w.text, "=")[2];
           i += 1;
           given = w;
@@ -2026,7 +2026,7 @@
       return canonical(a.text) === canonical(b.text);
     }
 
-    function valueOf(args, flag) {
+    function flagValue(args, flag) {
       const option = args.parser.get(flag);
       if (option === null) return null;
       const given = args.given.get(option.dest);
@@ -2057,18 +2057,18 @@
     }
 
     function serverOf(inv, args) {
-      const mode = valueOf(args, "--disaggregation-mode");
-      const dist = valueOf(args, "--dist-init-addr");
+      const mode = flagValue(args, "--disaggregation-mode");
+      const dist = flagValue(args, "--dist-init-addr");
       const rank = integerOf(args, "--node-rank");
       return {
         inv,
         args,
         line: inv.line,
         role: mode !== null && DEPLOY_ROLES.includes(mode.text) ? mode.text : "plain",
-        host: valueOf(args, "--host") || dValue("127.0.0.1", false, false),
-        port: valueOf(args, "--port") || dValue("30000", false, false),
-        bootstrap: valueOf(args, "--disaggregation-bootstrap-port") || dValue("8998", false, false),
-        dist: dist !== null && dist.given ? dist : null,
+        host: flagValue(args, "--host") || dValue("127.0.0.1", false, false),
+        port: flagValue(args, "--port") || dValue("30000", false, false),
+        bootstrap: flagValue(args, "--disaggregation-bootstrap-port") || dValue("8998", false, false),
+        dist: dist?.given ? dist : null,
         nnodes: integerOf(args, "--nnodes"),
         rank,
         servesHttp: rank === 0 || rank === UNKNOWN || !(typeof rank === "number" || typeof rank === "bigint" || typeof rank === "boolean") || rank === false,
@@ -2263,16 +2263,16 @@
         for (const flag of PD_PARSERS) {
           let wanted = null;
           for (const prefill of prefills) {
-            const value = valueOf(prefill.args, flag);
-            if (value !== null && value.given) {
+            const value = flagValue(prefill.args, flag);
+            if (value?.given) {
               wanted = [prefill, value];
               break;
             }
           }
           if (wanted === null) continue;
           const [prefill, value] = wanted;
-          const have = valueOf(decode.args, flag);
-          if (have !== null && have.given && same(have, value) !== false) continue;
+          const have = flagValue(decode.args, flag);
+          if (have?.given && same(have, value) !== false) continue;
           findings.push(
             deployFinding("warning", "deploy-parsers", decode.line, flag, [["set", flag, value.text]], decode.line, {
               flag, value: value.text, prefill_line: prefill.line, decode_line: decode.line,
@@ -2311,7 +2311,7 @@
           if (!ranks.has(rank)) ranks.set(rank, member);
         }
         for (const flag of SAME_ON_EVERY_NODE) {
-          const values = members.map((m) => valueOf(m.args, flag));
+          const values = members.map((m) => flagValue(m.args, flag));
           if (values.some((v) => v === null)) continue;
           if (values.some((a) => values.some((b) => same(a, b) === false))) {
             const shown = values.map((v, i) => `${v.text} (${members[i].line})`).join(", ");

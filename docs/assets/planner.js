@@ -103,7 +103,7 @@
 
   function architecture(model) {
     const names = model.config.architectures;
-    return names && names.length ? names[0] : null;
+    return names?.length ? names[0] : null;
   }
 
   function isDsa(model) {
@@ -817,7 +817,7 @@
   }
 
   function size(n) {
-    return n < 0 ? "-" + binarySize(-n) : binarySize(n);
+    return n < 0 ? `-${binarySize(-n)}` : binarySize(n);
   }
 
   function boundReasons(p, messages) {
@@ -1349,7 +1349,7 @@
       const response = await fetch(url, { cache: "no-cache" });
       if (!response.ok) throw new Error(String(response.status));
       data = await response.json();
-    } catch (err) {
+    } catch {
       status.replaceChildren(element("p", {}, template(messages["planner-load-failed"], { url: url.pathname })));
       status.classList.add("planner-warn");
       return;

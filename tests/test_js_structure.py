@@ -18,6 +18,7 @@ import pytest
 
 from handbook.calc import planner_data
 from handbook.checker import export, predicates
+from handbook.core.messages import DOMAINS
 from handbook.engine.snapshot import load_snapshot
 from handbook.kb.loader import load_kb
 
@@ -74,6 +75,13 @@ def test_the_checkers_finding_codes_are_the_same_on_both_sides(pattern, what):
     js = set(pattern.findall(CHECKER_JS.read_text(encoding="utf-8")))
     assert len(python) >= 10, what
     assert sorted(python ^ js) == [], f"{what}s on one side only"
+
+
+def test_every_message_checker_js_names_is_in_the_catalogue_it_is_sent():
+    sent = {key for domain in export.MESSAGE_DOMAINS for key in DOMAINS[domain]}
+    named = set(re.findall(r'"((?:check|deploy|sizing)-[a-z0-9-]+)"', CHECKER_JS.read_text(encoding="utf-8")))
+    assert len(named) >= 50
+    assert sorted(named - sent) == []
 
 
 def table_uses(text: str, pattern: str) -> set[str]:
@@ -198,6 +206,23 @@ def test_the_browsers_checker_refuses_a_rule_whose_predicate_it_does_not_know(no
     assert run_js(node, CHECKER_CREATE, data).stdout == (
         'checker data: rule python-only uses predicate "python-only-predicate", which checker.js does not '
         "implement (handbook/checker/predicates.py)\n"
+    )
+
+
+CHECKER_MESSAGE = """
+const { create } = require("./docs/assets/checker.js");
+const data = JSON.parse(require("fs").readFileSync(0, "utf8"));
+try { console.log(create(data).check("python -m sglang.launch_server --tp-size").map((f) => f.code).join(" ")); }
+catch (err) { console.log(err.message); }
+"""
+
+
+def test_the_browsers_checker_refuses_a_message_it_is_not_sent(node):
+    data = export.checker_data(load_snapshot(), load_kb())
+    assert run_js(node, CHECKER_MESSAGE, data).stdout == "value.missing args.required\n"
+    del data["messages"]["check-value-missing"]
+    assert run_js(node, CHECKER_MESSAGE, data).stdout == (
+        "checker data: no message check-value-missing (handbook/checker/export.py MESSAGE_DOMAINS)\n"
     )
 
 

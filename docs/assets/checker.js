@@ -389,6 +389,7 @@
 
     // handbook.core.messages.message: both languages, a {zh, en} value giving each its own part
     function message(key, values = {}) {
+      if (!Object.prototype.hasOwnProperty.call(M, key)) throw new Error(`checker data: no message ${key} (handbook/checker/export.py MESSAGE_DOMAINS)`);
       const out = {};
       LANGS.forEach((lang, index) => {
         const filled = {};

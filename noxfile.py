@@ -44,6 +44,11 @@ def lint(session: nox.Session) -> None:
     # the workflows' supply chain: actions pinned by commit, no credential persistence (zizmor.yml
     # explains each finding left)
     session.run("zizmor", "--offline", "--persona=auditor", "--config", "zizmor.yml", ".github/workflows")
+    # the JavaScript (docs/assets/, tests/js/): Biome at the version package-lock.json pins, installed by
+    # npm ci into node_modules/ (needs node and npm: apt-get install nodejs npm); biome.jsonc says why each
+    # rule left off is off
+    session.run("npm", "ci", "--no-audit", "--no-fund", "--loglevel=error", external=True)
+    session.run("node_modules/.bin/biome", "lint", "--error-on-warnings", ".", external=True)
 
 
 @nox.session(python=PYTHON)

@@ -17,6 +17,7 @@ from handbook.calc.planner_data import (
     planner_json,
     write_planner_data,
 )
+from handbook.core.formatting import json_safe
 from handbook.core.messages import CATALOGUE as STRINGS
 from handbook.kb.loader import load_kb
 from handbook.render.context import RenderContext
@@ -37,11 +38,12 @@ def test_export_shape():
         "defaults",
         "engine_defaults",
         "tp_choices",
+        "tables",
         "dtypes",
         "hardware",
         "models",
     }
-    assert data["schema_version"] == SCHEMA_VERSION == 2
+    assert data["schema_version"] == SCHEMA_VERSION == 3
     assert data["engine"] == {"name": "SGLang", "version": "0.5.23"}
     assert data["defaults"] == {
         # the first model and accelerator (KB order) whose automatic TP leaves room for a full request
@@ -142,7 +144,9 @@ def test_export_is_canonical_and_deterministic(tmp_path):
     text = planner_json(KB)
     assert text == planner_json(load_kb())  # a fresh load gives the same bytes
     assert text.endswith("}\n") and "\r" not in text
-    assert json.dumps(json.loads(text), ensure_ascii=False, indent=2, sort_keys=True) + "\n" == text
+    # sorted keys, two-space indent, UTF-8 as is; "<", ">" and "&" as \u escapes (the placeholder "<model>")
+    canonical = json.dumps(json.loads(text), ensure_ascii=False, indent=2, sort_keys=True) + "\n"
+    assert json_safe(canonical) == text and "\\u003cmodel\\u003e" in text
     (tmp_path / "one").mkdir()  # a site root exists before anything is written into it
     (tmp_path / "two").mkdir()
     first = write_planner_data(KB, tmp_path / "one")

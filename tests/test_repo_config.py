@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import json
 import re
 import shlex
 from pathlib import Path
@@ -327,3 +328,24 @@ def test_the_job_container_is_pinned_by_digest_or_says_why_not():
             if line.strip().startswith("container:") and "@sha256:" not in line:
                 above = "\n".join(lines[max(0, i - 4) : i])
                 assert "digest" in above and "cannot reach" in above, f"{path.name}: {line.strip()}"
+
+
+def test_the_javascript_linter_is_pinned_exactly_and_run_by_the_lint_session():
+    package = json.loads((REPO / "package.json").read_text(encoding="utf-8"))
+    lock = json.loads((REPO / "package-lock.json").read_text(encoding="utf-8"))
+    version = package["devDependencies"]["@biomejs/biome"]
+    assert re.fullmatch(r"\d+\.\d+\.\d+", version), f"not an exact version: {version}"
+    assert lock["packages"][""]["devDependencies"] == package["devDependencies"]
+    assert lock["packages"]["node_modules/@biomejs/biome"]["version"] == version
+    assert "/node_modules/" in (REPO / ".gitignore").read_text(encoding="utf-8").splitlines()
+    noxfile = (REPO / "noxfile.py").read_text(encoding="utf-8")
+    lint = next(n for n in ast.parse(noxfile).body if isinstance(n, ast.FunctionDef) and n.name == "lint")
+    calls = [
+        [a.value for a in call.args if isinstance(a, ast.Constant)]
+        for call in ast.walk(lint)
+        if isinstance(call, ast.Call) and getattr(call.func, "attr", None) == "run"
+    ]
+    assert calls[-2][:2] == ["npm", "ci"]  # exactly the locked tree, into node_modules/
+    assert calls[-1] == ["node_modules/.bin/biome", "lint", "--error-on-warnings", "."]
+    ci = (REPO / ".ci" / "run").read_text(encoding="utf-8")
+    assert "command -v npm >/dev/null || need+=(npm)" in ci and "nox -s lint" in ci.splitlines()

@@ -32,7 +32,7 @@ async function sizedChecker() {
       self.document = { currentScript: null, readyState: "complete", querySelectorAll: () => [] };
       importScripts("numbers.js", "planner.js");
       sized = self.HandbookChecker.create(data, { planner: self.HandbookPlanner, data: await fetched(plannerUrl) });
-    } catch (err) {
+    } catch {
       sized = false;
     }
   }
@@ -48,7 +48,7 @@ self.onmessage = async (event) => {
       checker = self.HandbookChecker.create(data);
       self.postMessage({ ready: checker.version });
     } catch (err) {
-      self.postMessage({ error: String(err && err.message ? err.message : err) });
+      self.postMessage({ error: String(err?.message ? err.message : err) });
     }
     return;
   }
@@ -67,6 +67,6 @@ self.onmessage = async (event) => {
     };
     self.postMessage({ id, result });
   } catch (err) {
-    self.postMessage({ id, error: String(err && err.message ? err.message : err) });
+    self.postMessage({ id, error: String(err?.message ? err.message : err) });
   }
 };

@@ -24,7 +24,7 @@
   // Unicode decimal digits → ASCII (int(), float() and Decimal() read any of them)
   function asciiDigits(text) {
     return text.replace(/\p{Nd}/gu, (ch) => {
-      let code = ch.codePointAt(0);
+      const code = ch.codePointAt(0);
       let zero = code;
       while (DIGIT.test(String.fromCodePoint(zero - 1))) zero -= 1;
       return String((code - zero) % 10);
@@ -239,7 +239,7 @@
     if (value === true) return "true";
     if (value === false) return "false";
     if (typeof value === "number") return Number.isInteger(value) ? String(value) : floatRepr(value);
-    if (typeof value === "string") return JSON.stringify(value).replace(/[\u0080-\uffff]/g, (c) => "\\u" + c.charCodeAt(0).toString(16).padStart(4, "0"));
+    if (typeof value === "string") return JSON.stringify(value).replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
     if (Array.isArray(value)) return `[${value.map(pyJsonDumps).join(", ")}]`;
     return `{${Object.entries(value).map(([k, v]) => `${pyJsonDumps(k)}: ${pyJsonDumps(v)}`).join(", ")}}`;
   }
@@ -381,9 +381,15 @@
   function create(data, sizer = null) {
     const M = data.messages;
     const VERSION = data.version;
+    // the checker's fixed tables, from the export (handbook/checker/export.py TABLES): none is typed here
+    const table = (name) => {
+      if (!data.tables || !Object.prototype.hasOwnProperty.call(data.tables, name)) throw new Error(`checker data: no table ${name} (handbook/checker/export.py TABLES)`);
+      return data.tables[name];
+    };
 
     // handbook.core.messages.message: both languages, a {zh, en} value giving each its own part
     function message(key, values = {}) {
+      if (!Object.prototype.hasOwnProperty.call(M, key)) throw new Error(`checker data: no message ${key} (handbook/checker/export.py MESSAGE_DOMAINS)`);
       const out = {};
       LANGS.forEach((lang, index) => {
         const filled = {};
@@ -394,7 +400,7 @@
     }
 
     // findings.py IMPACTS: errors refuse to start, warnings will misbehave, security advice, then style
-    const IMPACTS = ["refuses", "misbehaves", "security", "style"];
+    const IMPACTS = table("IMPACTS");
     const IMPACT_OF = { error: "refuses", warning: "misbehaves", note: "style" };
 
     // core/suggest.py Suggestions: one check's "did you mean": each distinct name once per list, and at most
@@ -782,7 +788,7 @@
       return [{ options: found, image }, Math.min(i + 1, words.length), envs];
     }
 
-    const dockerHas = (run, name) => run.options.some((w) => w.text === name || w.text.startsWith(name + "="));
+    const dockerHas = (run, name) => run.options.some((w) => w.text === name || w.text.startsWith(`${name}=`));
 
     const LAUNCHERS = SHELL.launchers
       .map(([head, takesValue, switchesOnly, operands, envOptions, doubleDash]) => ({ head, takesValue, switchesOnly, operands, envOptions, doubleDash }))
@@ -890,7 +896,7 @@
       return null;
     }
 
-    const TORCHRUN_SWITCHES = ["--standalone", "--no-python", "--no_python", "--run-path", "--run_path"];
+    const TORCHRUN_SWITCHES = table("TORCHRUN_SWITCHES");
 
     function torchrun(words) {
       let i = 1;
@@ -1057,7 +1063,7 @@
     const HUMAN_INT = /^(\p{Nd}+(?:\.\p{Nd}+)?)(Ki|Mi|Gi|Ti|k|M|G|T)$/u;
     const SI = { k: 3, M: 6, G: 9, T: 12 };
     const IEC = { Ki: 10n, Mi: 20n, Gi: 30n, Ti: 40n };
-    const JSON_TYPES = ["loads", "json_list_type", "parse_cuda_graph_config_arg"];
+    const JSON_TYPES = table("JSON_TYPES");
 
     class BadValue extends Error {
       constructor(expected) {
@@ -1490,7 +1496,7 @@
         if (!v4 || v4.slice(1).some((p) => Number(p) > 255 || (p.length > 1 && p[0] === "0"))) return false;
         const n = v4.slice(1).map(Number);
         tail = [(n[0] << 8) | n[1], (n[2] << 8) | n[3]];
-        head = text.slice(0, lastColon + 1) + "0";
+        head = `${text.slice(0, lastColon + 1)}0`;
         tail = tail.map((x) => x);
         head = head.slice(0, -1);
         if (head.endsWith(":") && !head.endsWith("::")) head = head.slice(0, -1);
@@ -1674,6 +1680,12 @@
 
     // ======================================================================== check.py
     const RULES = data.rules;
+    // a rule whose predicate checker.js lacks would never fire here while Python's checker fires it: refuse the data
+    for (const rule of RULES) {
+      if (!Object.prototype.hasOwnProperty.call(PREDICATES, rule.predicate)) {
+        throw new Error(`checker data: rule ${rule.id} uses predicate "${rule.predicate}", which checker.js does not implement (handbook/checker/predicates.py)`);
+      }
+    }
     const CHECKPOINTS = data.checkpoints;
 
     // check.py model_of: the model of the checkpoint --model-path names (sizing.py checkpoint_of)
@@ -1753,7 +1765,7 @@
       for (const [other, otherLife] of Object.entries(LIVES)) if (otherLife.alias_of.some(([, t]) => t === name)) candidates.push(other);
       for (const candidate of candidates) {
         const found = LIVES[candidate];
-        if (found !== undefined && found.versions.includes(version)) return candidate;
+        if (found?.versions.includes(version)) return candidate;
       }
       return null;
     }
@@ -1773,7 +1785,7 @@
       return [finding("error", "module.absent", message("check-module-absent", { module: name, version: VERSION, releases, hint }), line, name)];
     }
 
-    const MODEL_TYPE = "--model-type";
+    const MODEL_TYPE = table("MODEL_TYPE");
     const shortName = (path) => path.replace(/\/+$/, "").split("/").pop().toLowerCase();
 
     function isDiffusionModel(path, registered) {
@@ -1797,7 +1809,7 @@
           modelType = words[i + 1].text;
           i += 2;
           given = words[i - 1];
-        } else if (w.text.startsWith(MODEL_TYPE + "=")) {
+        } else if (w.text.startsWith(`${MODEL_TYPE}=`)) {
           modelType = partition(w.text, "=")[2];
           i += 1;
           given = w;
@@ -1911,7 +1923,6 @@
       for (const rule of RULES) {
         if (rule.program !== inv.program) continue;
         const test = PREDICATES[rule.predicate];
-        if (!test) continue;
         let values;
         try {
           values = applies(rule.params, F) ? test(rule.params, F) : null;
@@ -1932,7 +1943,7 @@
     const REWRITE = data.environ.rewrite;
     const DIRECT_READS = data.environ.direct || {};
     const ENV_RESTS = VARIABLE_NAMES.filter((known) => known.startsWith(REWRITE.to)).map((known) => known.slice(REWRITE.to.length));
-    const BOOL_WORDS = ["true", "1", "yes", "y", "false", "0", "no", "n"];
+    const BOOL_WORDS = table("BOOL_WORDS");
 
     function expectedEnvValue(kind, value) {
       if (kind === "bool") return BOOL_WORDS.includes(value.toLowerCase()) ? null : message("check-expect-env-bool");
@@ -1989,10 +2000,10 @@
     // ======================================================================== deployment.py
     // Several commands of one text as one deployment: router targets, hosts, ports, PD roles, bootstrap
     // ports, the decode server's parsers, the nodes of one server.
-    const DEPLOY_LINK = "05-parallelism.md#pd-disaggregation";
-    const DEPLOY_ROLES = ["prefill", "decode"];
-    const SAME_ON_EVERY_NODE = ["--model-path", "--tp-size", "--pp-size", "--ep-size", "--attn-dp-size", "--dp-size", "--disaggregation-mode"];
-    const PD_PARSERS = ["--reasoning-parser", "--tool-call-parser"];
+    const DEPLOY_LINK = table("DEPLOY_LINK");
+    const DEPLOY_ROLES = table("DEPLOY_ROLES");
+    const SAME_ON_EVERY_NODE = table("SAME_ON_EVERY_NODE");
+    const PD_PARSERS = table("PD_PARSERS");
     const URL_PARTS = /^(?:[a-z][a-z0-9+.-]*:\/\/)?(\[[^\]]*\]|[^:/[\]]*)(?::([^/]*))?(\/.*)?$/i;
 
     const pyText = (v) => {
@@ -2016,7 +2027,7 @@
       return canonical(a.text) === canonical(b.text);
     }
 
-    function valueOf(args, flag) {
+    function flagValue(args, flag) {
       const option = args.parser.get(flag);
       if (option === null) return null;
       const given = args.given.get(option.dest);
@@ -2047,18 +2058,18 @@
     }
 
     function serverOf(inv, args) {
-      const mode = valueOf(args, "--disaggregation-mode");
-      const dist = valueOf(args, "--dist-init-addr");
+      const mode = flagValue(args, "--disaggregation-mode");
+      const dist = flagValue(args, "--dist-init-addr");
       const rank = integerOf(args, "--node-rank");
       return {
         inv,
         args,
         line: inv.line,
         role: mode !== null && DEPLOY_ROLES.includes(mode.text) ? mode.text : "plain",
-        host: valueOf(args, "--host") || dValue("127.0.0.1", false, false),
-        port: valueOf(args, "--port") || dValue("30000", false, false),
-        bootstrap: valueOf(args, "--disaggregation-bootstrap-port") || dValue("8998", false, false),
-        dist: dist !== null && dist.given ? dist : null,
+        host: flagValue(args, "--host") || dValue("127.0.0.1", false, false),
+        port: flagValue(args, "--port") || dValue("30000", false, false),
+        bootstrap: flagValue(args, "--disaggregation-bootstrap-port") || dValue("8998", false, false),
+        dist: dist?.given ? dist : null,
         nnodes: integerOf(args, "--nnodes"),
         rank,
         servesHttp: rank === 0 || rank === UNKNOWN || !(typeof rank === "number" || typeof rank === "bigint" || typeof rank === "boolean") || rank === false,
@@ -2253,16 +2264,16 @@
         for (const flag of PD_PARSERS) {
           let wanted = null;
           for (const prefill of prefills) {
-            const value = valueOf(prefill.args, flag);
-            if (value !== null && value.given) {
+            const value = flagValue(prefill.args, flag);
+            if (value?.given) {
               wanted = [prefill, value];
               break;
             }
           }
           if (wanted === null) continue;
           const [prefill, value] = wanted;
-          const have = valueOf(decode.args, flag);
-          if (have !== null && have.given && same(have, value) !== false) continue;
+          const have = flagValue(decode.args, flag);
+          if (have?.given && same(have, value) !== false) continue;
           findings.push(
             deployFinding("warning", "deploy-parsers", decode.line, flag, [["set", flag, value.text]], decode.line, {
               flag, value: value.text, prefill_line: prefill.line, decode_line: decode.line,
@@ -2301,7 +2312,7 @@
           if (!ranks.has(rank)) ranks.set(rank, member);
         }
         for (const flag of SAME_ON_EVERY_NODE) {
-          const values = members.map((m) => valueOf(m.args, flag));
+          const values = members.map((m) => flagValue(m.args, flag));
           if (values.some((v) => v === null)) continue;
           if (values.some((a) => values.some((b) => same(a, b) === false))) {
             const shown = values.map((v, i) => `${v.text} (${members[i].line})`).join(", ");
@@ -2337,7 +2348,7 @@
     }
 
     // ======================================================================== findings.py + check_command
-    const RANK = { error: 0, warning: 1, note: 2 };
+    const RANK = table("RANK");
 
     function ordered(findings) {
       return findings
@@ -2441,9 +2452,9 @@
     }
 
     // ======================================================================== sizing.py
-    const SIZING_LINK = "planner.md#plan";
-    const LARGEST = 2 ** 31 - 1;
-    const SIZED_INTEGERS = ["tp_size", "ep_size", "pp_size", "attn_dp_size", "context_length", "page_size", "max_total_tokens", "max_running_requests"];
+    const SIZING_LINK = table("SIZING_LINK");
+    const LARGEST = table("LARGEST");
+    const SIZED_INTEGERS = table("SIZED_INTEGERS");
 
     function checkpointOf(args) {
       if (!args.given.has("model_path")) return null;

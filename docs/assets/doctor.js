@@ -135,7 +135,7 @@
   async function copyText(text, button, m) {
     try {
       await navigator.clipboard.writeText(text);
-    } catch (err) {
+    } catch {
       const area = element("textarea", { readonly: "", class: "cfg-offscreen" });
       area.value = text;
       document.body.append(area);
@@ -168,7 +168,7 @@
     async start() {
       try {
         this.version = await this.spawn();
-      } catch (err) {
+      } catch {
         this.localData = await load(CHECKER_DATA);
         this.local = window.HandbookChecker.create(this.localData);
         this.version = this.local.version;
@@ -220,7 +220,7 @@
       if (this.localSized === null) {
         try {
           this.localSized = window.HandbookChecker.create(this.localData, { planner: window.HandbookPlanner, data: await load(PLANNER_DATA) });
-        } catch (err) {
+        } catch {
           this.localSized = false;
         }
       }
@@ -244,7 +244,8 @@
       }
       if (this.worker === null) await this.spawn();
       return new Promise((resolve, reject) => {
-        const id = (this.next += 1);
+        this.next += 1;
+        const id = this.next;
         const timer = window.setTimeout(() => this.stop(new Error(`> ${CHECK_LIMIT_MS / 1000} s`)), CHECK_LIMIT_MS);
         this.waiting.set(id, { resolve, reject, timer });
         this.worker.postMessage({ id, text, gpu, listed: LISTED_FINDINGS });
@@ -274,7 +275,7 @@
       this.gpu.addEventListener("change", () => {
         try {
           window.sessionStorage.setItem(STORED_GPU, this.gpu.value);
-        } catch (err) {
+        } catch {
           // storage may be off
         }
         this.run();
@@ -287,14 +288,14 @@
       this.restored = null;
       try {
         this.restored = window.sessionStorage.getItem(STORED_COMMAND);
-      } catch (err) {
+      } catch {
         this.restored = null;
       }
       if (this.restored) this.input.value = this.restored;
       let storedGpu = null;
       try {
         storedGpu = window.sessionStorage.getItem(STORED_GPU);
-      } catch (err) {
+      } catch {
         storedGpu = null;
       }
       if (storedGpu && [...this.gpu.options].some((o) => o.value === storedGpu)) this.gpu.value = storedGpu;
@@ -305,7 +306,7 @@
       try {
         if (text) window.sessionStorage.setItem(STORED_COMMAND, text);
         else window.sessionStorage.removeItem(STORED_COMMAND);
-      } catch (err) {
+      } catch {
         // storage may be off: the state is then kept for this page only
       }
     }
@@ -385,7 +386,7 @@
         this.run();
         this.input.focus();
       });
-      const why = template(this.m["doc-failed"], { error: String(err && err.message ? err.message : err) });
+      const why = template(this.m["doc-failed"], { error: String(err?.message ? err.message : err) });
       this.status.replaceChildren(element("p", { class: "cfg-warn doc-failed" }, why, " ", clear));
       this.list.replaceChildren();
       this.list.hidden = false;
@@ -663,7 +664,7 @@
       const checks = new Checks();
       try {
         await checks.start();
-      } catch (err) {
+      } catch {
         status.replaceChildren(element("p", { class: "cfg-warn" }, template(messages[failed], { url: CHECKER_DATA.pathname })));
         return;
       }
@@ -676,7 +677,7 @@
     let configuratorData;
     try {
       [checkerData, configuratorData] = await Promise.all([load(CHECKER_DATA), load(CONFIGURATOR_DATA)]);
-    } catch (err) {
+    } catch {
       status.replaceChildren(element("p", { class: "cfg-warn" }, template(messages[failed], { url: CONFIGURATOR_DATA.pathname })));
       return;
     }

@@ -32,7 +32,7 @@
         carried = String(digit % 10) + carried;
       }
       if (carry) {
-        carried = "1" + carried.slice(0, -1);
+        carried = `1${carried.slice(0, -1)}`;
         e += 1;
       }
       head = carried;
@@ -51,7 +51,7 @@
     const x = Math.abs(n);
     if (Number.isInteger(x)) return sign + grouped(BigInt(x).toString());
     const e = Number(x.toExponential(99).split("e")[1]);
-    if (e < 0) return x > 0.5 ? sign + "1" : "0"; // below 1: 0.5 itself rounds to the even 0
+    if (e < 0) return x > 0.5 ? `${sign}1` : "0"; // below 1: 0.5 itself rounds to the even 0
     const [head, exp] = roundDigits(x, e + 1);
     const digits = head.padEnd(exp + 1, "0");
     return (digits === "0" ? "" : sign) + grouped(digits);
@@ -59,7 +59,7 @@
 
   // f"{x:,.0f}": like thousands, but a negative number that rounds to zero keeps its sign ("-0")
   function fixed0(x) {
-    return x < 0 ? "-" + thousands(-x) : thousands(x);
+    return x < 0 ? `-${thousands(-x)}` : thousands(x);
   }
 
   // formatting.sig: f"{x:.{digits}g}", falling back to f"{x:,.0f}" where Python would write an exponent

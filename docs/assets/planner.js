@@ -4,9 +4,9 @@
  * handbook/calc/launch.py and the figure texts of handbook/render/planner.py written again for the browser,
  * with the same operations in the same order, so both sides give identical numbers; the test suite compares
  * them over every model × accelerator × dtype of the knowledge base. The data is the KB export the build
- * writes beside the pages (handbook/calc/planner_data.py), the engine's defaults included; the wording comes
- * from the page (<script class="planner-messages">). Plain ES2020: no third-party code, no request beyond
- * that one file of this site.
+ * writes beside the pages (handbook/calc/planner_data.py), the engine's defaults and Python's constant tables
+ * included (none is typed here); the wording comes from the page (<script class="planner-messages">).
+ * Plain ES2020: no third-party code, no request beyond that one file of this site.
  */
 (function () {
   "use strict";
@@ -14,62 +14,6 @@
   const GB = 1e9;
   const MIB = 2 ** 20;
   const GIB = 2 ** 30;
-  const NOTE_CODES = [
-    "bounds",
-    "default-fraction",
-    "vlm-fraction",
-    "aiter",
-    "free-assumed",
-    "memory-bound",
-    "weights-formula",
-    "ple-offload",
-    "kv-heads-replicated",
-    "mla-replicated",
-    "swa-pool",
-    "linear-state",
-    "state-capped",
-    "multimodal-reserve",
-    "sparse-indexer",
-    "dsa-fp8-layout",
-    "qsa-indexer",
-    "page-size",
-    "heads-indivisible",
-    "kv-heads-indivisible",
-    "context-over-native",
-    "capped",
-    "multi-node",
-    "multi-node-unknown",
-  ];
-  const BOUND_CODES = [
-    "reported-memory",
-    "vision-config",
-    "kv-heads",
-    "architecture",
-    "platform",
-    "indexer",
-    "state-dtype",
-    "state-shape",
-  ];
-  const FIGURE_KEYS = [
-    "gpu",
-    "free",
-    "fraction",
-    "static",
-    "rest",
-    "weights",
-    "weights-gpu",
-    "budget",
-    "state",
-    "kv-pool",
-    "kv-token",
-    "kv-token-gpu",
-    "page",
-    "max-tokens",
-    "swa-tokens",
-    "requests",
-    "running",
-  ];
-  const PLACEHOLDER = "<model>";
   // The build writes the KB export beside this script (handbook.calc.planner_data.PLANNER_DATA_PATH), and both
   // language builds share the one assets folder.
   const DATA_URL = new URL("planner-data.json", document.currentScript ? document.currentScript.src : window.location.href);
@@ -79,6 +23,35 @@
       super(`${subject}: not published: ${missing.join(", ")}`);
       this.missing = missing;
     }
+  }
+
+  // Python's tables (handbook/calc/planner_data.py TABLES: the engine's constants, the parameter formulas'
+  // fields, the plan's codes), read from the data's "tables" by their Python names. useTables(data) binds them
+  // at each entry point that is given the data; a name the data lacks, or a read before any data was given,
+  // throws instead of reading as undefined.
+  let tablesOf = null;
+  let K = strictTables(null);
+
+  function strictTables(tables) {
+    return new Proxy(
+      {},
+      {
+        get(_, name) {
+          if (tables === null) throw new Error(`planner.js: table ${String(name)} read before the planner data was given`);
+          if (!Object.prototype.hasOwnProperty.call(tables, name)) throw new Error(`planner data: no table ${String(name)} (handbook/calc/planner_data.py TABLES)`);
+          return tables[name];
+        },
+      },
+    );
+  }
+
+  function useTables(data) {
+    if (tablesOf === data) return;
+    if (!data || typeof data.tables !== "object" || data.tables === null) {
+      throw new Error(`planner data: no "tables" (schema_version ${data?.schema_version}; handbook/calc/planner_data.py)`);
+    }
+    K = strictTables(data.tables);
+    tablesOf = data;
   }
 
   // ------------------------------------------------------------------------------------------ Python's arithmetic
@@ -123,51 +96,19 @@
   // ------------------------------------------------------------------------------------------ engine rules
   // handbook/calc/sizing.py: the platform, the backend and page size, the default fraction, the indexers,
   // the state pool, max_running_requests. Each rule's wheel file and line is cited there.
-  const AITER_CONTEXT_THRESHOLD = 8192;
-  const AITER_FRACTION_SCALE = 0.85;
-  const MAMBA_REQUEST_RATIO = 3;
-  const MAMBA_TRACKING_SLOTS = 2;
-  const DSA_QUANT_BLOCK = 128;
-  const DTYPE_BYTES = { float32: 4, bfloat16: 2, float16: 2 };
-  const PLATFORMS = {
-    "nvidia/Hopper": "hopper",
-    "nvidia/Blackwell": "blackwell",
-    "nvidia/Blackwell Ultra": "blackwell",
-    "amd/CDNA 3": "cdna",
-    "amd/CDNA 4": "cdna",
-  };
-  const DSA_ARCHITECTURES = [
-    "DeepseekV3ForCausalLM",
-    "DeepseekV32ForCausalLM",
-    "MistralLarge3ForCausalLM",
-    "PixtralForConditionalGeneration",
-    "GlmMoeDsaForCausalLM",
-    "Glm5NextForConditionalGeneration",
-    "LongcatFlashForCausalLM",
-    "Dots3NoteForCausalLM",
-    "HYV4ForCausalLM",
-  ];
-  const DEEPSEEK_FAMILY = [...DSA_ARCHITECTURES, "KimiK25ForConditionalGeneration"];
-  const QWEN3_5_FAMILY = ["Qwen3NextForCausalLM", "Qwen3_5MoeForConditionalGeneration", "Qwen3_5ForConditionalGeneration"];
-  const QWEN4_EXP = ["Qwen4ExpForConditionalGeneration"];
-  const GPT_OSS = ["GptOssForCausalLM"];
-  const MULTIMODAL = ["Qwen3_5MoeForConditionalGeneration", "Qwen3_5ForConditionalGeneration", "Qwen4ExpForConditionalGeneration"];
-  const LINEAR_FIELDS = ["linear_num_key_heads", "linear_num_value_heads", "linear_key_head_dim", "linear_value_head_dim", "linear_conv_kernel_dim"];
-  const VLM_BASE = 0.95;
-  const VLM_FACTOR_MAX = 1.05;
 
   function platformOf(hw) {
-    return PLATFORMS[`${hw.vendor}/${hw.architecture || ""}`] || null;
+    return K.PLATFORMS[`${hw.vendor}/${hw.architecture || ""}`] || null;
   }
 
   function architecture(model) {
     const names = model.config.architectures;
-    return names && names.length ? names[0] : null;
+    return names?.length ? names[0] : null;
   }
 
   function isDsa(model) {
     const arch = architecture(model);
-    return model.kv_formula === "mla" && model.config.index_topk !== null && (arch === null || DSA_ARCHITECTURES.includes(arch));
+    return model.kv_formula === "mla" && model.config.index_topk !== null && (arch === null || K.DSA_ARCHITECTURES.includes(arch));
   }
 
   function isQsa(model) {
@@ -176,7 +117,7 @@
 
   function isMultimodal(model) {
     const arch = architecture(model);
-    return arch === null ? null : MULTIMODAL.includes(arch);
+    return arch === null ? null : K.MULTIMODAL.includes(arch);
   }
 
   function backend(data, model, platform, tp, kv) {
@@ -192,7 +133,7 @@
       const page = platform !== "cdna" || data.engine_defaults.use_aiter ? 64 : 1;
       return made("dsa", page, raw);
     }
-    if (QWEN4_EXP.includes(arch) && isQsa(model)) return made({ hopper: "fa3", blackwell: "triton", cdna: "aiter" }[platform], 64);
+    if (K.QWEN4_EXP.includes(arch) && isQsa(model)) return made({ hopper: "fa3", blackwell: "triton", cdna: "aiter" }[platform], 64);
     if (platform === "cdna") {
       if (!mla) return made("aiter", 1);
       const heads = model.config.num_key_value_heads;
@@ -204,10 +145,10 @@
       return made(perRank === 16 || perRank === 128 ? "aiter" : "triton", 1);
     }
     if (platform === "hopper") return made("fa3", 1);
-    if (mla) return DEEPSEEK_FAMILY.includes(arch) ? made("trtllm_mla", 64) : made("flashinfer", 1);
-    if (QWEN3_5_FAMILY.includes(arch)) return made("triton", 1);
+    if (mla) return K.DEEPSEEK_FAMILY.includes(arch) ? made("trtllm_mla", 64) : made("flashinfer", 1);
+    if (K.QWEN3_5_FAMILY.includes(arch)) return made("triton", 1);
     const c = model.config;
-    if (!GPT_OSS.includes(arch) && c.v_head_dim !== null && c.v_head_dim !== c.head_dim) return made("fa4", 128);
+    if (!K.GPT_OSS.includes(arch) && c.v_head_dim !== null && c.v_head_dim !== c.head_dim) return made("fa4", 128);
     return made("trtllm_mha", 64);
   }
 
@@ -228,11 +169,11 @@
   }
 
   function vlmFraction(fraction, hiddenSize, layers) {
-    if (hiddenSize === null) return fraction * (VLM_BASE * VLM_FACTOR_MAX);
+    if (hiddenSize === null) return fraction * (K.VLM_BASE * K.VLM_FACTOR_MAX);
     const vitLayers = layers !== null ? layers : 24;
     const ratio = (vitLayers * hiddenSize ** 2) / (24 * 1024 ** 2);
     const dynamic = Math.max(0.8, Math.min(1.05, 1.0 - 0.1 * (ratio - 1.0)));
-    return fraction * (VLM_BASE * dynamic);
+    return fraction * (K.VLM_BASE * dynamic);
   }
 
   function dsaIndexerLayers(model) {
@@ -247,13 +188,13 @@
     const layers = dsaIndexerLayers(model);
     const dim = model.config.index_head_dim;
     if (layers === null || dim === null) return null;
-    return (dim + Math.floor(dim / DSA_QUANT_BLOCK) * 4) * layers;
+    return (dim + Math.floor(dim / K.DSA_QUANT_BLOCK) * 4) * layers;
   }
 
   function dsaRow(model, raw, kvBytes) {
     const c = model.config;
     if (raw) return (c.kv_lora_rank + c.qk_rope_head_dim) * kvBytes;
-    return c.kv_lora_rank + Math.floor(c.kv_lora_rank / DSA_QUANT_BLOCK) * 4 + c.qk_rope_head_dim * 2;
+    return c.kv_lora_rank + Math.floor(c.kv_lora_rank / K.DSA_QUANT_BLOCK) * 4 + c.qk_rope_head_dim * 2;
   }
 
   function qsaIndexerBytes(model, fullLayers) {
@@ -267,9 +208,9 @@
     let groups = c.linear_num_key_heads;
     if (groups % tp) groups += tp - groups;
     const convDim = c.linear_num_value_heads * c.linear_value_head_dim + 2 * groups * c.linear_key_head_dim;
-    const conv = Math.floor(convDim / tp) * (c.linear_conv_kernel_dim - 1) * DTYPE_BYTES[data.engine_defaults.mamba_conv_dtype];
+    const conv = Math.floor(convDim / tp) * (c.linear_conv_kernel_dim - 1) * K.DTYPE_BYTES[data.engine_defaults.mamba_conv_dtype];
     const temporal = Math.floor(c.linear_num_value_heads / tp) * c.linear_value_head_dim * c.linear_key_head_dim;
-    return (conv + temporal * DTYPE_BYTES[ssmDtype]) * linearLayers;
+    return (conv + temporal * K.DTYPE_BYTES[ssmDtype]) * linearLayers;
   }
 
   function stateSlots(restGib, perRequest, ratio) {
@@ -282,35 +223,19 @@
     let estimated = Math.trunc((tokens / context) * 512);
     estimated = Math.max(Math.min(estimated, 4096), 2048);
     let requests = Math.min(given !== null ? Math.max(1, given) : estimated, Math.floor(tokens / 2));
-    if (slots !== null) requests = Math.min(requests, Math.floor(slots / (MAMBA_REQUEST_RATIO + MAMBA_TRACKING_SLOTS)));
+    if (slots !== null) requests = Math.min(requests, Math.floor(slots / (K.MAMBA_REQUEST_RATIO + K.MAMBA_TRACKING_SLOTS)));
     return requests;
   }
 
   // ------------------------------------------------------------------------------------------ parameters
   // handbook/calc/params.py: the parameter count from the architecture fields, where no total is published.
-  const DENSE_FIELDS = ["vocab_size", "hidden_size", "intermediate_size", "num_hidden_layers", "num_attention_heads", "num_key_value_heads", "head_dim", "tie_word_embeddings"];
-  const MLA_MOE_FIELDS = [
-    "vocab_size",
-    "hidden_size",
-    "intermediate_size",
-    "moe_intermediate_size",
-    "num_hidden_layers",
-    "first_k_dense_replace",
-    "num_attention_heads",
-    "q_lora_rank",
-    "kv_lora_rank",
-    "qk_nope_head_dim",
-    "qk_rope_head_dim",
-    "v_head_dim",
-    "tie_word_embeddings",
-  ];
 
   function formulaFamily(model) {
     const c = model.config;
     const counts = c.layer_types_count;
     if ("linear_attention" in counts || "sliding_attention" in counts || c.full_attention_interval || c.index_topk !== null) return null;
-    if (model.kv_formula === "gqa" && model.experts === null) return ["dense-gqa", DENSE_FIELDS];
-    if (model.kv_formula === "mla" && model.experts !== null) return ["mla-moe", MLA_MOE_FIELDS];
+    if (model.kv_formula === "gqa" && model.experts === null) return ["dense-gqa", K.DENSE_FIELDS];
+    if (model.kv_formula === "mla" && model.experts !== null) return ["mla-moe", K.MLA_MOE_FIELDS];
     return null;
   }
 
@@ -490,6 +415,7 @@
   // opts: tp, ep, mem_fraction_static, context, page_size, max_total_tokens, swa_full_tokens_ratio, free_gib,
   // max_running_requests (null: the engine's)
   function plan(data, model, hw, weightsDtype, kv, opts) {
+    useTables(data);
     const engine = data.engine_defaults;
     const tp = opts.tp;
     const ep = opts.ep ?? 1;
@@ -551,18 +477,18 @@
     }
     let fraction = given !== null ? given : def;
     if (given === null && def !== null) notes.push("default-fraction");
-    let aiter = chosen.attention === "aiter" && ctx > AITER_CONTEXT_THRESHOLD;
+    let aiter = chosen.attention === "aiter" && ctx > K.AITER_CONTEXT_THRESHOLD;
     if (aiter && fraction !== null) {
       if (chosen.unknown.includes("architecture")) {
         // a per-model override could choose another backend: the unscaled fraction is the bound
         aiter = false;
         fractionBounded = true;
       } else if (!(given !== null && engine.aiter_honors_explicit_fraction)) {
-        fraction = fraction * AITER_FRACTION_SCALE;
+        fraction = fraction * K.AITER_FRACTION_SCALE;
         notes.push("aiter");
       } else aiter = false;
     }
-    if (chosen.unknown.includes("kv-heads") && ctx > AITER_CONTEXT_THRESHOLD) fractionBounded = true;
+    if (chosen.unknown.includes("kv-heads") && ctx > K.AITER_CONTEXT_THRESHOLD) fractionBounded = true;
 
     let free = null;
     if (freeGib !== null) free = freeGib * GIB;
@@ -594,7 +520,7 @@
       if (!(err instanceof NotPublished)) throw err;
       missing.weights = err.missing;
     }
-    if (QWEN4_EXP.includes(architecture(model)) && hw.vendor === "nvidia") notes.push("ple-offload");
+    if (K.QWEN4_EXP.includes(architecture(model)) && hw.vendor === "nvidia") notes.push("ple-offload");
 
     let cell = null;
     try {
@@ -633,7 +559,7 @@
     }
 
     const linear = hasLinearAttention(model);
-    const stateShapeKnown = linear && LINEAR_FIELDS.every((name) => c[name] !== null);
+    const stateShapeKnown = linear && K.LINEAR_FIELDS.every((name) => c[name] !== null);
     let perRequest = null;
     let smallestState = null;
     if (linear) {
@@ -762,10 +688,10 @@
       max_requests: requests,
       max_running_requests: running,
       refused,
-      bounds: BOUND_CODES.filter((code) => bounds.includes(code)),
+      bounds: K.BOUND_CODES.filter((code) => bounds.includes(code)),
       bounded: [...new Set(bounded)],
       missing,
-      notes: NOTE_CODES.filter((code) => notes.includes(code)),
+      notes: K.NOTE_CODES.filter((code) => notes.includes(code)),
     };
   }
 
@@ -775,6 +701,7 @@
 
   // opts: mem_fraction_static, min_kv_tokens, context, swa_full_tokens_ratio, free_gib
   function smallestTp(data, model, hw, weightsDtype, kv, opts = {}) {
+    useTables(data);
     weights(model, weightsDtype);
     if ((opts.free_gib ?? null) === null) deviceMemory(hw);
     const minKvTokens = opts.min_kv_tokens ?? 0;
@@ -797,6 +724,7 @@
 
   // opts: mem_fraction_static, context, swa_full_tokens_ratio, free_gib
   function autoTp(data, model, hw, weightsDtype, kv, opts = {}) {
+    useTables(data);
     const ctx = resolveContext(model, opts.context ?? null, data.defaults);
     try {
       weights(model, weightsDtype);
@@ -835,12 +763,13 @@
   }
 
   function launchFlags(data, p, model, kv, path) {
+    useTables(data);
     if (model.id !== p.model) throw new Error(`${model.id}: expected the plan's model (${p.model})`);
     if (kv.id !== p.kv_dtype || kv.engine_kv_value === null) {
       throw new Error(`${kv.id}: expected the plan's KV dtype (${p.kv_dtype}) with an engine spelling`);
     }
     const flags = [
-      ["--model-path", path || PLACEHOLDER],
+      ["--model-path", path || K.PLACEHOLDER],
       ["--tp-size", String(p.tp)],
     ];
     if (p.ep > 1) flags.push(["--ep-size", String(p.ep)]);
@@ -888,7 +817,7 @@
   }
 
   function size(n) {
-    return n < 0 ? "-" + binarySize(-n) : binarySize(n);
+    return n < 0 ? `-${binarySize(-n)}` : binarySize(n);
   }
 
   function boundReasons(p, messages) {
@@ -896,6 +825,7 @@
   }
 
   function noteValues(data, p, model, hw, messages) {
+    useTables(data);
     const c = model.config;
     const engine = data.engine_defaults;
     const indexerLayers = dsaIndexerLayers(model);
@@ -979,7 +909,7 @@
       out["weights-gpu"] = size(p.weights_per_gpu);
     }
     out.budget = sized("budget", p.kv_budget_bytes, "memory", "weights");
-    const linearMissing = LINEAR_FIELDS.filter((name) => model.config[name] === null);
+    const linearMissing = K.LINEAR_FIELDS.filter((name) => model.config[name] === null);
     if (!p.notes.includes("linear-state")) out.state = messages["planner-not-applicable"];
     else if (p.kv_budget_bytes === null) out.state = unpublished("memory", "weights");
     else if (linearMissing.length) out.state = template(messages["planner-not-published-fields"], { fields: linearMissing.join(", ") });
@@ -1010,7 +940,7 @@
     out["swa-tokens"] = hasSlidingWindow(model) ? counted("swa-tokens", p.swa_tokens) : messages["planner-not-applicable"];
     out.requests = counted("requests", p.max_requests);
     out.running = counted("running", p.max_running_requests);
-    return Object.fromEntries(FIGURE_KEYS.map((key) => [key, out[key]]));
+    return out;
   }
 
   // ------------------------------------------------------------------------------------------ the page
@@ -1419,7 +1349,7 @@
       const response = await fetch(url, { cache: "no-cache" });
       if (!response.ok) throw new Error(String(response.status));
       data = await response.json();
-    } catch (err) {
+    } catch {
       status.replaceChildren(element("p", {}, template(messages["planner-load-failed"], { url: url.pathname })));
       status.classList.add("planner-warn");
       return;
@@ -1429,8 +1359,6 @@
   }
 
   window.HandbookPlanner = {
-    NOTE_CODES,
-    BOUND_CODES,
     NotPublished,
     pyRound,
     floorDiv,

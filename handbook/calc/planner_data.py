@@ -12,14 +12,14 @@ import json
 from pathlib import Path
 from typing import Any
 
-from handbook.calc import memory, sizing
+from handbook.calc import launch, memory, params, sizing
 from handbook.calc.launch import model_path, rule_flags
 from handbook.core.files import write_text
 from handbook.core.formatting import json_safe
 from handbook.kb.loader import KB
 from handbook.kb.schema import Model
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 # Where the build writes it, under the site root: both language builds share assets/, beside planner.js.
 PLANNER_DATA_PATH = "assets/planner-data.json"
 
@@ -52,6 +52,47 @@ CONFIG_FIELDS = (
     "q_lora_rank",
     "tie_word_embeddings",
 )
+
+
+# The tables docs/assets/planner.js computes with, sent under "tables" by their Python names so that none is
+# typed in JavaScript: the wheel's constants and the architecture sets of calc/sizing.py, the fields the
+# parameter formulas need (calc/params.py), the plan's codes in their order (calc/memory.py) and the
+# command's model placeholder (calc/launch.py). tests/test_js_structure.py holds planner.js to this list.
+TABLES: dict[str, object] = {
+    "AITER_CONTEXT_THRESHOLD": sizing.AITER_CONTEXT_THRESHOLD,
+    "AITER_FRACTION_SCALE": sizing.AITER_FRACTION_SCALE,
+    "MAMBA_REQUEST_RATIO": sizing.MAMBA_REQUEST_RATIO,
+    "MAMBA_TRACKING_SLOTS": sizing.MAMBA_TRACKING_SLOTS,
+    "DSA_QUANT_BLOCK": sizing.DSA_QUANT_BLOCK,
+    "DTYPE_BYTES": sizing.DTYPE_BYTES,
+    "PLATFORMS": sizing.PLATFORMS,
+    "DSA_ARCHITECTURES": sizing.DSA_ARCHITECTURES,
+    "DEEPSEEK_FAMILY": sizing.DEEPSEEK_FAMILY,
+    "QWEN3_5_FAMILY": sizing.QWEN3_5_FAMILY,
+    "QWEN4_EXP": sizing.QWEN4_EXP,
+    "GPT_OSS": sizing.GPT_OSS,
+    "MULTIMODAL": sizing.MULTIMODAL,
+    "VLM_BASE": sizing.VLM_BASE,
+    "VLM_FACTOR_MAX": sizing.VLM_FACTOR_MAX,
+    "LINEAR_FIELDS": sizing.LINEAR_FIELDS,
+    "DENSE_FIELDS": params.DENSE_FIELDS,
+    "MLA_MOE_FIELDS": params.MLA_MOE_FIELDS,
+    "NOTE_CODES": memory.NOTE_CODES,
+    "BOUND_CODES": memory.BOUND_CODES,
+    "PLACEHOLDER": launch.PLACEHOLDER,
+}
+
+
+def table_json(value: object) -> object:
+    """A table as JSON: a set as its sorted list, a tuple as a list, a key of several parts (PLATFORMS'
+    vendor and architecture) joined with "/" as planner.js looks it up."""
+    if isinstance(value, frozenset | set):
+        return sorted(value)
+    if isinstance(value, tuple):
+        return list(value)
+    if isinstance(value, dict):
+        return {"/".join(k) if isinstance(k, tuple) else k: table_json(v) for k, v in value.items()}
+    return value
 
 
 def weight_dtypes(kb: KB, model: Model) -> list[str]:
@@ -145,6 +186,7 @@ def planner_data(kb: KB) -> dict[str, Any]:
         # the engine's own defaults, read from its snapshot (handbook.calc.sizing.engine_defaults)
         "engine_defaults": dataclasses.asdict(engine),
         "tp_choices": list(memory.TP_CHOICES),
+        "tables": {name: table_json(value) for name, value in TABLES.items()},
         "dtypes": [
             {
                 "id": d.id,

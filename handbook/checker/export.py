@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from handbook.checker import argv, deployment, entrypoints, envcheck, findings, shell, sizing
 from handbook.checker.abbreviations import stored_span
 from handbook.checker.check import INVISIBLE_LINES, _engine_clause, entry_points, rule_params
 from handbook.checker.entrypoints import module_lives
@@ -36,11 +37,30 @@ from handbook.core.suggest import SUGGESTIONS_PER_CHECK
 from handbook.core.text import INVISIBLE_RANGES
 from handbook.engine.snapshot import EngineSnapshot, Option, Parser, SnapshotError, load_history
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 # Where the build writes it, under the site root (beside the scripts that read it).
 CHECKER_DATA_PATH = "assets/checker-data.json"
 # The catalogue's domains the browser's checker words its findings with.
 MESSAGE_DOMAINS = ("checker", "deployment", "releases", "doctor")
+# The checker's fixed tables that checker.js reads from the export under "tables" instead of typing them
+# again, by the name checker.js gives each: the engine's spellings (torchrun's switches, the JSON-typed
+# options, sglang serve's own flag, the boolean words of its variables, the PD flags), the order of impacts
+# and the sizing's limits. tests/test_js_structure.py holds checker.js to this list.
+TABLES: dict[str, Any] = {
+    "TORCHRUN_SWITCHES": shell.TORCHRUN_SWITCHES,
+    "JSON_TYPES": argv.JSON_TYPES,
+    "MODEL_TYPE": entrypoints.MODEL_TYPE,
+    "BOOL_WORDS": envcheck.BOOL_WORDS,
+    "IMPACTS": findings.IMPACTS,
+    "RANK": findings.RANK,
+    "DEPLOY_LINK": deployment.LINK,
+    "DEPLOY_ROLES": deployment.ROLES,
+    "SAME_ON_EVERY_NODE": deployment.SAME_ON_EVERY_NODE,
+    "PD_PARSERS": deployment.PD_PARSERS,
+    "SIZING_LINK": sizing.LINK,
+    "LARGEST": sizing.LARGEST,
+    "SIZED_INTEGERS": sizing.INTEGERS,
+}
 
 
 def _option(option: Option) -> dict[str, Any]:
@@ -176,6 +196,7 @@ def checker_data(snapshot: EngineSnapshot, kb: Any) -> dict[str, Any]:
         "suggestions": SUGGESTIONS_PER_CHECK,
         "invisible": [[start, end] for start, end, _ in INVISIBLE_RANGES],
         "invisible_lines": INVISIBLE_LINES,
+        "tables": {name: list(v) if isinstance(v, tuple) else v for name, v in TABLES.items()},
     }
 
 

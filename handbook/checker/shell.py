@@ -802,7 +802,7 @@ def _script(words: list[Word], at: int) -> Word | None:
     return None
 
 
-_TORCHRUN_SWITCHES = ("--standalone", "--no-python", "--no_python", "--run-path", "--run_path")
+TORCHRUN_SWITCHES = ("--standalone", "--no-python", "--no_python", "--run-path", "--run_path")
 
 
 def _torchrun(words: list[Word]) -> tuple[int, str] | None:
@@ -814,7 +814,7 @@ def _torchrun(words: list[Word]) -> tuple[int, str] | None:
             return (i + 1, words[i + 1].text) if i + 1 < len(words) else None
         if not text.startswith("-"):
             return None  # torchrun script.py: a script the checker cannot read
-        i += 1 if "=" in text or text in _TORCHRUN_SWITCHES else 2  # --nproc-per-node 8
+        i += 1 if "=" in text or text in TORCHRUN_SWITCHES else 2  # --nproc-per-node 8
     return None
 
 

@@ -3,8 +3,8 @@
 // With a planner export and an accelerator, the commands are sized with planner.js as the doctor page does.
 // Used by tests/test_doctor_parity.py.
 "use strict";
-const fs = require("fs");
-const path = require("path");
+const fs = require("node:fs");
+const path = require("node:path");
 const assets = path.join(__dirname, "..", "..", "docs", "assets");
 const { create } = require(path.join(assets, "checker.js"));
 const input = JSON.parse(fs.readFileSync(0, "utf8"));
@@ -28,8 +28,8 @@ for (const text of input.cases) {
     const corrected = checker.corrected(text, findings).map((c) => [c.line, c.text]);
     result = { findings, understood: checker.understood(text), corrected };
   } catch (err) {
-    result = { crash: String(err && err.stack ? err.stack : err) };
+    result = { crash: String(err?.stack ? err.stack : err) };
   }
   out.push(JSON.stringify(result));
 }
-fs.writeFileSync(1, out.join("\n") + "\n");
+fs.writeFileSync(1, `${out.join("\n")}\n`);

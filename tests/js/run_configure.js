@@ -2,8 +2,8 @@
 // JSON per combination the page offers, in order: the configurator's result. Used by
 // tests/test_doctor_parity.py.
 "use strict";
-const fs = require("fs");
-const path = require("path");
+const fs = require("node:fs");
+const path = require("node:path");
 const assets = path.join(__dirname, "..", "..", "docs", "assets");
 const { create: checkerOf } = require(path.join(assets, "checker.js"));
 const { create } = require(path.join(assets, "configure.js"));
@@ -15,8 +15,8 @@ for (const choice of input.choices || configurator.choices()) {
   try {
     result = configurator.configure(choice);
   } catch (err) {
-    result = { crash: String(err && err.stack ? err.stack : err), choice };
+    result = { crash: String(err?.stack ? err.stack : err), choice };
   }
   out.push(JSON.stringify(result));
 }
-fs.writeFileSync(1, out.join("\n") + "\n");
+fs.writeFileSync(1, `${out.join("\n")}\n`);

@@ -17,6 +17,9 @@ import sys
 
 import pytest
 
+from handbook.checker import cache
+from handbook.checker.cache import CheckCache
+from handbook.core.text import LANGS
 from handbook.kb.loader import load_kb
 from handbook.render import versions
 from handbook.render.context import RenderContext
@@ -133,18 +136,29 @@ def test_the_matrix_covers_every_command_and_release(kb, lang):
         assert len(re.findall(r'class="compat-(clean|warnings|errors)"', row)) == 14
 
 
-def test_both_languages_of_a_build_share_one_matrix(kb, monkeypatch):
-    """The matrix is the same in zh and en, so a build checks the commands against every release once; a
-    context without the build's store (a renderer test) checks them itself."""
+def test_both_languages_of_a_build_share_one_matrix(kb, monkeypatch, tmp_path):
+    """The matrix is the same in zh and en, so a build checks the commands against every release once, and
+    the next build reads the answers back from the check cache; a context without the build's store and
+    cache (a renderer test) checks them itself."""
     calls = []
-    real = versions.check_recipe
-    monkeypatch.setattr(versions, "check_recipe", lambda *a: calls.append(a) or real(*a))
-    store: dict = {}
-    pages = [RenderContext(kb, lang, "compatibility.md", build_store=store) for lang in ("zh", "en")]
-    zh, en = (versions.compatibility(page) for page in pages)
-    assert zh is en and len(calls) == len(zh) * 14
+    real = cache.check_recipe
+    monkeypatch.setattr(cache, "check_recipe", lambda *a: calls.append(a) or real(*a))
+
+    def build() -> list:
+        store: dict = {}
+        checks = CheckCache(kb, tmp_path / ".cache" / "checks")
+        pages = [
+            RenderContext(kb, lang, "compatibility.md", build_store=store, checks=checks) for lang in LANGS
+        ]
+        zh, en = (versions.compatibility(page) for page in pages)
+        assert zh is en
+        return zh
+
+    matrix = build()
+    assert len(calls) == len(matrix) * 14
+    assert build() == matrix and len(calls) == len(matrix) * 14  # the next build checks nothing
     versions.compatibility(ctx(kb, "en", "compatibility.md"))
-    assert len(calls) == len(zh) * 14 * 2
+    assert len(calls) == len(matrix) * 14 * 2
 
 
 def test_the_matrix_gives_the_first_release_and_the_rejecting_finding(kb):

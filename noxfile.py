@@ -75,7 +75,7 @@ def serve(session: nox.Session) -> None:
     session.run("mkdocs", "serve", "--strict", *session.posargs, env=QUIET_MKDOCS)
 
 
-UNIT = "not site and not browser and not build"
+UNIT = "not site and not browser and not node and not build and not slow"  # tests/conftest.py: the markers
 
 
 def _names_tests(posargs: list[str]) -> bool:
@@ -102,8 +102,8 @@ def tests(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 def unit(session: nox.Session) -> None:
-    """The fast loop: every test that needs no built site, no browser and no build of its own (under two
-    minutes). ``-- -k planner`` narrows it further."""
+    """The fast loop: every test that needs no built site, no browser, no node and no build of its own, and
+    is not marked slow (under two minutes). ``-- -k planner`` narrows it further."""
     install_project(session)
     session.run("pytest", "-q", "-m", UNIT, *session.posargs, env=QUIET_MKDOCS)
 

@@ -7,7 +7,8 @@ chromium is missing, unless HANDBOOK_REQUIRE_BROWSER=1 (as in CI), where a missi
 
 Each test is marked by what it needs, from the fixtures it asks for (``pytest_collection_modifyitems``):
 ``site`` (the built site), ``browser`` (chromium), ``node``, ``build`` (a site build of their own: the
-poisoned KB's, or marked by hand). ``nox -s unit`` runs the rest: ``-m "not site and not browser and not build"``.
+poisoned KB's, or marked by hand); ``slow`` is set by hand on tests of a second or more. ``nox -s unit`` runs
+the rest (noxfile.py's UNIT), in under two minutes.
 """
 
 from __future__ import annotations

@@ -173,7 +173,14 @@ def test_the_floor_site_is_ours_without_the_hook_nav_and_assets(tmp_path):
     text = config.read_text(encoding="utf-8")
     for kept in ("name: material", "- search:", "- i18n:", "locale: zh", "pymdownx.superfences"):
         assert kept in text
-    for dropped in ("hooks:", "  - hooks/kb.py", "nav:", "extra_css:", "extra_javascript:", "docs_dir: docs\n"):
+    for dropped in (
+        "hooks:",
+        "  - hooks/kb.py",
+        "nav:",
+        "extra_css:",
+        "extra_javascript:",
+        "docs_dir: docs\n",
+    ):
         assert dropped not in text
     pages = sorted(p.relative_to(config.parent).as_posix() for p in config.parent.rglob("*.md"))
     assert pages == [

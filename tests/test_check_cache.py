@@ -47,6 +47,7 @@ def test_an_old_release_holds_errors_the_pinned_one_does_not(tmp_path):
     assert old != new
 
 
+@pytest.mark.slow
 def test_a_changed_fact_or_command_is_checked_again(tmp_path):
     kb_dir = tmp_path / "kb"
     shutil.copytree(REPO / "kb", kb_dir, ignore=shutil.ignore_patterns("engine"))

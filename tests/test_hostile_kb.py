@@ -21,6 +21,8 @@ from hypothesis import strategies as st
 
 from handbook.cli import main
 
+pytestmark = pytest.mark.slow  # out of nox -s unit: fuzzing: each case validates a KB with its memory traced
+
 MINI = Path(__file__).parent / "fixtures" / "kb-mini"
 FILES = sorted(p.relative_to(MINI).as_posix() for p in MINI.rglob("*.yaml"))
 LOCATED = re.compile(r"^\S+:\d+: ")  # file:line: …

@@ -174,6 +174,7 @@ def test_the_matrix_gives_the_first_release_and_the_rejecting_finding(kb):
     assert "0.5.10 or earlier" in _row(table, "compat-glm-5.3-hicache")
 
 
+@pytest.mark.slow
 def test_the_matrix_agrees_with_the_command_line(kb):
     """The same checker behind both: a release the matrix marks rejected fails `check --engine` with 2."""
     rows = dict((r.id, cells) for r, cells in versions.compatibility(ctx(kb, "en", "compatibility.md")))
@@ -203,6 +204,7 @@ def _check(*args: str) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.slow
 def test_check_against_an_older_release():
     done = _check("--engine", "0.5.20", "--", "python", "-m", "sglang.launch_server", "--model-path", "m",
                   "--tp-size", "8", "--attn-dp-size", "8")  # fmt: skip
@@ -219,6 +221,7 @@ def test_check_against_an_older_release():
     assert clean.stdout.splitlines()[-1] == "✔ no problems found (checked against sglang 0.5.22)"
 
 
+@pytest.mark.slow
 def test_a_rule_names_the_release_checked_where_its_behaviour_holds():
     done = _check("--engine", "0.5.21", "--", "--enable-hierarchical-cache", "--disable-radix-cache")
     assert done.returncode == 2  # the rule holds from 0.5.10 (kb/rules.yaml releases)
@@ -229,6 +232,7 @@ def test_a_rule_names_the_release_checked_where_its_behaviour_holds():
     assert "established for sglang 0.5.22–0.5.23, not 0.5.21: not judged here" in elsewhere.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "bad", ["0.5.9", "0.6.0", "kb/engine/sglang-0.5.23.json", "../sglang-0.5.23", "latest"]
 )

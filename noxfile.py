@@ -80,14 +80,51 @@ def serve(session: nox.Session) -> None:
     session.run("mkdocs", "serve", "--strict", *session.posargs, env=QUIET_MKDOCS)
 
 
+UNIT = "not site and not browser and not node and not build and not slow"  # tests/conftest.py: the markers
+
+
+def _names_tests(posargs: list[str]) -> bool:
+    """Whether the arguments pick test files or tests (``tests/test_x.py``, ``tests/test_x.py::test_y``)."""
+    return any(Path(arg.split("::", 1)[0]).exists() for arg in posargs if not arg.startswith("-"))
+
+
 @nox.session(python=PYTHON)
 def tests(session: nox.Session) -> None:
-    """Validate the KB, build the site strictly, then run every test against the code and the built site."""
+    """Validate the KB, build the site strictly, then run every test against the code and the built site.
+
+    ``nox -s tests -- tests/test_x.py`` (a file or a test) runs just that, without the validation and the
+    up-front build: a test that needs the built site builds it once into a temporary folder (the
+    ``built_site`` fixture), and a file that needs none runs at once."""
     install_project(session)
+    if _names_tests(session.posargs):
+        session.run("pytest", *session.posargs, env=QUIET_MKDOCS)
+        return
     session.run("python", "-m", "handbook", "validate")
     session.run("python", "-m", "handbook", "generate", "--check")
     session.run("python", "-m", "handbook", "build", env=QUIET_MKDOCS)
     session.run("pytest", *session.posargs, env={**QUIET_MKDOCS, "HANDBOOK_SITE_DIR": "site"})
+
+
+@nox.session(python=PYTHON)
+def unit(session: nox.Session) -> None:
+    """The fast loop: every test that needs no built site, no browser, no node and no build of its own, and
+    is not marked slow (under two minutes). ``-- -k planner`` narrows it further."""
+    install_project(session)
+    session.run("pytest", "-q", "-m", UNIT, *session.posargs, env=QUIET_MKDOCS)
+
+
+@nox.session(python=PYTHON)
+def exhaustive(session: nox.Session) -> None:
+    """The sampled tests in full (tests/exhaustive.py): the checker's 12,000 seeded variants in both
+    runtimes, the planner page on every model × accelerator × dtype, every KB file replaced by every kind of
+    non-file, the fuzzers at their full example counts. ``-- -k parity`` picks some. The site is built first
+    (the browser runs need it)."""
+    install_project(session)
+    session.run("python", "-m", "handbook", "build", env=QUIET_MKDOCS)
+    env = {**QUIET_MKDOCS, "HANDBOOK_SITE_DIR": "site", "HANDBOOK_EXHAUSTIVE": "1"}
+    files = ["tests/test_doctor_parity.py", "tests/test_planner_browser.py", "tests/test_hostile_kb.py"]
+    files += ["tests/test_cli_fuzz.py"]
+    session.run("pytest", "-q", *files, *session.posargs, env=env)
 
 
 @nox.session(python=PYTHON)

@@ -53,6 +53,7 @@ def test_the_contributing_map_names_the_layers_in_order(lang):
     assert mapped == layers()
 
 
+@pytest.mark.slow
 def test_help_and_validate_import_neither_renderers_nor_graphviz():
     probe = (
         "import sys, contextlib, io\n"

@@ -9,7 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from handbook.site.bench import CHAPTER, TARGETS, _HookTimer, page_weights, report_lines, verdicts
+from handbook.site.bench import (
+    CHAPTER,
+    TARGETS,
+    _HookTimer,
+    floor_site,
+    page_weights,
+    report_lines,
+    verdicts,
+)
 
 REPO = Path(__file__).resolve().parents[1]
 FIGURES = {
@@ -65,6 +73,7 @@ RECORD = {
 
 def test_each_target_is_judged_on_its_own_figure():
     assert TARGETS == {
+        "build_floor_ratio": 2.0,
         "hooks_share": 0.10,
         "warm_rebuild_s": 3.0,
         "page_gzip_bytes": 150_000,
@@ -75,6 +84,7 @@ def test_each_target_is_judged_on_its_own_figure():
         "long_command_browser_s": 1.0,
     }
     assert verdicts(FIGURES) == {
+        "build_floor_ratio": None,  # a record from before the floor site was measured
         "hooks_share": True,
         "warm_rebuild_s": False,
         "page_gzip_bytes": False,
@@ -136,6 +146,48 @@ def test_the_report_prints_every_figure_with_its_verdict():
     )
 
 
+FLOOR = {
+    "floor_build_s": 2.5,
+    "floor_build_runs_s": [2.5, 2.4, 2.6],
+    "cold_build_runs_s": [5.0, 4.0, 4.1],
+    "build_floor_ratio": 4.1 / 2.5,
+    "build_pairs": 3,
+    "cold_build_s": 4.1,
+}
+
+
+def test_the_build_is_reported_against_the_floor_site_built_beside_it():
+    figures = {**FIGURES, **FLOOR}
+    assert verdicts(figures)["build_floor_ratio"] is True  # 1.64 ≤ 2.0
+    assert verdicts({**figures, "build_floor_ratio": 2.01})["build_floor_ratio"] is False
+    record = {**RECORD, "figures": figures, "targets_met": verdicts(figures)}
+    assert report_lines(record)[3:6] == [
+        "cold build (python -m handbook build)                     4.10 s",
+        "floor site: 2 pages × 2 languages (median of 3)           2.50 s",
+        "build / floor                                              1.64×   ≤ 2×          ✔ pass",
+    ]
+
+
+def test_the_floor_site_is_ours_without_the_hook_nav_and_assets(tmp_path):
+    config = floor_site(REPO, tmp_path)
+    text = config.read_text(encoding="utf-8")
+    for kept in ("name: material", "- search:", "- i18n:", "locale: zh", "pymdownx.superfences"):
+        assert kept in text
+    for dropped in (
+        "hooks:",
+        "  - hooks/kb.py",
+        "nav:",
+        "extra_css:",
+        "extra_javascript:",
+        "docs_dir: docs\n",
+    ):
+        assert dropped not in text
+    pages = sorted(p.relative_to(config.parent).as_posix() for p in config.parent.rglob("*.md"))
+    assert pages == [
+        f"floor-docs/{lang}/{page}" for lang in ("en", "zh") for page in ("guide.md", "index.md")
+    ]
+
+
 def test_the_report_prints_the_long_pastes_rows_per_shape():
     figures = {
         **FIGURES,
@@ -194,7 +246,8 @@ def test_the_benchmarks_page_shows_the_recorded_figures_and_machine(tmp_path):
     from handbook.render.markers import render_page
 
     record = tmp_path / "latest.json"
-    record.write_text(json.dumps(RECORD), encoding="utf-8")
+    figures = {**FIGURES, **FLOOR}
+    record.write_text(json.dumps({**RECORD, "figures": figures, "targets_met": verdicts(figures)}), "utf-8")
     kb = load_kb(Path(__file__).parent / "fixtures" / "kb-mini")
 
     def render(lang: str, path: Path = record) -> str:
@@ -207,6 +260,12 @@ def test_the_benchmarks_page_shows_the_recorded_figures_and_machine(tmp_path):
         "Linux 6.1, Python 3.11.7; the 1-minute load average was 0.42 at the start and 1.5 at the end."
         "\n\n<table>"
     )
+    assert (
+        "<tr><td>Floor site: two pages in each language with the same Material, i18n and jieba (median of 3)"
+        '</td><td style="text-align: right">2.50 s</td><td></td><td></td></tr>\n'
+        '<tr><td>Build time / floor site</td><td style="text-align: right">1.64×</td><td>≤ 2×</td>'
+        "<td>✔ met</td></tr>"
+    ) in en
     assert (
         "<tr><td>Warm rebuild after a KB edit (as <code>mkdocs serve</code> does it)</td>"
         '<td style="text-align: right">3.50 s</td><td>≤ 3 s</td><td>✖ missed</td></tr>'

@@ -10,7 +10,6 @@ from __future__ import annotations
 import html
 import json
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -20,8 +19,6 @@ from handbook.pages.headings import built_pages
 
 pytestmark = [pytest.mark.browser, pytest.mark.site]
 
-LOCAL_HOSTS = {"127.0.0.1"}
-IN_PAGE_SCHEMES = ("data:", "blob:", "about:")  # content the page carries itself; nothing is fetched
 CJK = r"\u4e00-\u9fff"
 
 
@@ -32,49 +29,22 @@ def page_paths(built_site: Path) -> list[str]:
     return zh + [f"en/{rel}" for rel in zh]
 
 
-@dataclass
-class Visit:
-    console_errors: list[str] = field(default_factory=list)
-    outside_requests: list[str] = field(default_factory=list)
-    requests: int = 0
+def reader_pages(visits: dict, built_site: Path) -> dict:
+    """The visits (tests/conftest.py: every page opened once, in its own context, until the network is
+    idle) of the pages a reader navigates: zh, then en."""
+    return {path: visits[path] for path in page_paths(built_site)}
 
 
-@pytest.fixture(scope="module")
-def visits(browser, site_url, built_site) -> dict[str, Visit]:
-    """Every page opened once, in its own context, until the network is idle: what it logged and fetched."""
-    out: dict[str, Visit] = {}
-    for path in page_paths(built_site):
-        visit = out[path] = Visit()
-        context = browser.new_context()
-
-        def on_request(request, visit=visit):
-            visit.requests += 1
-            url = request.url
-            if not url.startswith(IN_PAGE_SCHEMES) and urlsplit(url).hostname not in LOCAL_HOSTS:
-                visit.outside_requests.append(url)
-
-        def keep_local(route):
-            host = urlsplit(route.request.url).hostname
-            route.continue_() if host in LOCAL_HOSTS else route.abort()  # never wait on the network
-
-        context.on("request", on_request)
-        context.route("**/*", keep_local)
-        tab = context.new_page()
-        tab.on("console", lambda m, visit=visit: m.type == "error" and visit.console_errors.append(m.text))
-        tab.on("pageerror", lambda e, visit=visit: visit.console_errors.append(f"uncaught: {e}"))
-        tab.goto(f"{site_url}/{path}", wait_until="networkidle")
-        context.close()
-    return out
+def test_every_page_loads_without_console_errors(visits, built_site):
+    pages = reader_pages(visits, built_site)
+    assert len(pages) >= 2
+    assert {path: v.console_errors for path, v in pages.items() if v.console_errors} == {}
 
 
-def test_every_page_loads_without_console_errors(visits):
-    assert len(visits) >= 2
-    assert {path: v.console_errors for path, v in visits.items() if v.console_errors} == {}
-
-
-def test_no_page_fetches_anything_from_outside_localhost(visits):
-    assert all(v.requests > 0 for v in visits.values())
-    assert {path: v.outside_requests for path, v in visits.items() if v.outside_requests} == {}
+def test_no_page_fetches_anything_from_outside_localhost(visits, built_site):
+    pages = reader_pages(visits, built_site)
+    assert all(v.requests > 0 for v in pages.values())
+    assert {path: v.outside_requests for path, v in pages.items() if v.outside_requests} == {}
 
 
 def test_the_language_switch_keeps_the_reader_on_the_same_page(page, site_url, built_site):

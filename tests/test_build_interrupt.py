@@ -14,6 +14,7 @@ import pytest
 from handbook.site.build import STAGING_PREFIX, remove_orphaned_staging
 
 REPO = Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.build  # each test starts a real build (out of nox -s unit)
 
 
 def _processes_mentioning(text: str) -> list[int]:

@@ -7,6 +7,8 @@ import sys
 
 import pytest
 
+pytestmark = pytest.mark.slow  # out of nox -s unit: each test runs `python -m handbook check` apart
+
 RUN = [sys.executable, "-m", "handbook", "check"]
 
 

@@ -26,6 +26,8 @@ from handbook.engine.snapshot import load_snapshot
 from handbook.kb.loader import load_kb
 from handbook.site.bench import long_commands
 
+pytestmark = pytest.mark.slow  # out of nox -s unit: 100k-character pastes through both checkers
+
 KB = load_kb()
 SNAPSHOT = load_snapshot()
 JS = Path(__file__).parent / "js"

@@ -22,6 +22,8 @@ from handbook.core import arguments
 from handbook.core.formatting import integer_text
 from handbook.core.text import INVISIBLE
 
+pytestmark = pytest.mark.slow  # out of nox -s unit: fuzzing: each case runs a subcommand
+
 FUZZ = os.environ.get("HANDBOOK_FUZZ_EXAMPLES")
 PROPERTY = settings(
     max_examples=int(FUZZ or 60),

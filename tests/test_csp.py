@@ -10,14 +10,6 @@ from handbook.site.csp import POLICY, SCRIPTS_DIR, ExternalScripts, inline_scrip
 
 pytestmark = pytest.mark.site
 
-# Registered before any script of a page runs: every violation the page reports, as a short text
-_LISTEN = """
-window.__violations = [];
-document.addEventListener("securitypolicyviolation", (e) => {
-  window.__violations.push(`${e.violatedDirective} ${e.blockedURI} ${e.sourceFile}:${e.lineNumber}`);
-});
-"""
-
 
 def pages(site) -> list[str]:
     found = sorted(
@@ -60,32 +52,12 @@ def test_an_inline_script_is_moved_to_a_file_and_data_is_left_as_it_is():
 
 
 @pytest.mark.browser
-def test_chromium_reports_no_violation_on_any_page_in_either_language(browser, site_url, built_site):
-    context = browser.new_context()
-    context.add_init_script(_LISTEN)
-    tab = context.new_page()
-    console: list[str] = []
-    tab.on("console", lambda m: console.append(m.text) if "Content Security Policy" in m.text else None)
-    counts: dict[str, int] = {}
-    for rel in pages(built_site):
-        tab.goto(f"{site_url}/{rel}", wait_until="networkidle")
-        if rel.rstrip("/").endswith("doctor"):
-            tab.wait_for_selector("[data-doctor][data-ready=true]", timeout=15_000)
-            tab.fill("#doc-input", "python -m sglang.launch_server --model-path m --tp-sise 2")
-            tab.wait_for_function(
-                "() => document.querySelector('[data-doctor]').dataset.result !== 'checking'"
-            )
-        elif rel.rstrip("/").endswith("configurator"):
-            tab.wait_for_selector("[data-configurator][data-ready=true]", timeout=15_000)
-            tab.select_option("#cfg-gpu", index=1)
-        elif rel.rstrip("/").endswith("planner"):
-            tab.wait_for_timeout(300)
-        elif rel in ("", "en/"):  # the search (its worker, its index)
-            tab.click("label.md-search__icon, .md-search__input", timeout=5_000)
-            tab.fill(".md-search__input", "tp-size")
-            tab.wait_for_timeout(800)
-        counts[rel] = len(tab.evaluate("window.__violations"))
-    context.close()
+def test_chromium_reports_no_violation_on_any_page_in_either_language(visits, built_site):
+    """Every page of both languages and the 404 page loaded, and its tools used (the doctor checks a command,
+    the configurator changes a choice, the search is typed into): tests/conftest.py's one visit per page."""
+    assert set(pages(built_site)) <= set(visits)
+    counts = {rel: len(visit.violations) for rel, visit in visits.items()}
+    console = [m for visit in visits.values() for m in visit.policy_messages]
     assert {rel: n for rel, n in counts.items() if n} == {}
     assert console == []
     assert len(counts) >= 40 and {

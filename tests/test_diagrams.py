@@ -580,6 +580,7 @@ def run_cli(*args: str, path: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 def test_cli_check_and_render_with_and_without_dot(tmp_path, fake_dot):
     root = tmp_path / "repo"
     root.mkdir()  # the repository exists; only the figures below it are written

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import doctor_cases
+from exhaustive import sized
 
 from handbook.calc.planner_data import planner_data
 from handbook.checker import check_command
@@ -32,7 +33,10 @@ from handbook.site.configurator import Configurator, finding_json
 JS = Path(__file__).parent / "js"
 KB = load_kb()
 SNAPSHOT = load_snapshot()
-VARIANTS = 12_000
+# Seeded variants of the commands: 2,000 in the suite, 12,000 under `nox -s exhaustive`. The commands alone
+# reach every finding code and all 46 rules; of the 12,000 variants only two add a code (deploy.role at the
+# 101st, deploy.absent at the 917th), so the first 2,000 find everything the 12,000 find.
+VARIANTS = sized(2_000, 12_000)
 # The finding codes the checker's docstring promises (rule.* aside): the corpus must reach every one.
 CODES = {
     "shell.syntax", "shell.orphan-flags", "shell.unseen-program", "shell.too-deep", "shell.invisible",
@@ -84,6 +88,8 @@ def test_every_command_on_the_site_gets_the_same_findings_in_both_runtimes(node)
 
 
 def test_generated_variants_get_the_same_findings_in_both_runtimes(node):
+    """The commands and VARIANTS seeded variants of them (2,000; the full 12,000 run in `nox -s
+    exhaustive`)."""
     bases = doctor_cases.site_commands(KB) + doctor_cases.test_inputs() + doctor_cases.edge_cases()
     bases += doctor_cases.corpus_commands()
     cases = bases + list(doctor_cases.Variants(SNAPSHOT).many(bases, VARIANTS))

@@ -193,6 +193,7 @@ def test_links_resolve_like_mkdocs():
 
 
 # ------------------------------------------------------------------------------------------------ determinism
+@pytest.mark.slow
 def test_the_same_tree_gives_the_same_bytes():
     first = exports.exports(load_site(), SITE_URL)
     second = exports.exports(load_site(), SITE_URL)  # each load is fresh, as a second build's would be

@@ -203,6 +203,7 @@ def figure(out: str, label: str) -> int:
     return int(line.removeprefix(label + ": ").replace(",", ""))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "record",
     [r for r in GOLDEN["records"] if r["status"] == "exact" and r["inputs"]["variant"] == "engine-default"],

@@ -206,6 +206,7 @@ def _written(files: dict[str, str], root: Path) -> list[Path]:
     return sorted({(root / name).parent for name in files})
 
 
+@pytest.mark.slow
 def test_promtool_checks_and_unit_tests_every_rules_file(files, tmp_path):
     _require_promtool()
     for folder in _written(files, tmp_path):

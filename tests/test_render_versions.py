@@ -17,6 +17,9 @@ import sys
 
 import pytest
 
+from handbook.checker import cache
+from handbook.checker.cache import CheckCache
+from handbook.core.text import LANGS
 from handbook.kb.loader import load_kb
 from handbook.render import versions
 from handbook.render.context import RenderContext
@@ -133,18 +136,29 @@ def test_the_matrix_covers_every_command_and_release(kb, lang):
         assert len(re.findall(r'class="compat-(clean|warnings|errors)"', row)) == 14
 
 
-def test_both_languages_of_a_build_share_one_matrix(kb, monkeypatch):
-    """The matrix is the same in zh and en, so a build checks the commands against every release once; a
-    context without the build's store (a renderer test) checks them itself."""
+def test_both_languages_of_a_build_share_one_matrix(kb, monkeypatch, tmp_path):
+    """The matrix is the same in zh and en, so a build checks the commands against every release once, and
+    the next build reads the answers back from the check cache; a context without the build's store and
+    cache (a renderer test) checks them itself."""
     calls = []
-    real = versions.check_recipe
-    monkeypatch.setattr(versions, "check_recipe", lambda *a: calls.append(a) or real(*a))
-    store: dict = {}
-    pages = [RenderContext(kb, lang, "compatibility.md", build_store=store) for lang in ("zh", "en")]
-    zh, en = (versions.compatibility(page) for page in pages)
-    assert zh is en and len(calls) == len(zh) * 14
+    real = cache.check_recipe
+    monkeypatch.setattr(cache, "check_recipe", lambda *a: calls.append(a) or real(*a))
+
+    def build() -> list:
+        store: dict = {}
+        checks = CheckCache(kb, tmp_path / ".cache" / "checks")
+        pages = [
+            RenderContext(kb, lang, "compatibility.md", build_store=store, checks=checks) for lang in LANGS
+        ]
+        zh, en = (versions.compatibility(page) for page in pages)
+        assert zh is en
+        return zh
+
+    matrix = build()
+    assert len(calls) == len(matrix) * 14
+    assert build() == matrix and len(calls) == len(matrix) * 14  # the next build checks nothing
     versions.compatibility(ctx(kb, "en", "compatibility.md"))
-    assert len(calls) == len(zh) * 14 * 2
+    assert len(calls) == len(matrix) * 14 * 2
 
 
 def test_the_matrix_gives_the_first_release_and_the_rejecting_finding(kb):
@@ -160,6 +174,7 @@ def test_the_matrix_gives_the_first_release_and_the_rejecting_finding(kb):
     assert "0.5.10 or earlier" in _row(table, "compat-glm-5.3-hicache")
 
 
+@pytest.mark.slow
 def test_the_matrix_agrees_with_the_command_line(kb):
     """The same checker behind both: a release the matrix marks rejected fails `check --engine` with 2."""
     rows = dict((r.id, cells) for r, cells in versions.compatibility(ctx(kb, "en", "compatibility.md")))
@@ -189,6 +204,7 @@ def _check(*args: str) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.slow
 def test_check_against_an_older_release():
     done = _check("--engine", "0.5.20", "--", "python", "-m", "sglang.launch_server", "--model-path", "m",
                   "--tp-size", "8", "--attn-dp-size", "8")  # fmt: skip
@@ -205,6 +221,7 @@ def test_check_against_an_older_release():
     assert clean.stdout.splitlines()[-1] == "✔ no problems found (checked against sglang 0.5.22)"
 
 
+@pytest.mark.slow
 def test_a_rule_names_the_release_checked_where_its_behaviour_holds():
     done = _check("--engine", "0.5.21", "--", "--enable-hierarchical-cache", "--disable-radix-cache")
     assert done.returncode == 2  # the rule holds from 0.5.10 (kb/rules.yaml releases)
@@ -215,6 +232,7 @@ def test_a_rule_names_the_release_checked_where_its_behaviour_holds():
     assert "established for sglang 0.5.22–0.5.23, not 0.5.21: not judged here" in elsewhere.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "bad", ["0.5.9", "0.6.0", "kb/engine/sglang-0.5.23.json", "../sglang-0.5.23", "latest"]
 )

@@ -47,6 +47,7 @@ def _plain(html: str) -> str:
 
 
 # ------------------------------------------------------------------------------------------ freshness
+@pytest.mark.slow
 def test_every_launch_recipe_has_a_fresh_replay(kb, data):
     """A recipe (or its model, or its hardware) that changed since the replay is stale: rerun it."""
     assert data is not None, f"no {replay_path(kb.handbook.engine_version)}: run {RERUN}"

@@ -63,6 +63,7 @@ def test_built_page_has_no_marker_left_and_filled_tables(built_site, lang, page)
     assert f'<html lang="{lang}"' in html
 
 
+@pytest.mark.slow
 def test_every_recipe_is_on_a_page_in_both_languages():
     from handbook.kb.loader import load_kb
 
@@ -84,6 +85,7 @@ def test_deep_links_to_parameters_and_models(built_site):
     assert 'id="qwen3.5-397b-a17b"' in landscape
 
 
+@pytest.mark.slow
 def test_bad_data_stops_the_build_with_file_and_line_and_keeps_the_old_site(tmp_path):
     kb = tmp_path / "kb"
     shutil.copytree(REPO / "kb", kb)

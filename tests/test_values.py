@@ -20,6 +20,8 @@ from handbook.render.markers import render_page
 from handbook.validation import values
 from handbook.validation.registry import run_checks
 
+pytestmark = pytest.mark.slow  # out of nox -s unit: most tests validate or build a copied KB
+
 REPO = Path(__file__).resolve().parents[1]
 BAD = "--attention-backend flashmla_x"  # not one of the engine's choices (flashmla is)
 EXPECTED = "value.choice: --attention-backend does not accept flashmla_x"

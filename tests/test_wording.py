@@ -12,6 +12,8 @@ from handbook.engine import load_snapshot
 from handbook.kb.loader import load_kb
 from handbook.validation.wording import engine_wording_counts, engine_wording_problems, flagged
 
+pytestmark = pytest.mark.slow  # out of nox -s unit: each test validates a copied KB
+
 REPO = Path(__file__).resolve().parents[1]
 
 

@@ -130,6 +130,7 @@ def trees(draw: st.DrawFn) -> list[tuple[str, str]]:
     return entries
 
 
+@pytest.mark.slow
 @PROPERTY
 @given(trees(), st.lists(names, min_size=1, max_size=3).map("/".join), st.booleans(), st.booleans())
 def test_no_write_ever_changes_anything_outside_its_root(tree, target, new, folders):
@@ -248,6 +249,7 @@ def _writes(path: Path) -> list[str]:
     return found
 
 
+@pytest.mark.slow
 def test_no_module_but_the_one_writer_writes_a_file():
     offenders = {}
     for path in sorted(PACKAGE.rglob("*.py")):

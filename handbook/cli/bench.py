@@ -52,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
         "machine": machine(),
     }
     with tempfile.TemporaryDirectory(prefix="handbook-bench-") as work:
-        figures = run_bench(Path(work), run_tests=not args.no_tests)
+        figures = run_bench(Path(work), run_tests=not args.no_tests, pairs=args.pairs)
     record = {
         **started,
         "figures": figures,
@@ -80,6 +80,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="where the figures go, in an existing folder; '-' for nowhere (default: %(default)s)",
     )
     parser.add_argument("--no-tests", action="store_true", help="skip timing the test suite")
+    parser.add_argument(
+        "--pairs",
+        type=int,
+        default=3,
+        choices=range(1, 10),
+        metavar="N",
+        help="build the floor site and the handbook N times each, one after the other (default: %(default)s)",
+    )
     parser.add_argument(
         "--long-commands",
         action="store_true",

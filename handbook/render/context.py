@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
+from handbook.checker.cache import CheckCache
 from handbook.checker.findings import Finding
 from handbook.core.anchors import ENV_PAGE, PARAMETERS_PAGE, env_anchor, page_url, parameter_anchor
 from handbook.core.messages import msg
@@ -65,6 +66,8 @@ class RenderContext:
     # results that do not depend on the page or its language, computed once for the whole build (the
     # Site's store; without one, once per context)
     build_store: dict[str, Any] | None = None
+    # the engine checks kept by content across builds (handbook.checker.cache); None: check each time
+    checks: CheckCache | None = None
 
     def once(self, key: str, compute: Callable[[], T]) -> T:
         """``compute()``, or what it gave for ``key`` earlier in this build."""

@@ -98,6 +98,18 @@ def benchmarks(ctx: RenderContext) -> str:
     verdict = {True: ctx.msg("bench-met"), False: ctx.msg("bench-missed"), None: "—"}
     rows = [
         [ctx.msg("bench-cold-build"), _seconds(f["cold_build_s"]), "", ""],
+    ]
+    if "floor_build_s" in f:  # records before the floor was measured have none
+        rows += [
+            [ctx.msg("bench-floor-build", runs=f["build_pairs"]), _seconds(f["floor_build_s"]), "", ""],
+            [
+                ctx.msg("bench-build-floor-ratio"),
+                f"{f['build_floor_ratio']:.2f}×",
+                f"≤ {targets['build_floor_ratio']:g}×",
+                verdict[met["build_floor_ratio"]],
+            ],
+        ]
+    rows += [
         [
             ctx.msg("bench-warm-rebuild"),
             _seconds(f["warm_rebuild_s"]),

@@ -13,7 +13,8 @@ from typing import Any
 
 from handbook.calc.recipe_text import command_text
 from handbook.checker.argv import PROGRAM_LABEL, parse_args
-from handbook.checker.check import check_recipe, entry_points, rule_params
+from handbook.checker.cache import CheckCache
+from handbook.checker.check import entry_points, rule_params
 from handbook.checker.findings import Finding
 from handbook.checker.shell import ShellSyntaxError, parse_script
 from handbook.core.anchors import OPTIONS_PAGE, option_anchor
@@ -430,14 +431,12 @@ def compatibility(ctx: RenderContext) -> list[tuple[Recipe, dict[str, Cell]]]:
 
 
 def _compatibility(ctx: RenderContext) -> list[tuple[Recipe, dict[str, Cell]]]:
-    releases = releases_up_to(ctx)
-    snapshots = {v: load_snapshot(v) for v in releases}
-    rows = []
-    for recipe in ctx.kb.recipes.values():
-        if recipe.kind == "shell":
-            continue
-        rows.append((recipe, {v: _cell(check_recipe(recipe, s, ctx.kb)) for v, s in snapshots.items()}))
-    return rows
+    """A release's snapshot is loaded only when the build's check cache lacks one of its answers (a context
+    outside a build has no cache: it checks every command)."""
+    recipes = {rid: r for rid, r in ctx.kb.recipes.items() if r.kind != "shell"}
+    checks = ctx.checks or CheckCache(ctx.kb, kept=False)
+    found = {v: checks.findings(recipes, v, lambda v=v: load_snapshot(v)) for v in releases_up_to(ctx)}
+    return [(recipe, {v: _cell(by_id[rid]) for v, by_id in found.items()}) for rid, recipe in recipes.items()]
 
 
 def first_accepted(cells: dict[str, Cell]) -> str | None:

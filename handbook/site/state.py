@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from handbook.calc.planner_data import write_planner_data
-from handbook.checker.check import check_recipe
+from handbook.checker.cache import CheckCache
 from handbook.checker.findings import Finding
 from handbook.core.paths import DOCS_DIR, KB_ROOT
 from handbook.core.text import LANGS
@@ -52,6 +52,7 @@ class Site:
     recipe_findings: dict[str, list[Finding]]
     figures: list[str]  # the diagrams' SVGs to publish, relative to the KB's repository (checked fresh)
     stamp: tuple[tuple[str, int], ...]
+    checks: CheckCache | None = None  # the engine checks kept by content in .cache/ (None: check each time)
     rendered: dict[tuple[str, str, int], str] = field(default_factory=dict)
     # what renderers compute once for both languages (RenderContext.once); a new Site starts empty
     build_store: dict[str, Any] = field(default_factory=dict)
@@ -71,6 +72,7 @@ class Site:
             drawn=self.drawn,
             recipe_findings=self.recipe_findings,
             build_store=self.build_store,
+            checks=self.checks,
         )
 
     def render(self, markdown: str, lang: str, page: str) -> str:
@@ -128,7 +130,8 @@ def load_site(kb_root: Path = KB_ROOT, docs_dir: Path = DOCS_DIR) -> Site:
             problems += exc.problems
     if problems:
         raise SiteError(problems)
-    findings = {rid: check_recipe(recipe, snapshot, kb) for rid, recipe in kb.recipes.items()}
+    checks = CheckCache(kb)
+    findings = checks.findings(kb.recipes, kb.handbook.engine_version, snapshot)
     return Site(
         kb=kb,
         docs_dir=docs_dir,
@@ -137,4 +140,5 @@ def load_site(kb_root: Path = KB_ROOT, docs_dir: Path = DOCS_DIR) -> Site:
         figures=figures,
         stamp=stamp,
         recipe_findings=findings,
+        checks=checks,
     )

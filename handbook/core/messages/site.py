@@ -229,6 +229,11 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "冷构建（<code>python -m handbook build</code>）",
         "Cold build (<code>python -m handbook build</code>)",
     ),
+    "bench-floor-build": (
+        "基准站点：两种语言各两页，同样的 Material、i18n 与 jieba（{runs} 次的中位数）",
+        "Floor site: two pages in each language with the same Material, i18n and jieba (median of {runs})",
+    ),
+    "bench-build-floor-ratio": ("构建时间 / 基准站点", "Build time / floor site"),
     "bench-warm-rebuild": (
         "修改知识库后的热重建（与 <code>mkdocs serve</code> 相同）",
         "Warm rebuild after a KB edit (as <code>mkdocs serve</code> does it)",

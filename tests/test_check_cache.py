@@ -72,3 +72,21 @@ def test_a_changed_fact_or_command_is_checked_again(tmp_path):
     # an answer stored under another command text is not this command's
     data = json.loads(stored.read_text(encoding="utf-8"))
     assert len(data) == len(recipes) and all("\0" in key for key in data)
+
+
+def test_a_release_expanded_from_the_history_is_kept_and_read_back_the_same(tmp_path):
+    from handbook.engine import snapshot
+
+    history = tmp_path / "kb" / "engine" / "sglang-history.json"
+    history.parent.mkdir(parents=True)
+    shutil.copyfile(snapshot.history_path(), history)
+    expected = snapshot.parse_snapshot(snapshot.load_history().expand(OLDEST))
+    first = snapshot._expanded.__wrapped__(history, OLDEST)
+    (kept,) = (tmp_path / ".cache" / "engine").glob(f"{OLDEST}-*.json")
+    assert first == expected
+    assert snapshot._expanded.__wrapped__(history, OLDEST) == expected  # read back
+    kept.write_text("[]", encoding="utf-8")  # not an expansion: expanded again
+    assert snapshot._expanded.__wrapped__(history, OLDEST) == expected
+    history.write_bytes(history.read_bytes() + b" ")  # other bytes: another file
+    snapshot._expanded.__wrapped__(history, OLDEST)
+    assert len(list((tmp_path / ".cache" / "engine").glob(f"{OLDEST}-*.json"))) == 2

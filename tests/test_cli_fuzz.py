@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from exhaustive import sized
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -25,13 +26,24 @@ from handbook.core.text import INVISIBLE
 pytestmark = pytest.mark.slow  # out of nox -s unit: fuzzing: each case runs a subcommand
 
 FUZZ = os.environ.get("HANDBOOK_FUZZ_EXAMPLES")
-PROPERTY = settings(
-    max_examples=int(FUZZ or 60),
-    deadline=None,
-    derandomize=FUZZ is None,
-    database=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
-)
+
+
+def fuzzed(sample: int, full: int = 60) -> settings:
+    """The same ``sample`` cases every time in the suite, ``full`` under `nox -s exhaustive`, and
+    HANDBOOK_FUZZ_EXAMPLES new ones when it is set."""
+    return settings(
+        max_examples=int(FUZZ or sized(sample, full)),
+        deadline=None,
+        derandomize=FUZZ is None,
+        database=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+    )
+
+
+PROPERTY = fuzzed(60)
+# Each case of these two runs a subcommand that loads the KB first (about 0.1-0.3 s): 20 per option in the
+# suite, whose paths, choices and numbers are few kinds of value each; 60 in `nox -s exhaustive`.
+SUBCOMMAND_CASES = fuzzed(20)
 HERE = Path(__file__).resolve()
 
 
@@ -131,7 +143,7 @@ def hostile(kind: str, tmp: Path) -> st.SearchStrategy[str]:
 
 
 @pytest.mark.parametrize(("command", "option", "kind"), OPTIONS, ids=[f"{c} {o}" for c, o, _ in OPTIONS])
-@PROPERTY
+@SUBCOMMAND_CASES
 @given(data=st.data())
 def test_a_hostile_value_of_any_option_is_one_line_and_exit_2(command, option, kind, data, tmp_path):
     value = data.draw(hostile(kind, tmp_path))
@@ -142,7 +154,7 @@ def test_a_hostile_value_of_any_option_is_one_line_and_exit_2(command, option, k
 
 
 # ------------------------------------------------------------------------------------------ positionals, stdin, files
-@PROPERTY
+@SUBCOMMAND_CASES
 @given(st.text(st.characters(categories=["Cs", "Cc", "Cf", "Lo"]), min_size=1, max_size=8))
 def test_a_hostile_id_for_new_is_one_line_and_exit_2(name):
     status, out, err = run(["new", "hardware", name])

@@ -84,17 +84,47 @@ def open_page(page, site_url: str, lang: str, rel: str) -> None:
     )
 
 
+# What the checks below read from each page at each width, measured when the viewport test opens it (every
+# page at both widths) and read again by the later tests: one load of each page at each width, not three.
+_MEASURED: dict[tuple[str, str, int], dict] = {}
+LEGIBLE_AT_1400 = ["02-memory/", "03-architecture/", "05-parallelism/", "06-models/"]
+
+
+def _measure(page, rel: str, width: int) -> dict:
+    out = {"overflowing": page.evaluate(OVERFLOWING)}
+    if width == PHONE:
+        for name, script in (("small_text", SMALL_TEXT), ("diagrams", DIAGRAMS), ("commands", COMMANDS)):
+            out[name] = page.evaluate(script)
+        out["scrolling_tables"] = page.evaluate(SCROLLING_TABLES)
+        out["trees_in_pre"] = page.evaluate(TREES_IN_PRE)
+    elif rel in LEGIBLE_AT_1400:
+        out["diagrams"] = page.evaluate(DIAGRAMS)
+    return out
+
+
+def measured(browser, site_url: str, rel: str, lang: str, width: int) -> dict:
+    """The page's measurements at this width: those the viewport test took, or (a test run alone) taken
+    now in a page opened for them."""
+    key = (rel, lang, width)
+    if key not in _MEASURED:
+        with page_at(browser, width) as page:
+            open_page(page, site_url, lang, rel)
+            _MEASURED[key] = _measure(page, rel, width)
+    return _MEASURED[key]
+
+
 @pytest.mark.parametrize("width", WIDTHS)
 @pytest.mark.parametrize("lang", ["zh", "en"])
 @pytest.mark.parametrize("rel", PAGES)
 def test_the_page_fits_its_viewport_and_is_photographed(browser, site_url, rel, lang, width):
     with page_at(browser, width) as page:
         open_page(page, site_url, lang, rel)
+        _MEASURED[rel, lang, width] = found = _measure(page, rel, width)  # before the screenshots
         SHOTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(SHOTS / shot_name(lang, rel, width)))
         if rel in WHOLE:
             page.screenshot(path=str(SHOTS / shot_name(lang, rel, width, whole=True)), full_page=True)
-        assert page.evaluate(OVERFLOWING) == []
+        assert found["overflowing"] == []
 
 
 # ------------------------------------------------------------------------------------------ 390 px
@@ -201,27 +231,24 @@ def test_one_flag_per_line_is_what_the_check_means():
 @pytest.mark.parametrize("lang", ["zh", "en"])
 @pytest.mark.parametrize("rel", PAGES)
 def test_at_390_px_nothing_is_cut_and_nothing_is_too_small(browser, site_url, rel, lang):
-    with page_at(browser, PHONE) as page:
-        open_page(page, site_url, lang, rel)
-        assert page.evaluate(SMALL_TEXT) == []
-        for diagram in page.evaluate(DIAGRAMS):
-            assert diagram["label_px"] >= 9, diagram
-            assert diagram["opens"] and diagram["text"] > 20, diagram
-        for command in page.evaluate(COMMANDS):
-            assert not command["cut"], command["lines"]
-            assert command["covered"] == [], command["lines"]
-            assert flags_per_line_problems(command["lines"]) == []
-        assert [t for t in page.evaluate(SCROLLING_TABLES) if not t["says"]] == []
-        assert page.evaluate(TREES_IN_PRE) == []
+    found = measured(browser, site_url, rel, lang, PHONE)
+    assert found["small_text"] == []
+    for diagram in found["diagrams"]:
+        assert diagram["label_px"] >= 9, diagram
+        assert diagram["opens"] and diagram["text"] > 20, diagram
+    for command in found["commands"]:
+        assert not command["cut"], command["lines"]
+        assert command["covered"] == [], command["lines"]
+        assert flags_per_line_problems(command["lines"]) == []
+    assert [t for t in found["scrolling_tables"] if not t["says"]] == []
+    assert found["trees_in_pre"] == []
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
-@pytest.mark.parametrize("rel", ["02-memory/", "03-architecture/", "05-parallelism/", "06-models/"])
+@pytest.mark.parametrize("rel", LEGIBLE_AT_1400)
 def test_at_1400_px_diagram_labels_are_legible_too(browser, site_url, rel, lang):
-    with page_at(browser, 1400) as page:
-        open_page(page, site_url, lang, rel)
-        diagrams = page.evaluate(DIAGRAMS)
-        assert diagrams and [d for d in diagrams if d["label_px"] < 9] == []
+    diagrams = measured(browser, site_url, rel, lang, 1400)["diagrams"]
+    assert diagrams and [d for d in diagrams if d["label_px"] < 9] == []
 
 
 def test_the_390_px_checks_see_what_they_check(browser, site_url):

@@ -10,7 +10,9 @@ snapshot written by a newer dump.py with new keys fails loudly here instead of b
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import hashlib
 import json
 import re
 from functools import cached_property
@@ -19,7 +21,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
+from handbook.core.files import WriteRefused, write_text
 from handbook.core.paths import ENGINE_DIR, KB_ROOT
+from handbook.engine import history as history_module
 from handbook.engine.history import History, version_key
 from handbook.kb.yamlfile import load_yaml
 
@@ -529,8 +533,25 @@ def _load(path: Path) -> EngineSnapshot:
 
 @functools.lru_cache(maxsize=16)
 def _expanded(history: Path, version: str) -> EngineSnapshot:
-    data = _history(history).expand(version)
+    """A release of the history, expanded once per content: the expansion (patches applied to the first
+    release, about 0.1 s each) is kept in the repository's ``.cache/engine/``, keyed by the history's bytes
+    and the code that expands it, so later builds read it back."""
+    kept = _expansion_file(history, version)
+    data = None
+    with contextlib.suppress(OSError, ValueError):
+        data = json.loads(kept.read_text(encoding="utf-8"))
+    if not isinstance(data, dict):
+        data = _history(history).expand(version)
+        with contextlib.suppress(WriteRefused, OSError):  # a read-only checkout expands it every time
+            write_text(kept, json.dumps(data), root=kept.parent.parent.parent, folders=True)
     return parse_snapshot(data, source=f"{history} ({version})")
+
+
+def _expansion_file(history: Path, version: str) -> Path:
+    digest = hashlib.sha256(version.encode() + b"\0" + history.read_bytes() + b"\0")
+    digest.update(Path(history_module.__file__).read_bytes())
+    repo = history.parent.parent.parent  # <repo>/kb/engine/sglang-history.json
+    return repo / ".cache" / "engine" / f"{version}-{digest.hexdigest()[:32]}.json"
 
 
 def load_snapshot(version: str | None = None, path: str | Path | None = None) -> EngineSnapshot:

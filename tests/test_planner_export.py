@@ -41,7 +41,7 @@ def test_export_shape():
         "hardware",
         "models",
     }
-    assert data["schema_version"] == SCHEMA_VERSION == 2
+    assert data["schema_version"] == SCHEMA_VERSION == 3
     assert data["engine"] == {"name": "SGLang", "version": "0.5.23"}
     assert data["defaults"] == {
         # the first model and accelerator (KB order) whose automatic TP leaves room for a full request
@@ -102,6 +102,10 @@ def test_export_shape():
         "params_total_b": 117,
         "experts": {"routed": 128, "shared": None},
         "moe": True,
+        # the engine's architecture rules, decided in Python: gpt-oss keeps a sliding-window pool
+        "multimodal": False,
+        "hybrid_swa": True,
+        "checkpoint_bytes": {"mxfp4": None},
         "context_native": 131072,
         "weights_dtypes": ["mxfp4"],
         "model_paths": {"mxfp4": {"path": "openai/gpt-oss-120b", "basis": "recipe-unstated-precision"}},

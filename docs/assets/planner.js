@@ -151,7 +151,6 @@
   const QWEN3_5_FAMILY = ["Qwen3NextForCausalLM", "Qwen3_5MoeForConditionalGeneration", "Qwen3_5ForConditionalGeneration"];
   const QWEN4_EXP = ["Qwen4ExpForConditionalGeneration"];
   const GPT_OSS = ["GptOssForCausalLM"];
-  const MULTIMODAL = ["Qwen3_5MoeForConditionalGeneration", "Qwen3_5ForConditionalGeneration", "Qwen4ExpForConditionalGeneration"];
   const LINEAR_FIELDS = ["linear_num_key_heads", "linear_num_value_heads", "linear_key_head_dim", "linear_value_head_dim", "linear_conv_kernel_dim"];
   const VLM_BASE = 0.95;
   const VLM_FACTOR_MAX = 1.05;
@@ -174,9 +173,9 @@
     return model.config.indexer_n_heads !== null;
   }
 
+  // handbook/calc/sizing.py decides both from the engine's architecture lists; the export carries the answer
   function isMultimodal(model) {
-    const arch = architecture(model);
-    return arch === null ? null : MULTIMODAL.includes(arch);
+    return model.multimodal;
   }
 
   function backend(data, model, platform, tp, kv) {
@@ -351,9 +350,15 @@
     const c = model.config;
     const counts = c.layer_types_count;
     if ("full_attention" in counts) {
+      let full = counts.full_attention;
+      let sliding = counts.sliding_attention || 0;
+      if (sliding && model.hybrid_swa === false) {
+        full += sliding;
+        sliding = 0;
+      }
       return {
-        full: counts.full_attention,
-        sliding: counts.sliding_attention || 0,
+        full,
+        sliding,
         linear: counts.linear_attention || 0,
         total: c.num_hidden_layers,
       };
@@ -428,6 +433,8 @@
 
   // ------------------------------------------------------------------------------------------ weights, memory
   function weights(model, dtype) {
+    const held = model.checkpoint_bytes[dtype.id];
+    if (held !== null && held !== undefined) return { total_bytes: held, basis: "checkpoint", formula: null, params: null };
     if (model.params_total_b !== null) {
       return { total_bytes: (model.params_total_b * 1e9 * dtype.bits) / 8, basis: "published", formula: null, params: null };
     }
@@ -475,7 +482,7 @@
   }
 
   function hasSlidingWindow(model) {
-    return "sliding_attention" in model.config.layer_types_count;
+    return "sliding_attention" in model.config.layer_types_count && model.hybrid_swa !== false;
   }
 
   function resolveContext(model, context, defaults) {

@@ -19,7 +19,7 @@ from handbook.core.formatting import json_safe
 from handbook.kb.loader import KB
 from handbook.kb.schema import Model
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 # Where the build writes it, under the site root: both language builds share assets/, beside planner.js.
 PLANNER_DATA_PATH = "assets/planner-data.json"
 
@@ -82,7 +82,14 @@ def _model(kb: KB, model: Model) -> dict[str, Any]:
             else None
         ),
         "moe": model.experts is not None,
-        "context_native": model.context.native if model.context else None,
+        # the engine's architecture rules, decided here (handbook.calc.sizing): the browser only reads them
+        "multimodal": sizing.is_multimodal(model),
+        "hybrid_swa": sizing.is_hybrid_swa(model),
+        # stated, or derived from config.json as the engine derives it (memory.native_context)
+        "context_native": memory.native_context(model),
+        "checkpoint_bytes": {
+            d: memory.checkpoint_bytes(model, kb.dtypes[d]) for d in weight_dtypes(kb, model)
+        },
         "weights_dtypes": weight_dtypes(kb, model),
         "model_paths": paths,
         "rule_flags": [{"flag": r.flag, "value": r.value, "when": r.when} for r in rule_flags(kb, model)],
@@ -96,7 +103,7 @@ def kv_dtypes(kb: KB) -> list[str]:
 def common_context(kb: KB) -> int | None:
     """The longest context every model that publishes one serves natively: the shortest native context in
     the KB (None when no model publishes one)."""
-    natives = [m.context.native for m in kb.models.values() if m.context and m.context.native]
+    natives = [n for n in (memory.native_context(m) for m in kb.models.values()) if n]
     return min(natives) if natives else None
 
 
@@ -105,7 +112,7 @@ def opening_context(kb: KB, model: Model) -> int:
     every model serves (``common_context``), so that a first look is a context a deployment commonly runs
     rather than a maximum that can take several nodes; the model's maximum is one click away. A model that
     publishes no context opens with ``memory.DEFAULT_CONTEXT``, as the planner has always done."""
-    native = model.context.native if model.context else None
+    native = memory.native_context(model)
     if native is None:
         return memory.DEFAULT_CONTEXT
     common = common_context(kb)

@@ -162,3 +162,31 @@ def test_a_mixed_precision_checkpoint_weighs_what_its_tensors_hold():
     assert memory.weights(variant("gpt-oss-120b", precisions=[by_index]), MXFP4).total_bytes == 65_248_815_744
     # another dtype of the same model is still parameters × bits
     assert memory.weights(model, BF16).basis == "published"
+
+
+# ------------------------------------------------------------------------------------------- read whole
+def test_a_key_the_whole_config_lacks_takes_the_engines_default_exactly():
+    from handbook.kb.schema import VisionConfig
+
+    qwen = KB.models["qwen3.5-397b-a17b"]
+    unknown = memory.plan(qwen, H100, BF16, BF16, 8)
+    assert "state-dtype" in unknown.bounds
+    # the file read whole, and it has no mamba_ssm_dtype: float32 (configs/mamba_utils.py:47-107), exact
+    absent = variant("qwen3.5-397b-a17b", absent=["mamba_ssm_dtype"])
+    assert sizing.state_dtype(absent) == "float32"
+    exact = memory.plan(absent, H100, BF16, BF16, 8)
+    assert "state-dtype" not in exact.bounds
+    assert exact.state_bytes_per_request > unknown.state_bytes_per_request  # the bound took the smaller
+    # a vision config without hidden_size / num_hidden_layers keys: the engine's 1,024 and 24
+    bare = variant("qwen3.5-397b-a17b", vision_config=VisionConfig())
+    assert sizing.vision_shape(bare) == (1024, 24)
+    # ratio 1 → factor 0.95 exactly
+    p = memory.plan(bare, H100, BF16, BF16, 8)
+    assert p.mem_fraction_default == pytest.approx(p_default(H100, 8) * 0.95)
+    assert "vision-config" not in p.bounds
+
+
+def p_default(hw, tp: int) -> float:
+    # memory_hook.py: H100 reports 81,559 MiB; chunk 8,192, max_bs 512 at TP ≥ 4; reserve ≥ 10 GiB
+    reserve = max(512 + 8192 * 1.5 + tp / 8 * 1024 + 512 * 2, 10 * 1024)
+    return round((hw.memory_mib_reported - reserve) / hw.memory_mib_reported, 3)

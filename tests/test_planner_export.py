@@ -105,6 +105,8 @@ def test_export_shape():
         # the engine's architecture rules, decided in Python: gpt-oss keeps a sliding-window pool
         "multimodal": False,
         "hybrid_swa": True,
+        "vision_shape": None,
+        "state_dtype": None,
         "checkpoint_bytes": {"mxfp4": None},
         "context_native": 131072,
         "weights_dtypes": ["mxfp4"],

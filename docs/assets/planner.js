@@ -540,8 +540,8 @@
     if (device !== null) {
       def = defaultMemFraction(device.mib, tp);
       if (isMultimodal(model)) {
-        const vision = c.vision_config;
-        def = vlmFraction(def, vision ? vision.hidden_size : null, vision ? vision.num_hidden_layers : null);
+        const vision = model.vision_shape;
+        def = vlmFraction(def, vision ? vision[0] : null, vision ? vision[1] : null);
         if (given === null) {
           notes.push("vlm-fraction");
           if (vision === null) {
@@ -648,7 +648,7 @@
       if (!stateShapeKnown) bounds.push("state-shape");
       else {
         const linearLayers = layerSplit(model).linear;
-        const ssm = c.mamba_ssm_dtype;
+        const ssm = model.state_dtype;
         if (ssm === null) {
           bounds.push("state-dtype");
           perRequest = stateBytesPerRequest(data, model, linearLayers, tp, "float32");

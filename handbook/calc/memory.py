@@ -527,10 +527,8 @@ def plan(
     if device is not None:
         default = sizing.default_mem_fraction(device.mib, tp)
         if sizing.is_multimodal(model):
-            vision = c.vision_config
-            default = sizing.vlm_fraction(
-                default, vision.hidden_size if vision else None, vision.num_hidden_layers if vision else None
-            )
+            vision = sizing.vision_shape(model)
+            default = sizing.vlm_fraction(default, *(vision or (None, None)))
             if mem_fraction_static is None:
                 notes.append("vlm-fraction")
                 if vision is None:
@@ -631,7 +629,7 @@ def plan(
             bounds.append("state-shape")
         else:
             linear_layers = layer_split(model).linear
-            ssm = c.mamba_ssm_dtype
+            ssm = sizing.state_dtype(model)
             if ssm is None:
                 # unknown: the float32 state (the engine's default, configs/mamba_utils.py:47-107) is the
                 # largest, a 2-byte one the smallest; each bounds one side

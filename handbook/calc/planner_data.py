@@ -85,6 +85,8 @@ def _model(kb: KB, model: Model) -> dict[str, Any]:
         # the engine's architecture rules, decided here (handbook.calc.sizing): the browser only reads them
         "multimodal": sizing.is_multimodal(model),
         "hybrid_swa": sizing.is_hybrid_swa(model),
+        "vision_shape": sizing.vision_shape(model),
+        "state_dtype": sizing.state_dtype(model),
         # stated, or derived from config.json as the engine derives it (memory.native_context)
         "context_native": memory.native_context(model),
         "checkpoint_bytes": {

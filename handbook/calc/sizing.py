@@ -409,6 +409,28 @@ VLM_BASE = 0.95
 VLM_FACTOR_MAX = 1.05
 
 
+# What memory_hook.py:439-440 takes when the vision config has no such key
+VIT_DEFAULT_HIDDEN, VIT_DEFAULT_LAYERS = 1024, 24
+
+
+def vision_shape(model: Model) -> tuple[int, int] | None:
+    """The vision encoder's (hidden size, layers) as the engine reads them, its defaults where the file has
+    no such key; None: the KB does not hold the model's vision_config."""
+    vision = model.config.vision_config
+    if vision is None:
+        return None
+    return (vision.hidden_size or VIT_DEFAULT_HIDDEN, vision.num_hidden_layers or VIT_DEFAULT_LAYERS)
+
+
+def state_dtype(model: Model) -> str | None:
+    """The recurrent state's dtype the engine uses: the config's, or its default float32 where the whole
+    config.json was read and has none (configs/mamba_utils.py:mamba2_state_dtype:47-107); None: unknown."""
+    c = model.config
+    if c.mamba_ssm_dtype is not None:
+        return c.mamba_ssm_dtype
+    return "float32" if "mamba_ssm_dtype" in c.absent else None
+
+
 def vlm_fraction(fraction: float, hidden_size: int | None, layers: int | None) -> float:
     """The multimodal adjustment of the default fraction; ``hidden_size`` None: its largest (a bound)."""
     if hidden_size is None:

@@ -174,8 +174,10 @@ class VisionConfig(Closed):
     """A multimodal checkpoint's ``vision_config``: SGLang's default --mem-fraction-static shrinks with the
     vision encoder's size (arg_groups/memory_hook.py:adjust_mem_fraction_for_vlm:417-462)."""
 
-    hidden_size: Width
-    num_hidden_layers: Layers | None = None  # absent from Qwen-VL vision configs (they name it depth)
+    # None: the file has no such key (Qwen-VL vision configs name them depth and embed_dim), so the engine
+    # takes its defaults, 1,024 and 24 (memory_hook.py:439-440)
+    hidden_size: Width | None = None
+    num_hidden_layers: Layers | None = None
 
 
 class RopeScaling(Closed):
@@ -252,6 +254,10 @@ class ModelConfig(Closed):
     linear_value_head_dim: Width | None = None
     linear_conv_kernel_dim: Interval | None = None
     mamba_ssm_dtype: Literal["float32", "bfloat16", "float16"] | None = None
+    # Keys the checkpoint's config.json itself does not have, read from the whole file: the engine then uses
+    # its own default (mamba_ssm_dtype: float32, configs/mamba_utils.py:mamba2_state_dtype:47-107), which the
+    # planner takes as exact. A field that is null and not listed here is unknown to the KB.
+    absent: list[Literal["mamba_ssm_dtype"]] = []
     # QSA compressed indexer (layers/attention/qsa/config.py:_COMPRESSED_FIELDS)
     indexer_n_heads: Heads | None = None
     indexer_kv_heads: Heads | None = None

@@ -105,7 +105,17 @@ ACCEPTANCE_FIELDS: dict[str, dict[str, tuple[Any, str]]] = {
     },
 }
 # KB config fields that are not config.json keys as they stand.
-NOT_CONFIG_KEYS = {"source", "field_sources", "layer_types_count", "architectures", "model_type"}
+# quantization_config: the engine's quantized loaders are not what sizes the pool (the weights per GPU are
+# the case's input), and on the CPU they would refuse the accelerator-only methods.
+NOT_CONFIG_KEYS = {
+    "source",
+    "field_sources",
+    "layer_types_count",
+    "architectures",
+    "model_type",
+    "absent",
+    "quantization_config",
+}
 
 
 # ---------------------------------------------------------------------------------------------- inputs
@@ -137,14 +147,14 @@ def build_config(kb: Any, model_id: str) -> dict | None:
     types_ = layer_types(dict(c.layer_types_count), c.num_hidden_layers, c.full_attention_interval)
     if types_ is not None:
         text["layer_types"] = types_
-    if model.context:
+    if model.context and c.max_position_embeddings is None:
         text["max_position_embeddings"] = model.context.native
     top: dict[str, Any] = {"architectures": list(c.architectures)}
     if c.model_type:
         top["model_type"] = c.model_type
     for key, (value, _source) in ACCEPTANCE_FIELDS.get(model_id, {}).items():
         text[key.removeprefix("text.")] = value
-    if c.architectures[0] in sizing.MULTIMODAL:
+    if sizing.is_multimodal(model):
         vision = text.pop("vision_config", None)
         config = {**top, "text_config": text}
         if vision is not None:
@@ -214,7 +224,7 @@ def needs(kb: Any, case: dict) -> list[str]:
         out.append("config.vision_config")
     if memory.has_linear_attention(model):
         out += [f"config.{n}" for n in sizing.LINEAR_FIELDS if getattr(c, n) is None]
-        if c.mamba_ssm_dtype is None:
+        if sizing.state_dtype(model) is None:
             out.append("config.mamba_ssm_dtype")
     if sizing.is_dsa(model):
         for name in ("index_head_dim", "index_topk_freq", "index_skip_topk_offset"):

@@ -190,3 +190,24 @@ def p_default(hw, tp: int) -> float:
     # memory_hook.py: H100 reports 81,559 MiB; chunk 8,192, max_bs 512 at TP ≥ 4; reserve ≥ 10 GiB
     reserve = max(512 + 8192 * 1.5 + tp / 8 * 1024 + 512 * 2, 10 * 1024)
     return round((hw.memory_mib_reported - reserve) / hw.memory_mib_reported, 3)
+
+
+# ------------------------------------------------------------------------------------------- extra configs
+def test_the_moe_gqa_count_matches_qwen3_30b_a3b_s_published_total():
+    """Qwen3-30B-A3B's model card states 30.5B parameters; its config.json (tests/fixtures/extra-configs,
+    with its provenance) through the Qwen3-MoE formula: 2 × 151,936 × 2,048 + 48 × (2,048 × 32 × 128
+    + 2 × 2,048 × 4 × 128 + 32 × 128 × 2,048 + 2 × 128 + 128 × 3 × 2,048 × 768 + 128 × 2,048 + 2 × 2,048)
+    + 2,048."""
+    from pathlib import Path
+
+    from handbook.calc import params
+    from handbook.kb.from_config import extra_models
+
+    models = extra_models(Path(__file__).parent / "fixtures" / "extra-configs")
+    count = params.param_count(models["qwen3-30b-a3b"])
+    layer = 2048 * 32 * 128 + 2 * 2048 * 4 * 128 + 32 * 128 * 2048 + 2 * 128 + 128 * 3 * 2048 * 768
+    layer += 128 * 2048 + 2 * 2048
+    assert (count.family, count.total) == ("gqa-moe", 2 * 151_936 * 2048 + 48 * layer + 2048)
+    assert round(count.total / 1e9, 1) == 30.5
+    # the dense Qwen2.5-7B (7.61B on its card) by the dense formula, biases aside (q, k, v: 0.3M in all)
+    assert round(params.param_count(models["qwen2.5-7b"]).total / 1e9, 2) == 7.62

@@ -101,6 +101,7 @@ def test_export_shape():
         "name": "gpt-oss-120b",
         "kv_formula": "gqa",
         "params_total_b": 117,
+        "param_count": None,  # a published total: no formula needed
         "experts": {"routed": 128, "shared": None},
         "moe": True,
         # the engine's architecture rules, decided in Python: gpt-oss keeps a sliding-window pool

@@ -286,63 +286,10 @@
   }
 
   // ------------------------------------------------------------------------------------------ parameters
-  // handbook/calc/params.py: the parameter count from the architecture fields, where no total is published.
-  const DENSE_FIELDS = ["vocab_size", "hidden_size", "intermediate_size", "num_hidden_layers", "num_attention_heads", "num_key_value_heads", "head_dim", "tie_word_embeddings"];
-  const MLA_MOE_FIELDS = [
-    "vocab_size",
-    "hidden_size",
-    "intermediate_size",
-    "moe_intermediate_size",
-    "num_hidden_layers",
-    "first_k_dense_replace",
-    "num_attention_heads",
-    "q_lora_rank",
-    "kv_lora_rank",
-    "qk_nope_head_dim",
-    "qk_rope_head_dim",
-    "v_head_dim",
-    "tie_word_embeddings",
-  ];
-
-  function formulaFamily(model) {
-    const c = model.config;
-    const counts = c.layer_types_count;
-    if ("linear_attention" in counts || "sliding_attention" in counts || c.full_attention_interval || c.index_topk !== null) return null;
-    if (model.kv_formula === "gqa" && model.experts === null) return ["dense-gqa", DENSE_FIELDS];
-    if (model.kv_formula === "mla" && model.experts !== null) return ["mla-moe", MLA_MOE_FIELDS];
-    return null;
-  }
-
+  // handbook/calc/params.py counts the parameters from the architecture fields where no total is published;
+  // the export carries the count (or null), so the browser only reads it.
   function paramCount(model) {
-    const family = formulaFamily(model);
-    if (family === null) return null;
-    const c = model.config;
-    if (family[1].some((name) => c[name] === null)) return null;
-    if (family[0] === "mla-moe" && (model.experts.routed === null || model.experts.shared === null)) return null;
-    const [v, h, n] = [c.vocab_size, c.hidden_size, c.num_hidden_layers];
-    const heads = c.tie_word_embeddings ? 1 : 2;
-    if (family[0] === "dense-gqa") {
-      const [q, kv, d, inter] = [c.num_attention_heads, c.num_key_value_heads, c.head_dim, c.intermediate_size];
-      const layer = h * q * d + 2 * h * kv * d + q * d * h + 3 * h * inter + 2 * h;
-      const total = heads * v * h + n * layer + h;
-      const text = `${heads} × ${v} × ${h} + ${n} × (${h} × ${q} × ${d} + 2 × ${h} × ${kv} × ${d} + ${q} × ${d} × ${h} + 3 × ${h} × ${inter} + 2 × ${h}) + ${h}`;
-      return { family: "dense-gqa", total, formula: text };
-    }
-    const [qLora, kvLora] = [c.q_lora_rank, c.kv_lora_rank];
-    const [nope, rope, vdim, nh] = [c.qk_nope_head_dim, c.qk_rope_head_dim, c.v_head_dim, c.num_attention_heads];
-    const [routed, shared] = [model.experts.routed, model.experts.shared];
-    const [dense, inter, moe] = [c.first_k_dense_replace, c.intermediate_size, c.moe_intermediate_size];
-    const attention = h * qLora + qLora + qLora * nh * (nope + rope) + h * (kvLora + rope) + kvLora + kvLora * nh * (nope + vdim) + nh * vdim * h;
-    const experts = (routed + shared) * 3 * h * moe + routed * h + routed;
-    let total = heads * v * h + h + dense * (attention + 3 * h * inter + 2 * h);
-    total += (n - dense) * (attention + experts + 2 * h);
-    const text =
-      `${heads} × ${v} × ${h} + ${h} + ${dense} × (A + 3 × ${h} × ${inter} + 2 × ${h})` +
-      ` + ${n - dense} × (A + (${routed} + ${shared}) × 3 × ${h} × ${moe} + ${routed} × ${h} + ${routed}` +
-      ` + 2 × ${h}),` +
-      ` A = ${h} × ${qLora} + ${qLora} + ${qLora} × ${nh} × (${nope} + ${rope}) + ${h} × (${kvLora} + ${rope})` +
-      ` + ${kvLora} + ${kvLora} × ${nh} × (${nope} + ${vdim}) + ${nh} × ${vdim} × ${h}`;
-    return { family: "mla-moe", total, formula: text };
+    return model.param_count;
   }
 
   // ------------------------------------------------------------------------------------------ layers

@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from handbook.calc import memory, sizing
+from handbook.calc import memory, params, sizing
 from handbook.calc.launch import model_path, rule_flags
 from handbook.core.files import write_text
 from handbook.core.formatting import json_safe
@@ -61,6 +61,11 @@ def weight_dtypes(kb: KB, model: Model) -> list[str]:
     return [d.id for d in kb.dtypes.values() if "weights" in d.use]
 
 
+def _param_count(model: Model) -> dict[str, Any] | None:
+    count = params.param_count(model)
+    return None if count is None else dataclasses.asdict(count)
+
+
 def _model(kb: KB, model: Model) -> dict[str, Any]:
     config: dict[str, Any] = {name: getattr(model.config, name) for name in CONFIG_FIELDS}
     config["layer_types_count"] = dict(sorted(model.config.layer_types_count.items()))
@@ -76,6 +81,8 @@ def _model(kb: KB, model: Model) -> dict[str, Any]:
         "kv_formula": model.attention.kv_formula,
         "config": config,
         "params_total_b": model.params.total_b,
+        # the architecture formula's count where no total is published (handbook.calc.params), or None
+        "param_count": _param_count(model),
         "experts": (
             {"routed": model.experts.routed, "shared": model.experts.shared}
             if model.experts is not None

@@ -325,3 +325,33 @@ def source_entry(sid: str, repo: str, revision: str | None, day: date, what: str
 
 def yaml_text(header: str, data: dict[str, Any]) -> str:
     return header + dump_yaml(data, sort_keys=False, width=110)
+
+
+# A folder of public config.json files the KB does not ship (tests/fixtures/extra-configs): each
+# <id>.config.json, with <id>.index.json beside it where the checkpoint's safetensors index is known, and
+# PROVENANCE.json naming each file's repository and commit or date.
+EXTRA_SOURCE = "extra-configs"
+
+
+def extra_models(folder: Path) -> dict[str, s.Model]:
+    """Every ``<id>.config.json`` of ``folder`` imported as ``new model --from-config`` would (sorted by id);
+    raises ``ConfigError`` naming each file that does not make a valid entry."""
+    models: dict[str, s.Model] = {}
+    problems: list[str] = []
+    for path in sorted(folder.glob("*.config.json")):
+        mid = path.name.removesuffix(".config.json")
+        index_path = folder / f"{mid}.index.json"
+        try:
+            config = read_json(path, "extra config", "a checkpoint's config.json")
+            index = None
+            if index_path.exists():
+                index = read_json(index_path, "extra index", "a safetensors index")
+            imported = model_from_config(mid, config, EXTRA_SOURCE, index=index, name=mid, vendor="extra")
+            models[mid] = s.Model.model_validate(imported.data)
+        except ConfigError as exc:
+            problems += [f"{path.name}: {p}" for p in exc.problems]
+        except ValueError as exc:  # the schema's own refusal
+            problems.append(f"{path.name}: {exc}".splitlines()[0])
+    if problems:
+        raise ConfigError(problems)
+    return models

@@ -66,6 +66,10 @@ GIB = 1 << 30
 MIB = 1 << 20
 
 HW_IDS = ("h100", "h200", "b200", "b300", "mi300x", "mi355x")
+# Public configs the KB does not ship, imported as `new model --from-config` would: a smaller matrix
+EXTRA_CONFIGS = Path("tests/fixtures/extra-configs")
+EXTRA_HW_IDS = ("h100", "b200", "mi300x")
+EXTRA_TPS = (1, 2, 8)
 TPS = (1, 2, 4, 8)
 KV_IDS = ("bf16", "fp8")
 # engine-default: what a user gets (the engine's default fraction, the device-reported memory free);
@@ -131,9 +135,29 @@ def layer_types(counts: dict[str, int], n_layers: int | None, interval: int | No
     return None
 
 
+RAW_CONFIGS: dict[str, dict] = {}
+
+
+def with_extras(kb: Any, folder: Path = EXTRA_CONFIGS) -> Any:
+    """The KB with the folder's public configs added as models (handbook.kb.from_config.extra_models)."""
+    import dataclasses
+
+    from handbook.kb.from_config import extra_models
+
+    extras = extra_models(folder) if folder.is_dir() else {}
+    for mid in extras:  # the engine reads the file itself, not the KB's copy of it
+        RAW_CONFIGS[mid] = json.loads((folder / f"{mid}.config.json").read_text(encoding="utf-8"))
+    clash = set(extras) & set(kb.models)
+    if clash:
+        raise ValueError(f"extra configs named like KB models: {sorted(clash)}")
+    return dataclasses.replace(kb, models={**kb.models, **extras})
+
+
 def build_config(kb: Any, model_id: str) -> dict | None:
     """The config.json the engine reads, from the KB only (None: no architecture, nothing to load)."""
 
+    if model_id in RAW_CONFIGS:
+        return RAW_CONFIGS[model_id]
     model = kb.models[model_id]
     c = model.config
     if not c.architectures:
@@ -549,9 +573,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--kv", action="append", choices=KV_IDS)
     parser.add_argument("--variant", action="append", choices=VARIANTS)
     parser.add_argument("--replay-logs", type=Path, help="public startup logs to replay (JSON)")
+    parser.add_argument(
+        "--extra-configs", type=Path, default=EXTRA_CONFIGS, help="a folder of public <id>.config.json files"
+    )
     args = parser.parse_args(argv)
 
-    kb = load_kb()
+    base = load_kb()
+    kb = with_extras(base, args.extra_configs)
+    extras = [m for m in kb.models if m not in base.models]
     started = time.perf_counter()
     engine = Engine()
     if args.replay_logs:
@@ -559,12 +588,21 @@ def main(argv: list[str] | None = None) -> int:
     else:
         case_list = cases(
             kb,
-            args.model,
+            args.model or list(base.models),
             tuple(args.hw or HW_IDS),
             tuple(args.tp or TPS),
             tuple(args.kv or KV_IDS),
             tuple(args.variant or VARIANTS),
         )
+        if not args.model:  # the public configs the KB does not ship, on a smaller matrix
+            case_list += cases(
+                kb,
+                extras,
+                tuple(h for h in EXTRA_HW_IDS if h in (args.hw or HW_IDS)),
+                tuple(t for t in EXTRA_TPS if t in (args.tp or TPS)),
+                tuple(args.kv or KV_IDS),
+                tuple(args.variant or VARIANTS),
+            )
         records = run_cases(kb, case_list, engine)
         doc = {
             "engine": f"sglang {engine.version}",

@@ -55,7 +55,7 @@ class NotPublished(ValueError):
     def __init__(self, subject: object, missing: list[str]):
         self.subject = getattr(subject, "id", subject)
         self.missing = list(missing)
-        super().__init__(f"{self.subject}: not published: {', '.join(self.missing)}")
+        super().__init__(f"{self.subject}: not in this KB: {', '.join(self.missing)}")
 
 
 # ------------------------------------------------------------------------------------------- layers

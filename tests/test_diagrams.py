@@ -707,9 +707,9 @@ def test_the_kv_chart_draws_every_model_and_no_bar_for_an_unpublished_config():
         # DeepSeek-V3 (MLA): 61 × (512 + 64) × 2
         assert shown.format("70,272", "68.6 KiB") in dot
         unknown = (
-            "未公开：kv_lora_rank, qk_rope_head_dim"
+            "本 KB 没有：kv_lora_rank, qk_rope_head_dim"
             if lang == "zh"
-            else "not published: kv_lora_rank, qk_rope_head_dim"
+            else "not in this KB: kv_lora_rank, qk_rope_head_dim"
         )
         assert unknown in dot  # Kimi-K3.1-Pro: said, not drawn
         assert dot.count('BGCOLOR="#86efac"') == dot.count('BGCOLOR="#bbf7d0"') == 8  # 8 models known

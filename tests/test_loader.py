@@ -140,6 +140,26 @@ def test_validate_cli_exit_status_and_output(tmp_path):
     assert bad.stderr.splitlines() == [*EXPECTED["yaml-syntax"], "✖ 1 problem(s) in the knowledge base."]
 
 
+def test_validate_judges_a_kb_in_a_folder_of_any_name(tmp_path, capsys):
+    """The wording checks match exceptions by the file's path inside the KB, whatever the folder is called:
+    the repository's KB copied to another name is as valid as it is under kb/."""
+    from handbook.cli import main
+    from handbook.core.paths import KB_ROOT
+
+    root = tmp_path / "knowledge"
+    shutil.copytree(KB_ROOT, root)
+    assert main(["validate", "--kb", str(root)]) == 0, capsys.readouterr().err
+    assert capsys.readouterr().out.startswith("✔ knowledge base valid:")
+    # and a flagged text names the file under that folder
+    page = root / "models" / "deepseek-v4-pro.yaml"
+    page.write_text(
+        page.read_text().replace("Multi-node deployment is mandatory", "It must run on many nodes")
+    )
+    assert main(["validate", "--kb", str(root)]) == 1
+    err = capsys.readouterr().err
+    assert "knowledge/models/deepseek-v4-pro.yaml:63: notes[0].en: got 'must'" in err
+
+
 # ------------------------------------------------------------------------------------------------ strict values
 @pytest.mark.parametrize(
     ("file", "old", "new", "expected"),

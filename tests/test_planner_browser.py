@@ -136,7 +136,7 @@ def test_a_shared_link_reopens_the_same_plan_in_chinese(page, site_url, browser)
     fp8 = KB.dtypes["fp8"]
     plan = memory.plan(qwen, KB.hardware["h200"], fp8, fp8, 4, mem_fraction_static=0.8, context=131_072)
     assert shown(page) == expected_figures(plan, "zh")
-    # mamba_ssm_dtype is not published: the token count is an upper bound, and says so
+    # mamba_ssm_dtype is not in this KB: the token count is an upper bound, and says so
     assert shown(page)["max-tokens"][0].startswith("≤ 1,462,460（上限：")
     assert page.text_content(".planner-status").strip() == ""
     notes = page.eval_on_selector_all(".planner-notes li", "els => els.map(e => e.dataset.note)")
@@ -152,13 +152,13 @@ def test_a_shared_link_reopens_the_same_plan_in_chinese(page, site_url, browser)
 def test_unpublished_fields_say_so(page, site_url):
     open_planner(page, site_url, "zh", "?model=glm-5&gpu=h200&tp=8")
     figures = shown(page)
-    assert figures["weights"] == ("未公开（params.total_b）", "")
-    assert figures["max-tokens"] == ("未公开（params.total_b）", "")
+    assert figures["weights"] == ("本 KB 没有（params.total_b）", "")
+    assert figures["max-tokens"] == ("本 KB 没有（params.total_b）", "")
     assert figures["kv-token-gpu"] == ("89,856 B (87.8 KiB)", "89856")
     open_planner(page, site_url, "en", "?model=minimax-m3&gpu=gb200")
     figures = shown(page)
-    assert figures["gpu"] == ("not published (memory_gb)", "")
-    assert figures["kv-token"] == ("not published (num_hidden_layers, num_key_value_heads, head_dim)", "")
+    assert figures["gpu"] == ("not in this KB (memory_gb)", "")
+    assert figures["kv-token"] == ("not in this KB (num_hidden_layers, num_key_value_heads, head_dim)", "")
 
 
 def test_invalid_link_values_fall_back_with_a_visible_note(page, site_url):

@@ -76,12 +76,12 @@ def test_a_chinese_locale_makes_chinese_the_default_and_unknown_fields_say_upper
     )
     assert "权重：全模型：131 GiB（70,553,706,496 个参数，按架构字段计算）" in lines
     # no architecture in the KB: the engine's per-model overrides are unknown, so the tokens are a bound
-    assert "最大 token 数（KV 池容量）：≤ 2,870,816（上限：模型架构（引擎按模型的覆盖）未公开）" in lines
+    assert "最大 token 数（KV 池容量）：≤ 2,870,816（上限：本 KB 没有模型架构（引擎按模型的覆盖））" in lines
     assert "每 token KV：每卡：40,960 B (40 KiB)" in lines
     assert "  --model-path <model> \\" in lines
     assert "源稿未给出 BF16 的 checkpoint：请把 <model> 换成实际路径。" in lines
     status, out, _ = run(capsys, "--model", "glm-5", "--gpu", "h200", "--tp", "8")
-    assert "最大 token 数（KV 池容量）：未公开（params.total_b）" in out.splitlines()
+    assert "最大 token 数（KV 池容量）：本 KB 没有（params.total_b）" in out.splitlines()
 
 
 def test_names_and_case_are_accepted_for_ids(capsys):
@@ -152,7 +152,7 @@ def test_weights_that_do_not_fit_say_by_how_much(capsys):
     )
     assert status == 1
     assert (
-        "Maximum tokens (KV pool capacity): ≤ 0 (upper bound: the recurrent state's dtype (mamba_ssm_dtype) is not published)"
+        "Maximum tokens (KV pool capacity): ≤ 0 (upper bound: the recurrent state's dtype (mamba_ssm_dtype) is not in this KB)"
         in out.splitlines()
     )
     # 794 GB / 4 = 184.9 GiB per GPU + the multimodal 0.1 GiB against 143,771 MiB × 0.85 = 119.3 GiB

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 import handbook.render.renderers  # noqa: F401 - registers the renderers
+from handbook.calc import memory
 from handbook.calc.planner_data import (
     PLANNER_DATA_PATH,
     SCHEMA_VERSION,
@@ -102,8 +103,15 @@ def test_export_shape():
         "name": "gpt-oss-120b",
         "kv_formula": "gqa",
         "params_total_b": 117,
+        "param_count": None,  # a published total: no formula needed
         "experts": {"routed": 128, "shared": None},
         "moe": True,
+        # the engine's architecture rules, decided in Python: gpt-oss keeps a sliding-window pool
+        "multimodal": False,
+        "hybrid_swa": True,
+        "vision_shape": None,
+        "state_dtype": None,
+        "checkpoint_bytes": {"mxfp4": None},
         "context_native": 131072,
         "weights_dtypes": ["mxfp4"],
         "model_paths": {"mxfp4": {"path": "openai/gpt-oss-120b", "basis": "recipe-unstated-precision"}},
@@ -225,18 +233,19 @@ def test_the_page_says_which_context_each_model_opens_on():
     assert _opening(mini, "en", "models") == mini.models["dense-a"].name
     secret = mini.models["secret-c"].name
     assert _opening(mini, "en", "unpublished") == (
-        f"A model that publishes no native context ({secret}) opens on the planner's default of 8,192 tokens: "
-        "change it to the context you serve."
+        "A model whose native context is not in this KB (context.native or config.max_position_embeddings) "
+        f"({secret}) opens on the planner's default of 8,192 tokens: change it to the context you serve."
     )
     assert _opening(mini, "zh", "unpublished") == (
-        f"没有公开原生上下文的模型（{secret}）以规划器的默认值 8,192 token 打开，请改成你实际服务的上下文。"
+        "本 KB 没有原生上下文（context.native 或 config.max_position_embeddings）的模型"
+        f"（{secret}）以规划器的默认值 8,192 token 打开，请改成你实际服务的上下文。"
     )
 
 
 def test_the_real_planner_page_names_the_models_that_open_on_the_default():
     # DeepSeek-V3, the page's first model, publishes no native context in the KB: the prose must say why it
     # opens on 8,192 tokens rather than on the 131,072 the paragraph names for the others
-    unpublished = [m for m in KB.models.values() if not (m.context and m.context.native)]
+    unpublished = [m for m in KB.models.values() if memory.native_context(m) is None]
     assert KB.models[planner_data(KB)["defaults"]["model"]] in unpublished
     text = _opening(KB, "en", "unpublished")
     assert all(m.name in text for m in unpublished) and "8,192 tokens" in text

@@ -96,7 +96,7 @@ def test_kv_cell_matches_sglang_for_every_model(model_id):
             with pytest.raises(memory.NotPublished) as caught:
                 memory.kv_cell(model, dtype)
             assert caught.value.missing == golden
-            assert str(caught.value) == f"{model_id}: not published: {', '.join(golden)}"
+            assert str(caught.value) == f"{model_id}: not in this KB: {', '.join(golden)}"
         return
     whole, per_gpu_tp8, layers = golden
     bf16 = memory.kv_cell(model, BF16)
@@ -312,7 +312,7 @@ def test_gpus_per_node_come_from_the_kb():
     assert KB.hardware["h200"].gpus_per_node == 8
     assert "multi-node" not in memory.plan(oss, KB.hardware["h200"], mxfp4, BF16, 8).notes
     assert "multi-node" in memory.plan(oss, KB.hardware["h200"], mxfp4, BF16, 16).notes
-    assert KB.hardware["b300"].gpus_per_node is None  # not published: said so, whatever the TP
+    assert KB.hardware["b300"].gpus_per_node is None  # not in this KB: said so, whatever the TP
     assert "multi-node-unknown" in memory.plan(oss, KB.hardware["b300"], mxfp4, BF16, 2).notes
     assert "multi-node-unknown" not in memory.plan(oss, KB.hardware["b300"], mxfp4, BF16, 1).notes
 
@@ -394,7 +394,7 @@ def test_tp_table_keeps_its_shape_for_chapter_06():
         ("bf16", "b200", 8),
     ]
     assert all(c.agrees for c in cells)
-    # the vision encoder's size is not published: every budget is an upper bound, every TP a lower one
+    # the vision encoder's size is not in this KB: every budget is an upper bound, every TP a lower one
     assert all(c.at_least for c in cells)
     h100 = cells[0]
     pre = 81_559 / 1024

@@ -132,7 +132,7 @@ def test_where_the_kb_lacks_a_field_the_planner_says_upper_bound_and_it_holds(re
         if reason == "weights":
             assert p.missing.get("weights") == ("params.total_b",)
         elif reason == "indexer" and "kv" in p.missing:
-            pass  # no MLA dimensions either: the KV itself is not published
+            pass  # no MLA dimensions either: the KV itself is not in this KB
         elif reason == "architecture" and p.max_tokens is None:
             assert p.missing, "no architecture: either a bound or a figure said to be not published"
         else:

@@ -58,7 +58,7 @@ def test_kv_table_marks_unpublished_fields_and_anchors_rows():
     assert '<tr id="kv-dense-a">' in out
     assert "327,680 / 163,840" in out  # BF16 / FP8 bytes per token, 2 × 80 × 8 × 128 × {2, 1}
     assert "70,272 / 35,136" in out  # 61 × (512 + 64) × {2, 1}
-    assert "not published: num_hidden_layers, kv_lora_rank, qk_rope_head_dim" in out
+    assert "not in this KB: num_hidden_layers, kv_lora_rank, qk_rope_head_dim" in out
 
 
 def test_parameters_table_anchors_each_flag_on_the_parameters_page():

@@ -109,9 +109,9 @@ def test_a_model_without_a_published_class_is_not_replayable(kb, data):
     assert entry["status"] == "not-replayable" and "variants" not in entry
     ctx = RenderContext(kb=kb, lang="zh", page="06-models.md", command_status=True)
     view = replay_view(ctx, kb.recipes["kimi-k3.1-pro-tp8-low-latency"])
-    assert view is not None and view.short == "未重放（模型配置未公开）"
+    assert view is not None and view.short == "未重放（本 KB 没有模型配置）"
     assert _plain(view.body) == (
-        "未用引擎重放：architectures, model_type 未公开（知识库不猜）；知识库还标记 kv_lora_rank, "
+        "未用引擎重放：本 KB 没有 architectures, model_type（知识库不猜）；知识库还标记 kv_lora_rank, "
         "num_hidden_layers, qk_rope_head_dim 未知"
     )
 

@@ -115,9 +115,9 @@
     return model.config.indexer_n_heads !== null;
   }
 
+  // handbook/calc/sizing.py decides both from the engine's architecture lists; the export carries the answer
   function isMultimodal(model) {
-    const arch = architecture(model);
-    return arch === null ? null : K.MULTIMODAL.includes(arch);
+    return model.multimodal;
   }
 
   function backend(data, model, platform, tp, kv) {
@@ -228,47 +228,10 @@
   }
 
   // ------------------------------------------------------------------------------------------ parameters
-  // handbook/calc/params.py: the parameter count from the architecture fields, where no total is published.
-
-  function formulaFamily(model) {
-    const c = model.config;
-    const counts = c.layer_types_count;
-    if ("linear_attention" in counts || "sliding_attention" in counts || c.full_attention_interval || c.index_topk !== null) return null;
-    if (model.kv_formula === "gqa" && model.experts === null) return ["dense-gqa", K.DENSE_FIELDS];
-    if (model.kv_formula === "mla" && model.experts !== null) return ["mla-moe", K.MLA_MOE_FIELDS];
-    return null;
-  }
-
+  // handbook/calc/params.py counts the parameters from the architecture fields where no total is published;
+  // the export carries the count (or null), so the browser only reads it.
   function paramCount(model) {
-    const family = formulaFamily(model);
-    if (family === null) return null;
-    const c = model.config;
-    if (family[1].some((name) => c[name] === null)) return null;
-    if (family[0] === "mla-moe" && (model.experts.routed === null || model.experts.shared === null)) return null;
-    const [v, h, n] = [c.vocab_size, c.hidden_size, c.num_hidden_layers];
-    const heads = c.tie_word_embeddings ? 1 : 2;
-    if (family[0] === "dense-gqa") {
-      const [q, kv, d, inter] = [c.num_attention_heads, c.num_key_value_heads, c.head_dim, c.intermediate_size];
-      const layer = h * q * d + 2 * h * kv * d + q * d * h + 3 * h * inter + 2 * h;
-      const total = heads * v * h + n * layer + h;
-      const text = `${heads} × ${v} × ${h} + ${n} × (${h} × ${q} × ${d} + 2 × ${h} × ${kv} × ${d} + ${q} × ${d} × ${h} + 3 × ${h} × ${inter} + 2 × ${h}) + ${h}`;
-      return { family: "dense-gqa", total, formula: text };
-    }
-    const [qLora, kvLora] = [c.q_lora_rank, c.kv_lora_rank];
-    const [nope, rope, vdim, nh] = [c.qk_nope_head_dim, c.qk_rope_head_dim, c.v_head_dim, c.num_attention_heads];
-    const [routed, shared] = [model.experts.routed, model.experts.shared];
-    const [dense, inter, moe] = [c.first_k_dense_replace, c.intermediate_size, c.moe_intermediate_size];
-    const attention = h * qLora + qLora + qLora * nh * (nope + rope) + h * (kvLora + rope) + kvLora + kvLora * nh * (nope + vdim) + nh * vdim * h;
-    const experts = (routed + shared) * 3 * h * moe + routed * h + routed;
-    let total = heads * v * h + h + dense * (attention + 3 * h * inter + 2 * h);
-    total += (n - dense) * (attention + experts + 2 * h);
-    const text =
-      `${heads} × ${v} × ${h} + ${h} + ${dense} × (A + 3 × ${h} × ${inter} + 2 × ${h})` +
-      ` + ${n - dense} × (A + (${routed} + ${shared}) × 3 × ${h} × ${moe} + ${routed} × ${h} + ${routed}` +
-      ` + 2 × ${h}),` +
-      ` A = ${h} × ${qLora} + ${qLora} + ${qLora} × ${nh} × (${nope} + ${rope}) + ${h} × (${kvLora} + ${rope})` +
-      ` + ${kvLora} + ${kvLora} × ${nh} × (${nope} + ${vdim}) + ${nh} × ${vdim} × ${h}`;
-    return { family: "mla-moe", total, formula: text };
+    return model.param_count;
   }
 
   // ------------------------------------------------------------------------------------------ layers
@@ -276,9 +239,15 @@
     const c = model.config;
     const counts = c.layer_types_count;
     if ("full_attention" in counts) {
+      let full = counts.full_attention;
+      let sliding = counts.sliding_attention || 0;
+      if (sliding && model.hybrid_swa === false) {
+        full += sliding;
+        sliding = 0;
+      }
       return {
-        full: counts.full_attention,
-        sliding: counts.sliding_attention || 0,
+        full,
+        sliding,
         linear: counts.linear_attention || 0,
         total: c.num_hidden_layers,
       };
@@ -353,6 +322,8 @@
 
   // ------------------------------------------------------------------------------------------ weights, memory
   function weights(model, dtype) {
+    const held = model.checkpoint_bytes[dtype.id];
+    if (held !== null && held !== undefined) return { total_bytes: held, basis: "checkpoint", formula: null, params: null };
     if (model.params_total_b !== null) {
       return { total_bytes: (model.params_total_b * 1e9 * dtype.bits) / 8, basis: "published", formula: null, params: null };
     }
@@ -400,7 +371,7 @@
   }
 
   function hasSlidingWindow(model) {
-    return "sliding_attention" in model.config.layer_types_count;
+    return "sliding_attention" in model.config.layer_types_count && model.hybrid_swa !== false;
   }
 
   function resolveContext(model, context, defaults) {
@@ -459,8 +430,8 @@
     if (device !== null) {
       def = defaultMemFraction(device.mib, tp);
       if (isMultimodal(model)) {
-        const vision = c.vision_config;
-        def = vlmFraction(def, vision ? vision.hidden_size : null, vision ? vision.num_hidden_layers : null);
+        const vision = model.vision_shape;
+        def = vlmFraction(def, vision ? vision[0] : null, vision ? vision[1] : null);
         if (given === null) {
           notes.push("vlm-fraction");
           if (vision === null) {
@@ -567,7 +538,7 @@
       if (!stateShapeKnown) bounds.push("state-shape");
       else {
         const linearLayers = layerSplit(model).linear;
-        const ssm = c.mamba_ssm_dtype;
+        const ssm = model.state_dtype;
         if (ssm === null) {
           bounds.push("state-dtype");
           perRequest = stateBytesPerRequest(data, model, linearLayers, tp, "float32");

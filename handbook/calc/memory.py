@@ -41,7 +41,7 @@ from typing import Literal
 
 from handbook.calc import params, sizing
 from handbook.calc.sizing import GIB, MIB
-from handbook.kb.schema import Dtype, Hardware, Model
+from handbook.kb.schema import SAFETENSORS_BYTES, Dtype, Hardware, Model
 
 TP_CHOICES = (1, 2, 4, 8, 16, 32, 64)
 # The planner's context length when the KB publishes no native context for a model (a choice of the
@@ -55,7 +55,7 @@ class NotPublished(ValueError):
     def __init__(self, subject: object, missing: list[str]):
         self.subject = getattr(subject, "id", subject)
         self.missing = list(missing)
-        super().__init__(f"{self.subject}: not published: {', '.join(self.missing)}")
+        super().__init__(f"{self.subject}: not in this KB: {', '.join(self.missing)}")
 
 
 # ------------------------------------------------------------------------------------------- layers
@@ -79,9 +79,15 @@ def layer_split(model: Model) -> LayerSplit:
     c = model.config
     counts = dict(c.layer_types_count)
     if "full_attention" in counts:
+        sliding = counts.get("sliding_attention", 0)
+        full = counts["full_attention"]
+        if sliding and sizing.is_hybrid_swa(model) is False:
+            # not a hybrid-SWA architecture: its sliding layers keep every token in the one full pool
+            # (configs/model_config.py:is_hybrid_swa_model:2651-2698; e.g. Gemma-2, Gemma-3)
+            full, sliding = full + sliding, 0
         return LayerSplit(
-            full=counts["full_attention"],
-            sliding=counts.get("sliding_attention", 0),
+            full=full,
+            sliding=sliding,
             linear=counts.get("linear_attention", 0),
             total=c.num_hidden_layers,
         )
@@ -187,14 +193,31 @@ def kv_cell(model: Model, kv_dtype: Dtype, attn_tp: int = 1) -> KvCell:
 @dataclass(frozen=True, kw_only=True)
 class Weights:
     total_bytes: float
-    basis: Literal["published", "formula"]
+    basis: Literal["published", "formula", "checkpoint"]
     formula: str | None  # the parameter count's sum, when it is computed
     params: int | None  # the parameter count, when it is computed
 
 
+def checkpoint_bytes(model: Model, dtype: Dtype) -> int | None:
+    """What the checkpoint of this precision holds, where the KB has its files' figures: its tensor
+    inventory (elements × bytes per safetensors dtype; a mixed-precision checkpoint's unquantized modules
+    count at their own width), else its safetensors index's total size."""
+    for precision in model.precisions:
+        if precision.dtype != dtype.id:
+            continue
+        if precision.tensor_elements:
+            return int(sum(n * SAFETENSORS_BYTES[k] for k, n in precision.tensor_elements.items()))
+        return precision.checkpoint_bytes
+    return None
+
+
 def weights(model: Model, dtype: Dtype) -> Weights:
-    """Parameters × storage bits (block scales included where the dtype's bits count them). The parameter
-    count is the published one, else the architecture formula (handbook.calc.params)."""
+    """The checkpoint's own bytes where the KB has them (``checkpoint_bytes``), else parameters × storage
+    bits (block scales included where the dtype's bits count them), the parameter count being the
+    published one, else the architecture formula (handbook.calc.params)."""
+    held = checkpoint_bytes(model, dtype)
+    if held is not None:
+        return Weights(total_bytes=float(held), basis="checkpoint", formula=None, params=None)
     if model.params.total_b is not None:
         return Weights(
             total_bytes=model.params.total_b * 1e9 * dtype.bits / 8,
@@ -297,16 +320,28 @@ def has_linear_attention(model: Model) -> bool:
 
 
 def has_sliding_window(model: Model) -> bool:
-    return "sliding_attention" in model.config.layer_types_count
+    """Whether the engine gives the model's sliding-window layers a pool of their own (as ``layer_split``
+    counts them; unknown architecture: assumed, the larger pool, with the architecture bound)."""
+    return "sliding_attention" in model.config.layer_types_count and sizing.is_hybrid_swa(model) is not False
+
+
+def native_context(model: Model) -> int | None:
+    """The model's own context: the KB's stated native context, else the one the engine derives from
+    config.json (max_position_embeddings and rope_scaling, ``sizing.derived_context``)."""
+    if model.context:
+        return model.context.native
+    return sizing.derived_context(model)
 
 
 def resolve_context(model: Model, context: int | None) -> int:
-    """The context a plan uses: the one asked for, else the model's native one, else ``DEFAULT_CONTEXT``."""
+    """The context a plan uses: the one asked for, else the model's native one (stated, or derived as the
+    engine derives it), else ``DEFAULT_CONTEXT``."""
     if context is not None:
         if context < 1:
             raise ValueError(f"context must be at least 1, got {context}")
         return context
-    return model.context.native if model.context else DEFAULT_CONTEXT
+    native = native_context(model)
+    return native if native is not None else DEFAULT_CONTEXT
 
 
 # ------------------------------------------------------------------------------------------- plan
@@ -466,7 +501,7 @@ def plan(
         raise ValueError(f"{weights_dtype.id} is not a weights dtype")
     kv_size = element_bytes(kv)  # validates the KV dtype
     weight_share(0.0, tp, ep)  # validates tp and ep
-    native = model.context.native if model.context else None
+    native = native_context(model)
     ctx = resolve_context(model, context)
     c = model.config
     missing: dict[str, tuple[str, ...]] = {}
@@ -492,10 +527,8 @@ def plan(
     if device is not None:
         default = sizing.default_mem_fraction(device.mib, tp)
         if sizing.is_multimodal(model):
-            vision = c.vision_config
-            default = sizing.vlm_fraction(
-                default, vision.hidden_size if vision else None, vision.num_hidden_layers if vision else None
-            )
+            vision = sizing.vision_shape(model)
+            default = sizing.vlm_fraction(default, *(vision or (None, None)))
             if mem_fraction_static is None:
                 notes.append("vlm-fraction")
                 if vision is None:
@@ -596,7 +629,7 @@ def plan(
             bounds.append("state-shape")
         else:
             linear_layers = layer_split(model).linear
-            ssm = c.mamba_ssm_dtype
+            ssm = sizing.state_dtype(model)
             if ssm is None:
                 # unknown: the float32 state (the engine's default, configs/mamba_utils.py:47-107) is the
                 # largest, a 2-byte one the smallest; each bounds one side

@@ -10,6 +10,13 @@ Dense GQA (models/llama.py: LlamaDecoderLayer): per layer
     gate, up, down: 3 × hidden × intermediate;   two RMSNorms: 2 × hidden
 plus embeddings (vocab × hidden), the LM head (another vocab × hidden unless tied) and the final norm.
 
+GQA + MoE (models/qwen3_moe.py: Qwen3MoeDecoderLayer, Qwen3MoeSparseMoeBlock), per layer
+    the attention as above, plus q_norm and k_norm (2 × head_dim)
+    routed experts of 3 × hidden × moe_intermediate each, and the router (routed × hidden, no bias)
+    two RMSNorms: 2 × hidden
+plus embeddings, the LM head unless tied, the final norm. Models with shared experts or dense layers are
+not covered (the fields that say how many are not read here).
+
 MLA + MoE (models/deepseek_v2.py: DeepseekV2AttentionMLA, DeepseekV2MoE, MoEGate), per layer
     q_a (hidden × q_lora) + its norm (q_lora) + q_b (q_lora × heads × (nope + rope))
     kv_a (hidden × (kv_lora + rope)) + its norm (kv_lora) + kv_b (kv_lora × heads × (nope + v))
@@ -53,9 +60,23 @@ MLA_MOE_FIELDS = (
 )
 
 
+GQA_MOE_FIELDS = (
+    "vocab_size",
+    "hidden_size",
+    "moe_intermediate_size",
+    "num_hidden_layers",
+    "num_attention_heads",
+    "num_key_value_heads",
+    "head_dim",
+    "tie_word_embeddings",
+)
+# the Qwen3-MoE layout the formula is written from (q_norm/k_norm, every layer sparse, no shared expert)
+GQA_MOE_ARCHITECTURES = frozenset({"Qwen3MoeForCausalLM"})
+
+
 @dataclass(frozen=True, kw_only=True)
 class ParamCount:
-    family: str  # "dense-gqa" | "mla-moe"
+    family: str  # "dense-gqa" | "gqa-moe" | "mla-moe"
     total: int
     formula: str  # the sum as numbers, for the reader
 
@@ -70,6 +91,9 @@ def formula_family(model: Model) -> tuple[str, tuple[str, ...]] | None:
         return "dense-gqa", DENSE_FIELDS
     if model.attention.kv_formula == "mla" and model.experts is not None:
         return "mla-moe", MLA_MOE_FIELDS
+    archs = set(c.architectures or ())
+    if model.attention.kv_formula == "gqa" and model.experts is not None and archs & GQA_MOE_ARCHITECTURES:
+        return "gqa-moe", GQA_MOE_FIELDS
     return None
 
 
@@ -81,6 +105,8 @@ def missing_fields(model: Model) -> list[str]:
     missing = [name for name in family[1] if getattr(model.config, name) is None]
     if family[0] == "mla-moe" and (model.experts.routed is None or model.experts.shared is None):
         missing += ["experts.routed" if model.experts.routed is None else "experts.shared"]
+    if family[0] == "gqa-moe" and model.experts.routed is None:
+        missing += ["experts.routed"]
     return missing
 
 
@@ -101,6 +127,16 @@ def param_count(model: Model) -> ParamCount | None:
             f" + 3 × {h} × {inter} + 2 × {h}) + {h}"
         )
         return ParamCount(family="dense-gqa", total=total, formula=text)
+    if family[0] == "gqa-moe":
+        q, kv, d, moe = c.num_attention_heads, c.num_key_value_heads, c.head_dim, c.moe_intermediate_size
+        routed = model.experts.routed
+        layer = h * q * d + 2 * h * kv * d + q * d * h + 2 * d + routed * 3 * h * moe + routed * h + 2 * h
+        total = heads * v * h + n * layer + h
+        text = (
+            f"{heads} × {v} × {h} + {n} × ({h} × {q} × {d} + 2 × {h} × {kv} × {d} + {q} × {d} × {h} + 2 × {d}"
+            f" + {routed} × 3 × {h} × {moe} + {routed} × {h} + 2 × {h}) + {h}"
+        )
+        return ParamCount(family="gqa-moe", total=total, formula=text)
     q_lora, kv_lora = c.q_lora_rank, c.kv_lora_rank
     nope, rope, vdim, nh = c.qk_nope_head_dim, c.qk_rope_head_dim, c.v_head_dim, c.num_attention_heads
     routed, shared = model.experts.routed, model.experts.shared

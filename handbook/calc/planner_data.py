@@ -71,12 +71,9 @@ TABLES: dict[str, object] = {
     "QWEN3_5_FAMILY": sizing.QWEN3_5_FAMILY,
     "QWEN4_EXP": sizing.QWEN4_EXP,
     "GPT_OSS": sizing.GPT_OSS,
-    "MULTIMODAL": sizing.MULTIMODAL,
     "VLM_BASE": sizing.VLM_BASE,
     "VLM_FACTOR_MAX": sizing.VLM_FACTOR_MAX,
     "LINEAR_FIELDS": sizing.LINEAR_FIELDS,
-    "DENSE_FIELDS": params.DENSE_FIELDS,
-    "MLA_MOE_FIELDS": params.MLA_MOE_FIELDS,
     "NOTE_CODES": memory.NOTE_CODES,
     "BOUND_CODES": memory.BOUND_CODES,
     "PLACEHOLDER": launch.PLACEHOLDER,
@@ -102,6 +99,11 @@ def weight_dtypes(kb: KB, model: Model) -> list[str]:
     return [d.id for d in kb.dtypes.values() if "weights" in d.use]
 
 
+def _param_count(model: Model) -> dict[str, Any] | None:
+    count = params.param_count(model)
+    return None if count is None else dataclasses.asdict(count)
+
+
 def _model(kb: KB, model: Model) -> dict[str, Any]:
     config: dict[str, Any] = {name: getattr(model.config, name) for name in CONFIG_FIELDS}
     config["layer_types_count"] = dict(sorted(model.config.layer_types_count.items()))
@@ -117,13 +119,24 @@ def _model(kb: KB, model: Model) -> dict[str, Any]:
         "kv_formula": model.attention.kv_formula,
         "config": config,
         "params_total_b": model.params.total_b,
+        # the architecture formula's count where no total is published (handbook.calc.params), or None
+        "param_count": _param_count(model),
         "experts": (
             {"routed": model.experts.routed, "shared": model.experts.shared}
             if model.experts is not None
             else None
         ),
         "moe": model.experts is not None,
-        "context_native": model.context.native if model.context else None,
+        # the engine's architecture rules, decided here (handbook.calc.sizing): the browser only reads them
+        "multimodal": sizing.is_multimodal(model),
+        "hybrid_swa": sizing.is_hybrid_swa(model),
+        "vision_shape": sizing.vision_shape(model),
+        "state_dtype": sizing.state_dtype(model),
+        # stated, or derived from config.json as the engine derives it (memory.native_context)
+        "context_native": memory.native_context(model),
+        "checkpoint_bytes": {
+            d: memory.checkpoint_bytes(model, kb.dtypes[d]) for d in weight_dtypes(kb, model)
+        },
         "weights_dtypes": weight_dtypes(kb, model),
         "model_paths": paths,
         "rule_flags": [{"flag": r.flag, "value": r.value, "when": r.when} for r in rule_flags(kb, model)],
@@ -137,7 +150,7 @@ def kv_dtypes(kb: KB) -> list[str]:
 def common_context(kb: KB) -> int | None:
     """The longest context every model that publishes one serves natively: the shortest native context in
     the KB (None when no model publishes one)."""
-    natives = [m.context.native for m in kb.models.values() if m.context and m.context.native]
+    natives = [n for n in (memory.native_context(m) for m in kb.models.values()) if n]
     return min(natives) if natives else None
 
 
@@ -146,7 +159,7 @@ def opening_context(kb: KB, model: Model) -> int:
     every model serves (``common_context``), so that a first look is a context a deployment commonly runs
     rather than a maximum that can take several nodes; the model's maximum is one click away. A model that
     publishes no context opens with ``memory.DEFAULT_CONTEXT``, as the planner has always done."""
-    native = model.context.native if model.context else None
+    native = memory.native_context(model)
     if native is None:
         return memory.DEFAULT_CONTEXT
     common = common_context(kb)

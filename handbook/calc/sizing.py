@@ -128,12 +128,128 @@ QWEN3_5_FAMILY = frozenset(
 QWEN4_EXP = frozenset({"Qwen4ExpForConditionalGeneration"})
 # arg_groups/model_overrides/gpt_oss.py:_gpt_oss_overrides:24-45 (fa3 on SM90, trtllm_mha on SM100, aiter)
 GPT_OSS = frozenset({"GptOssForCausalLM"})
-# configs/model_config.py:multimodal_model_archs:2391 (the KB's multimodal architectures)
+# configs/model_config.py:multimodal_model_archs:2391-2473, every architecture the engine treats as
+# multimodal (the default fraction's encoder factor and the SGLANG_VLM_CACHE_SIZE_MB reservation follow);
+# the engine-sizing oracle records the wheel's own list and tests/test_planner_oracle.py compares.
 MULTIMODAL = frozenset(
     {
-        "Qwen3_5MoeForConditionalGeneration",
+        "CLIPModel",
+        "Cohere2VisionForConditionalGeneration",
+        "Cosmos3EdgeForConditionalGeneration",
+        "DeepseekVL2ForCausalLM",
+        "Ernie4_5_VLMoeForConditionalGeneration",
+        "MiniMaxM3SparseForConditionalGeneration",
+        "Gemma3ForConditionalGeneration",
+        "Gemma3nForConditionalGeneration",
+        "Gemma4ForConditionalGeneration",
+        "EmbeddingGemma2Model",
+        "Gemma4UnifiedForConditionalGeneration",
+        "DiffusionGemmaForBlockDiffusion",
+        "Glm4vForConditionalGeneration",
+        "Glm4vMoeForConditionalGeneration",
+        "Glm5NextForConditionalGeneration",
+        "GlmOcrForConditionalGeneration",
+        "GlmAsrForConditionalGeneration",
+        "GlmImageForConditionalGeneration",
+        "Grok1VForCausalLM",
+        "Grok1AForCausalLM",
+        "LlavaLlamaForCausalLM",
+        "Llama4ForConditionalGeneration",
+        "LlavaMistralForCausalLM",
+        "LlavaQwenForCausalLM",
+        "LlavaForConditionalGeneration",
+        "LlavaVidForCausalLM",
+        "Lfm2VlForConditionalGeneration",
+        "LightOnOCRForConditionalGeneration",
+        "MiMoV2ForCausalLM",
+        "MiMoV2ASRForCausalLM",
+        "MiniCPMO",
+        "MiniCPMV",
+        "Mistral3ForConditionalGeneration",
+        "MultiModalityCausalLM",
+        "MllamaForConditionalGeneration",
+        "MossVLForConditionalGeneration",
+        "NemotronH_Nano_VL_V2",
+        "NemotronH_Nano_Omni_Reasoning_V3",
+        "NemotronH_Omni_Reasoning_V3",
+        "MuseGlimmerForConditionalGeneration",
+        "MuseSparkForConditionalGeneration",
+        "PixtralForConditionalGeneration",
+        "Qwen2AudioForConditionalGeneration",
+        "Qwen2VLForConditionalGeneration",
+        "Qwen2_5_VLForConditionalGeneration",
+        "Qwen3VLForConditionalGeneration",
+        "Qwen3VLMoeForConditionalGeneration",
         "Qwen3_5ForConditionalGeneration",
+        "Qwen3_5MoeForConditionalGeneration",
         "Qwen4ExpForConditionalGeneration",
+        "InternS2PreviewForConditionalGeneration",
+        "InternS2MobiusForConditionalGeneration",
+        "Qwen3ASRForConditionalGeneration",
+        "Qwen3OmniMoeForConditionalGeneration",
+        "KimiVLForConditionalGeneration",
+        "LocateAnythingForConditionalGeneration",
+        "InternVLChatModel",
+        "InternS1ForConditionalGeneration",
+        "InternS1ProForConditionalGeneration",
+        "Phi4MMForCausalLM",
+        "VoxtralForConditionalGeneration",
+        "WhisperForConditionalGeneration",
+        "Step3VLForConditionalGeneration",
+        "POINTSV15ChatModel",
+        "DotsVLMForCausalLM",
+        "Dots3NoteForCausalLM",
+        "DotsOCRForCausalLM",
+        "Sarashina2VisionForCausalLM",
+        "NVILAForConditionalGeneration",
+        "NVILALiteForConditionalGeneration",
+        "DeepseekOCRForCausalLM",
+        "UnlimitedOCRForCausalLM",
+        "JetVLMForConditionalGeneration",
+        "PaddleOCRVLForConditionalGeneration",
+        "MiDashengLMModel",
+        "StepVLForConditionalGeneration",
+        "Step3p7ForConditionalGeneration",
+        "KimiK25ForConditionalGeneration",
+        "BailingMMNativeForConditionalGeneration",
+        "BailingMM2NativeForConditionalGeneration",
+        "BailingMoeV3VLForConditionalGeneration",
+    }
+)
+# configs/model_config.py:is_hybrid_swa_model:2651-2698: the architectures whose sliding-window layers get
+# their own pool (HybridSWAPoolConfigurator); any other model's sliding layers share the one full pool, e.g.
+# Gemma-2/3 (whose override also sets disable_hybrid_swa_memory, model_overrides/gemma2_gemma3.py:26).
+# Two exceptions there: BeamForCausalLM only with sliding layers, LagunaForCausalLM only with a window.
+HYBRID_SWA = frozenset(
+    {
+        "BeamForCausalLM",
+        "Llama4ForConditionalGeneration",
+        "DeepseekV4ForCausalLM",
+        "DeepseekV4ForCausalLMNextN",
+        "DeepseekV4ForCausalLMDSpark",
+        "GptOssForCausalLM",
+        "GraniteSWAForCausalLM",
+        "GraniteMoeSWAForCausalLM",
+        "IQuestQ1ForCausalLM",
+        "IQuestQ1MTP",
+        "MiMoV2ForCausalLM",
+        "MiMoV2FlashForCausalLM",
+        "MiMoV2MTP",
+        "Step3p5ForCausalLM",
+        "Step3p5MTP",
+        "Step3p7ForConditionalGeneration",
+        "Gemma4ForCausalLM",
+        "Gemma4ForConditionalGeneration",
+        "EmbeddingGemma2Model",
+        "Gemma4UnifiedForConditionalGeneration",
+        "DiffusionGemmaForBlockDiffusion",
+        "LagunaForCausalLM",
+        "MellumForCausalLM",
+        "MuseGlimmerForCausalLM",
+        "MuseGlimmerForConditionalGeneration",
+        "InklingForConditionalGeneration",
+        "InklingForConditionalGenerationMTP",
+        "UnlimitedOCRForCausalLM",
     }
 )
 
@@ -158,8 +274,41 @@ def is_qsa(model: Model) -> bool:
 
 
 def is_multimodal(model: Model) -> bool | None:
-    arch = architecture(model)
-    return None if arch is None else arch in MULTIMODAL
+    """configs/model_config.py:is_multimodal_model:2522-2529 (any of the config's architectures)."""
+    archs = model.config.architectures
+    return None if not archs else any(a in MULTIMODAL for a in archs)
+
+
+def is_hybrid_swa(model: Model) -> bool | None:
+    """Whether the sliding-window layers get their own pool (configs/model_config.py:is_hybrid_swa_model:
+    2651-2698, then _derive_hybrid_model:1213-1218); None: the architecture is not in the KB."""
+    c = model.config
+    archs = c.architectures
+    if archs and any(a in HYBRID_SWA for a in archs):
+        if "BeamForCausalLM" in archs:
+            return "sliding_attention" in c.layer_types_count
+        # Laguna only with a window (:2686-2692)
+        return not ("LagunaForCausalLM" in archs and not c.sliding_window)
+    if c.is_hybrid_swa:  # the config's own opt-in (:2695)
+        return True
+    return None if not archs else False
+
+
+def derived_context(model: Model) -> int | None:
+    """The context the engine derives from config.json when none is given (utils/hf_transformers/common.py:
+    get_context_length:677-696, used by configs/model_config.py:_derive_context_length:1291-1326):
+    max_position_embeddings × rope_scaling.factor, the factor taken as 1 when rope_scaling names
+    original_max_position_embeddings or is of type llama3. None: max_position_embeddings is not in the KB."""
+    c = model.config
+    if c.max_position_embeddings is None:
+        return None
+    factor = 1.0
+    rope = c.rope_scaling
+    if rope is not None and rope.factor is not None:
+        factor = rope.factor
+        if rope.original_max_position_embeddings is not None or rope.rope_type == "llama3":
+            factor = 1.0
+    return int(factor * c.max_position_embeddings)
 
 
 # ---------------------------------------------------------------------------------------------- backend, page
@@ -258,6 +407,28 @@ def default_mem_fraction(gpu_mib: float, tp: int) -> float:
 # adjust_mem_fraction_for_vlm (memory_hook.py:417-462): × 0.95 × clamp(1 − 0.1 × (ratio − 1), 0.8, 1.05)
 VLM_BASE = 0.95
 VLM_FACTOR_MAX = 1.05
+
+
+# What memory_hook.py:439-440 takes when the vision config has no such key
+VIT_DEFAULT_HIDDEN, VIT_DEFAULT_LAYERS = 1024, 24
+
+
+def vision_shape(model: Model) -> tuple[int, int] | None:
+    """The vision encoder's (hidden size, layers) as the engine reads them, its defaults where the file has
+    no such key; None: the KB does not hold the model's vision_config."""
+    vision = model.config.vision_config
+    if vision is None:
+        return None
+    return (vision.hidden_size or VIT_DEFAULT_HIDDEN, vision.num_hidden_layers or VIT_DEFAULT_LAYERS)
+
+
+def state_dtype(model: Model) -> str | None:
+    """The recurrent state's dtype the engine uses: the config's, or its default float32 where the whole
+    config.json was read and has none (configs/mamba_utils.py:mamba2_state_dtype:47-107); None: unknown."""
+    c = model.config
+    if c.mamba_ssm_dtype is not None:
+        return c.mamba_ssm_dtype
+    return "float32" if "mamba_ssm_dtype" in c.absent else None
 
 
 def vlm_fraction(fraction: float, hidden_size: int | None, layers: int | None) -> float:

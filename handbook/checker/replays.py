@@ -34,7 +34,16 @@ REPLAY_DIR = ENGINE_DIR
 RERUN = "nox -s engine-replay -- --stale"
 
 # KB bookkeeping in ``config:``, not config.json fields.
-NOT_CONFIG_FIELDS = ("source", "field_sources", "layer_types_count", "architectures", "model_type")
+# absent: keys the file lacks (not a key); quantization_config: the replay runs no quantized loader
+NOT_CONFIG_FIELDS = (
+    "source",
+    "field_sources",
+    "layer_types_count",
+    "architectures",
+    "model_type",
+    "absent",
+    "quantization_config",
+)
 # What each model type calls the KB's expert counts, and the config type of its text model when its
 # config.json nests the language model under ``text_config`` (the config classes of transformers 5.19.0:
 # deepseek_v3/configuration_deepseek_v3.py n_routed_experts; gpt_oss/configuration_gpt_oss.py
@@ -150,7 +159,7 @@ def model_config(model: Model) -> tuple[dict[str, Any], dict[str, str], tuple[st
         value = getattr(config, name)
         if name in NOT_CONFIG_FIELDS or value is None:
             continue
-        fields[name] = value
+        fields[name] = value.model_dump(exclude_none=True) if hasattr(value, "model_dump") else value
         origin[name] = f"config.{name} ({own.get(name, config.source)})"
     model_type = config.model_type
     assert model_type is not None

@@ -9,6 +9,7 @@ written.
 from __future__ import annotations
 
 import argparse
+import datetime
 import sys
 from pathlib import Path
 
@@ -21,6 +22,7 @@ from handbook.kb.scaffold import (
     ScaffoldError,
     choices,
     new_file,
+    new_model_from_config,
     new_pitfall,
     new_rule,
     placeholders,
@@ -28,8 +30,46 @@ from handbook.kb.scaffold import (
 )
 
 
+def _refused(exc: ScaffoldError) -> int:
+    if len(exc.problems) == 1:  # one line, as every other refusal of the command line
+        print(f"✖ {exc.problems[0]}; nothing was written.", file=sys.stderr)
+        return 2
+    for problem in exc.problems:
+        print(f"✖ {problem}", file=sys.stderr)
+    print("Nothing was written.", file=sys.stderr)
+    return 2
+
+
+def _from_config(args: argparse.Namespace, root: Path) -> int:
+    try:
+        written, imported = new_model_from_config(args.id, args, root)
+    except ScaffoldError as exc:
+        return _refused(exc)
+    for one in written:
+        print(f"✔ wrote {shown_path(one.path, root)}")
+    if imported.derived:
+        print(f"Derived as the engine does ({len(imported.derived)}):")
+        for line in imported.derived:
+            print(f"  {line}")
+    if imported.unknown:
+        print(f"Not in the files, and they change the plan ({len(imported.unknown)}):")
+        for line in imported.unknown:
+            print(f"  {line}")
+    print("Then check it: python -m handbook validate")
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
     root = Path(args.kb)
+    if args.kind == "model" and args.from_config:
+        return _from_config(args, root)
+    if args.kind == "model" and args.kv_formula is None:
+        print(
+            "✖ --kv-formula: got nothing, expected gqa or mla (or --from-config config.json); "
+            "nothing was written.",
+            file=sys.stderr,
+        )
+        return 2
     try:
         if args.kind == "pitfall":
             written = new_pitfall(args.id, args, root)
@@ -38,13 +78,7 @@ def run(args: argparse.Namespace) -> int:
         else:
             written = new_file(args.kind, args.id, args, root)
     except ScaffoldError as exc:
-        if len(exc.problems) == 1:  # one line, as every other refusal of the command line
-            print(f"✖ {exc.problems[0]}; nothing was written.", file=sys.stderr)
-            return 2
-        for problem in exc.problems:
-            print(f"✖ {problem}", file=sys.stderr)
-        print("Nothing was written.", file=sys.stderr)
-        return 2
+        return _refused(exc)
     shown = shown_path(written.path, root)
     verb = {"pitfall": "appended to", "rule": "added to"}.get(args.kind, "wrote")
     print(f"✔ {verb} {shown}")
@@ -70,6 +104,13 @@ def _flag(value: str) -> str:
 # The schema's bounds (kb/schema.py MemoryGB, GpuCount): a skeleton holds only what validate would accept
 _MEMORY_GB = real(1, 4096)
 _GPUS = whole(1, 100_000)
+
+
+def _day(value: str) -> datetime.date:
+    try:
+        return datetime.date.fromisoformat(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"got '{value}', expected a day as YYYY-MM-DD") from None
 
 
 def _memory_gb(value: str) -> float:
@@ -103,10 +144,23 @@ def configure(new: argparse.ArgumentParser) -> None:
     model = kind("model", "a model: kb/models/<id>.yaml")
     model.add_argument(
         "--kv-formula",
-        required=True,
         choices=choices(s.Attention, "kv_formula"),
-        help="what the KV pool holds per token: gqa (K and V heads) or mla (a compressed latent)",
+        help="what the KV pool holds per token: gqa (K and V heads) or mla (a compressed latent); "
+        "with --from-config, read from the file",
     )
+    model.add_argument(
+        "--from-config",
+        metavar="CONFIG_JSON",
+        help="the checkpoint's config.json: writes a complete entry from it (and a source for it)",
+    )
+    model.add_argument(
+        "--index",
+        metavar="INDEX_JSON",
+        help="the checkpoint's model.safetensors.index.json: its total size sizes the weights",
+    )
+    model.add_argument("--repo", type=text, help="the repository the files come from, e.g. org/Model")
+    model.add_argument("--revision", type=text, help="the commit the files were read at")
+    model.add_argument("--date", type=_day, help="the day they were read (YYYY-MM-DD; default today)")
     model.add_argument("--name", type=text, help="the model's name as its vendor writes it")
     model.add_argument("--vendor", type=text, help="who publishes it")
     model.add_argument("--role", choices=choices(s.Model, "role"))

@@ -329,11 +329,21 @@ def _rel(path: Path, repo: Path) -> str:
         return path.as_posix()
 
 
+def _shown_from(root: Path) -> Path:
+    """Where shown file names start: the repository when the KB is inside it (kb/…, tests/fixtures/…),
+    else the KB folder's parent (so a KB in any folder shows as <folder>/models/…)."""
+    return REPO_ROOT if root.resolve().is_relative_to(REPO_ROOT) else root.parent
+
+
+def shown_root(root: Path) -> str:
+    """The KB folder as its files' shown names begin (``kb`` for the repository's own)."""
+    return _rel(root, _shown_from(root))
+
+
 class _Loader:
     def __init__(self, root: Path):
         self.root = root
-        # files are shown relative to the repository when the KB is inside it (kb/…, tests/fixtures/…)
-        self.repo = REPO_ROOT if root.resolve().is_relative_to(REPO_ROOT) else root.parent
+        self.repo = _shown_from(root)
         self.problems: list[Problem] = []
         self.origins: dict[int, Origin] = {}
         self.broken: set[str] = set()  # kinds with a file that failed: references into them are not judged

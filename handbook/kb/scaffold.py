@@ -14,6 +14,7 @@ a KB with an unfinished scaffold in it can still be scaffolded into.
 from __future__ import annotations
 
 import argparse
+import datetime
 import re
 import typing
 from collections.abc import Mapping
@@ -21,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, StringConstraints
+from pydantic import BaseModel, StringConstraints, ValidationError
 from pydantic.fields import FieldInfo
 
 from handbook.core.files import WriteRefused, write_text
@@ -30,7 +31,15 @@ from handbook.core.suggest import did_you_mean
 from handbook.core.text import PLACEHOLDER
 from handbook.kb import schema as s
 from handbook.kb.common import Id
-from handbook.kb.loader import FLAGS_POOL, KIND, KINDS
+from handbook.kb.from_config import (
+    ConfigError,
+    Imported,
+    model_from_config,
+    read_json,
+    source_entry,
+    yaml_text,
+)
+from handbook.kb.loader import FLAGS_POOL, KIND, KINDS, problems_from_validation
 from handbook.kb.yamlfile import dump_yaml, load_text, load_yaml, read_text
 
 FILL = PLACEHOLDER
@@ -418,6 +427,100 @@ def new_file(kind: str, entity_id: str, args: argparse.Namespace, root: Path) ->
     except WriteRefused as exc:
         raise ScaffoldError([str(exc)]) from None
     return Written(path=path, first_line=1, text=body)
+
+
+MODEL_HEADER = (
+    "# A model (schema: kb/schema/models.schema.json), imported from its checkpoint's config.json by\n"
+    "# `python -m handbook new model --from-config`: each config field as the file names it. Add the\n"
+    "# vendor's wording (summary, attention.stated) and what the file cannot give (params, context) from a\n"
+    "# source.\n"
+)
+SOURCE_HEADER = "# Where the model's config fields come from: the checkpoint's config.json.\n"
+
+
+def new_model_from_config(mid: str, args: argparse.Namespace, root: Path) -> tuple[list[Written], Imported]:
+    """kb/models/<mid>.yaml from the checkpoint's config.json (and its safetensors index), plus
+    kb/sources/<mid>-config.yaml naming the repository and commit (or date) unless ``--source`` names an
+    existing source. Everything is checked first; nothing is written when anything is wrong."""
+    known = KnownIds.read(root)
+    checks = Checks(known)
+    checks.new_id(mid)
+    path = root / KIND["models"].pattern.replace("*", mid)
+    if path.exists() or path.is_symlink():
+        checks.problems.append(
+            f"{shown_path(path, root)}: got model id '{mid}', which exists already; expected a new id "
+            "(or edit that file)"
+        )
+    source_path = None
+    if args.source:
+        checks.source(args.source)
+        sid = args.source
+    elif not args.repo:
+        checks.problems.append(
+            "--repo: got nothing, expected the repository the config.json comes from (e.g. org/Model), or "
+            "--source with the id of a source in kb/sources/ that states it"
+        )
+        sid = f"{mid}-config"
+    else:
+        sid = f"{mid}-config"
+        source_path = root / KIND["sources"].pattern.replace("*", sid)
+        if sid in known.ids["sources"] or source_path.exists() or source_path.is_symlink():
+            checks.problems.append(
+                f"{shown_path(source_path, root)}: got source id '{sid}', which exists already; expected a "
+                "new id (or pass --source to use it)"
+            )
+    try:
+        config = read_json(Path(args.from_config), "--from-config", "the checkpoint's config.json")
+        index = (
+            read_json(Path(args.index), "--index", "the checkpoint's model.safetensors.index.json")
+            if args.index
+            else None
+        )
+        imported = model_from_config(
+            mid,
+            config,
+            sid,
+            index=index,
+            name=args.name,
+            vendor=args.vendor,
+            role=args.role or "reference",
+            checkpoint=args.repo,
+        )
+    except ConfigError as exc:
+        checks.problems += exc.problems
+        imported = None
+    if imported is not None:  # ids the file's shape led to must be ones this KB defines
+        checks.refs("attention.families", imported.data["attention"]["families"], "attention")
+        checks.refs("precisions.dtype", [p["dtype"] for p in imported.data["precisions"]], "dtypes")
+    checks.done()
+    assert imported is not None
+    body = yaml_text(MODEL_HEADER, imported.data)
+    shown = shown_path(path, root)
+    doc, problems = load_text(body, shown)
+    if doc is None:
+        raise ScaffoldError([*(str(p) for p in problems), "the entry was not written"])
+    try:
+        s.Model.model_validate(doc.data)
+    except ValidationError as exc:
+        raise ScaffoldError([str(p) for p in problems_from_validation(exc, doc, s.Model)]) from None
+    written = []
+    try:
+        if source_path is not None:
+            day = args.date or _today()
+            source = source_entry(sid, args.repo, args.revision, day, imported.data["name"])
+            text = yaml_text(SOURCE_HEADER, source)
+            s.Source.model_validate(load_text(text, shown_path(source_path, root))[0].data)
+            write_text(source_path, text, root=root, new=True)
+            written.append(Written(path=source_path, first_line=1, text=text))
+        write_text(path, body, root=root, new=True)
+    except WriteRefused as exc:
+        raise ScaffoldError([str(exc)]) from None
+    written.append(Written(path=path, first_line=1, text=body))
+    return written, imported
+
+
+def _today() -> datetime.date:
+    return datetime.date.today()
 
 
 _ENTRY = re.compile(r"^(?P<indent>[ ]*)- id:", re.MULTILINE)

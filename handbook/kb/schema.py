@@ -174,8 +174,40 @@ class VisionConfig(Closed):
     """A multimodal checkpoint's ``vision_config``: SGLang's default --mem-fraction-static shrinks with the
     vision encoder's size (arg_groups/memory_hook.py:adjust_mem_fraction_for_vlm:417-462)."""
 
-    hidden_size: Width
-    num_hidden_layers: Layers | None = None  # absent from Qwen-VL vision configs (they name it depth)
+    # None: the file has no such key (Qwen-VL vision configs name them depth and embed_dim), so the engine
+    # takes its defaults, 1,024 and 24 (memory_hook.py:439-440)
+    hidden_size: Width | None = None
+    num_hidden_layers: Layers | None = None
+
+
+class RopeScaling(Closed):
+    """The part of config.json's ``rope_scaling`` that decides the engine's derived context
+    (utils/hf_transformers/common.py:get_context_length:677-696): ``factor`` multiplies
+    max_position_embeddings unless ``original_max_position_embeddings`` is set or the type is llama3."""
+
+    rope_type: NonEmpty | None = None  # ``rope_type`` (older configs: ``type``)
+    factor: float | None = Field(default=None, gt=0, le=1024)
+    original_max_position_embeddings: Tokens | None = None
+
+
+class QuantizationConfig(Closed):
+    """config.json's ``quantization_config``: the method the engine loads the weights with, and the modules
+    it leaves unquantized (``modules_to_not_convert``, ``ignored_layers`` or ``ignore``, by method): those
+    keep the checkpoint's ``dtype``, which is what makes a checkpoint mixed-precision."""
+
+    quant_method: NonEmpty
+    unquantized_modules: list[NonEmpty] = []
+
+
+# The element types a safetensors header names (the checkpoint's tensor inventory), with their bytes.
+SAFETENSORS_BYTES: dict[str, float] = {
+    "F64": 8, "F32": 4, "F16": 2, "BF16": 2, "F8_E4M3": 1, "F8_E5M2": 1, "F8_E8M0": 1,
+    "I64": 8, "I32": 4, "I16": 2, "I8": 1, "U8": 1, "BOOL": 1, "F4": 0.5,
+}  # fmt: skip
+SafetensorsDtype = Literal[
+    "F64", "F32", "F16", "BF16", "F8_E4M3", "F8_E5M2", "F8_E8M0",
+    "I64", "I32", "I16", "I8", "U8", "BOOL", "F4",
+]  # fmt: skip
 
 
 class ModelConfig(Closed):
@@ -183,6 +215,16 @@ class ModelConfig(Closed):
     fields are its ``text_config``'s)."""
 
     source: SourceId
+    # The checkpoint's unquantized dtype (``dtype``; older configs ``torch_dtype``): the modules a
+    # quantization config leaves out keep it.
+    dtype: Literal["bfloat16", "float16", "float32"] | None = None
+    # The engine's derived context when none is given (configs/model_config.py:_derive_context_length:
+    # 1291-1326): max_position_embeddings × rope_scaling.factor (see RopeScaling).
+    max_position_embeddings: Tokens | None = None
+    rope_scaling: RopeScaling | None = None
+    quantization_config: QuantizationConfig | None = None
+    # A config's opt-in to the hybrid sliding-window pool (configs/model_config.py:is_hybrid_swa_model:2695)
+    is_hybrid_swa: bool | None = None
     # The checkpoint's model class and config type, as its config.json names them: the engine picks its
     # model code by them (the recipe replay and the sizing oracle build a config.json with them).
     architectures: list[NonEmpty] | None = None
@@ -212,6 +254,10 @@ class ModelConfig(Closed):
     linear_value_head_dim: Width | None = None
     linear_conv_kernel_dim: Interval | None = None
     mamba_ssm_dtype: Literal["float32", "bfloat16", "float16"] | None = None
+    # Keys the checkpoint's config.json itself does not have, read from the whole file: the engine then uses
+    # its own default (mamba_ssm_dtype: float32, configs/mamba_utils.py:mamba2_state_dtype:47-107), which the
+    # planner takes as exact. A field that is null and not listed here is unknown to the KB.
+    absent: list[Literal["mamba_ssm_dtype"]] = []
     # QSA compressed indexer (layers/attention/qsa/config.py:_COMPRESSED_FIELDS)
     indexer_n_heads: Heads | None = None
     indexer_kv_heads: Heads | None = None
@@ -310,6 +356,11 @@ class Precision(Closed):
     stated_weights_gb: size(0.001, 1_000_000, "a weight size in GB") | None = None
     stated_tp: dict[Id, GpuCount] = {}
     stated_tp_note: Text | None = None
+    # The checkpoint's weights as its files hold them: the safetensors index's metadata.total_size (bytes)
+    # and, where known, its tensor inventory (elements per safetensors dtype). A mixed-precision checkpoint
+    # (modules left unquantized) is sized by these, not by one dtype's bits.
+    checkpoint_bytes: Annotated[int, Field(ge=1, le=10**14)] | None = None
+    tensor_elements: dict[SafetensorsDtype, Annotated[int, Field(ge=0, le=10**14)]] = {}
     note: Text | None = None
     source: SourceId
 

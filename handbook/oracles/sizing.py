@@ -66,6 +66,10 @@ GIB = 1 << 30
 MIB = 1 << 20
 
 HW_IDS = ("h100", "h200", "b200", "b300", "mi300x", "mi355x")
+# Public configs the KB does not ship, imported as `new model --from-config` would: a smaller matrix
+EXTRA_CONFIGS = Path("tests/fixtures/extra-configs")
+EXTRA_HW_IDS = ("h100", "b200", "mi300x")
+EXTRA_TPS = (1, 2, 8)
 TPS = (1, 2, 4, 8)
 KV_IDS = ("bf16", "fp8")
 # engine-default: what a user gets (the engine's default fraction, the device-reported memory free);
@@ -105,7 +109,17 @@ ACCEPTANCE_FIELDS: dict[str, dict[str, tuple[Any, str]]] = {
     },
 }
 # KB config fields that are not config.json keys as they stand.
-NOT_CONFIG_KEYS = {"source", "field_sources", "layer_types_count", "architectures", "model_type"}
+# quantization_config: the engine's quantized loaders are not what sizes the pool (the weights per GPU are
+# the case's input), and on the CPU they would refuse the accelerator-only methods.
+NOT_CONFIG_KEYS = {
+    "source",
+    "field_sources",
+    "layer_types_count",
+    "architectures",
+    "model_type",
+    "absent",
+    "quantization_config",
+}
 
 
 # ---------------------------------------------------------------------------------------------- inputs
@@ -121,9 +135,29 @@ def layer_types(counts: dict[str, int], n_layers: int | None, interval: int | No
     return None
 
 
+RAW_CONFIGS: dict[str, dict] = {}
+
+
+def with_extras(kb: Any, folder: Path = EXTRA_CONFIGS) -> Any:
+    """The KB with the folder's public configs added as models (handbook.kb.from_config.extra_models)."""
+    import dataclasses
+
+    from handbook.kb.from_config import extra_models
+
+    extras = extra_models(folder) if folder.is_dir() else {}
+    for mid in extras:  # the engine reads the file itself, not the KB's copy of it
+        RAW_CONFIGS[mid] = json.loads((folder / f"{mid}.config.json").read_text(encoding="utf-8"))
+    clash = set(extras) & set(kb.models)
+    if clash:
+        raise ValueError(f"extra configs named like KB models: {sorted(clash)}")
+    return dataclasses.replace(kb, models={**kb.models, **extras})
+
+
 def build_config(kb: Any, model_id: str) -> dict | None:
     """The config.json the engine reads, from the KB only (None: no architecture, nothing to load)."""
 
+    if model_id in RAW_CONFIGS:
+        return RAW_CONFIGS[model_id]
     model = kb.models[model_id]
     c = model.config
     if not c.architectures:
@@ -137,14 +171,14 @@ def build_config(kb: Any, model_id: str) -> dict | None:
     types_ = layer_types(dict(c.layer_types_count), c.num_hidden_layers, c.full_attention_interval)
     if types_ is not None:
         text["layer_types"] = types_
-    if model.context:
+    if model.context and c.max_position_embeddings is None:
         text["max_position_embeddings"] = model.context.native
     top: dict[str, Any] = {"architectures": list(c.architectures)}
     if c.model_type:
         top["model_type"] = c.model_type
     for key, (value, _source) in ACCEPTANCE_FIELDS.get(model_id, {}).items():
         text[key.removeprefix("text.")] = value
-    if c.architectures[0] in sizing.MULTIMODAL:
+    if sizing.is_multimodal(model):
         vision = text.pop("vision_config", None)
         config = {**top, "text_config": text}
         if vision is not None:
@@ -214,7 +248,7 @@ def needs(kb: Any, case: dict) -> list[str]:
         out.append("config.vision_config")
     if memory.has_linear_attention(model):
         out += [f"config.{n}" for n in sizing.LINEAR_FIELDS if getattr(c, n) is None]
-        if c.mamba_ssm_dtype is None:
+        if sizing.state_dtype(model) is None:
             out.append("config.mamba_ssm_dtype")
     if sizing.is_dsa(model):
         for name in ("index_head_dim", "index_topk_freq", "index_skip_topk_offset"):
@@ -539,9 +573,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--kv", action="append", choices=KV_IDS)
     parser.add_argument("--variant", action="append", choices=VARIANTS)
     parser.add_argument("--replay-logs", type=Path, help="public startup logs to replay (JSON)")
+    parser.add_argument(
+        "--extra-configs", type=Path, default=EXTRA_CONFIGS, help="a folder of public <id>.config.json files"
+    )
     args = parser.parse_args(argv)
 
-    kb = load_kb()
+    base = load_kb()
+    kb = with_extras(base, args.extra_configs)
+    extras = [m for m in kb.models if m not in base.models]
     started = time.perf_counter()
     engine = Engine()
     if args.replay_logs:
@@ -549,12 +588,21 @@ def main(argv: list[str] | None = None) -> int:
     else:
         case_list = cases(
             kb,
-            args.model,
+            args.model or list(base.models),
             tuple(args.hw or HW_IDS),
             tuple(args.tp or TPS),
             tuple(args.kv or KV_IDS),
             tuple(args.variant or VARIANTS),
         )
+        if not args.model:  # the public configs the KB does not ship, on a smaller matrix
+            case_list += cases(
+                kb,
+                extras,
+                tuple(h for h in EXTRA_HW_IDS if h in (args.hw or HW_IDS)),
+                tuple(t for t in EXTRA_TPS if t in (args.tp or TPS)),
+                tuple(args.kv or KV_IDS),
+                tuple(args.variant or VARIANTS),
+            )
         records = run_cases(kb, case_list, engine)
         doc = {
             "engine": f"sglang {engine.version}",

@@ -11,7 +11,7 @@ import json
 
 from handbook.calc import sizing
 from handbook.calc.launch import number
-from handbook.calc.memory import DEFAULT_CONTEXT, Plan, has_sliding_window
+from handbook.calc.memory import DEFAULT_CONTEXT, Plan, has_sliding_window, native_context
 from handbook.calc.planner_data import common_context
 from handbook.core.formatting import binary_size, json_safe, sig, thousands
 from handbook.core.messages import msg
@@ -371,7 +371,7 @@ def planner_common_context(ctx: RenderContext, part: str = "tokens") -> str:
     (``unpublished``; empty when every model publishes one): the page says which context it starts from and
     why."""
     if part == "unpublished":
-        names = [m.name for m in ctx.kb.models.values() if not (m.context and m.context.native)]
+        names = [m.name for m in ctx.kb.models.values() if native_context(m) is None]
         if not names:
             return ""
         return esc(
@@ -387,6 +387,6 @@ def planner_common_context(ctx: RenderContext, part: str = "tokens") -> str:
     if part == "tokens":
         return thousands(common)
     if part == "models":
-        names = [m.name for m in ctx.kb.models.values() if m.context and m.context.native == common]
+        names = [m.name for m in ctx.kb.models.values() if native_context(m) == common]
         return esc(ctx.msg("sep-enum").join(names))
     raise RenderError("part= takes tokens, models or unpublished")

@@ -26,7 +26,7 @@ from handbook.core.problem import Problem
 from handbook.core.quotes import plain, without_quotes
 from handbook.engine.snapshot import EngineSnapshot
 from handbook.kb import schema as s
-from handbook.kb.loader import KB, KINDS
+from handbook.kb.loader import KB, KINDS, shown_root
 from handbook.kb.texts import Leaf, leaves
 from handbook.kb.yamlfile import format_path
 from handbook.validation.values import owner_rules
@@ -102,7 +102,7 @@ def _texts(kb: KB, skip: tuple[str, ...]) -> Iterator[tuple[str, int, str, Leaf]
             continue
         for entity in kind.entities(getattr(kb, kind.name)):
             origin = kb.origin(entity)
-            file = origin.doc.file.split("kb/", 1)[-1]
+            file = origin.doc.file.removeprefix(shown_root(kb.root) + "/")
             for leaf in leaves(entity):
                 if leaf.lang is None or any(isinstance(o, s.Correction) for o in leaf.owners):
                     continue
@@ -183,7 +183,7 @@ def _problems(kb: KB, check: str, snapshot: EngineSnapshot | None = None) -> lis
                 f"got {shown}, expected 源稿 / the source where the source text is meant (手册 / the "
                 "handbook is this site), or an exception in kb/rules.yaml wording_exceptions with the reason"
             )
-        problems.append(Problem(f"kb/{item.file}", item.line, item.full_path, message))
+        problems.append(Problem(f"{shown_root(kb.root)}/{item.file}", item.line, item.full_path, message))
     for i, exception in enumerate(exceptions):
         if i not in used:
             index = kb.wording_exceptions.index(exception)

@@ -121,8 +121,8 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "the planner: the smallest TP that holds the weights and, on each GPU, a KV pool for one {context}-token request",
     ),
     "cfg-why-tp-weights-only": (
-        "规划器：能放下权重的最小 TP（KV 未公开，未计 KV 余量）",
-        "the planner: the smallest TP that holds the weights (the KV is not published, so no KV headroom)",
+        "规划器：能放下权重的最小 TP（本 KB 没有 KV 字段，未计 KV 余量）",
+        "the planner: the smallest TP that holds the weights (the KV fields are not in this KB, so no KV headroom)",
     ),
     "cfg-why-tp-nodes": (
         "{nodes} 个节点 × 每节点 {gpus} 张 GPU",

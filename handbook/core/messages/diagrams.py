@@ -89,18 +89,18 @@ MESSAGES: dict[str, tuple[str, str]] = {
     ),
     "fig-pd-title": ("PD 分离", "PD disaggregation"),
     # handbook/diagrams/charts.py: KV per token, and weights against the KV pool per GPU
-    "chart-not-published": ("未公开：{fields}", "not published: {fields}"),
+    "chart-not-published": ("本 KB 没有：{fields}", "not in this KB: {fields}"),
     "chart-bytes": ("{value} B（{size}）", "{value} B ({size})"),
     "chart-alt-kv": ("{model}：BF16 KV 每 token {bf16} B，FP8 KV {fp8} B", "{model}: {bf16} B per token with BF16 KV, {fp8} B with FP8"),
-    "chart-alt-kv-unknown": ("{model}：未公开（{fields}）", "{model}: not published ({fields})"),
+    "chart-alt-kv-unknown": ("{model}：本 KB 没有（{fields}）", "{model}: not in this KB ({fields})"),
     "chart-kv-title": ("每个模型每 token 的 KV 字节数", "KV bytes per token, every model"),
     "chart-kv-subtitle": (
         "BF16 与 FP8 KV；只计 KV 存在分页池里的层，与 02 章的表相同",
         "BF16 and FP8 KV; only the layers whose KV lives in the paged pool, as in chapter 02's table",
     ),
     "chart-kv-caption": (
-        "每个模型每 token 的 KV 字节数（BF16 与 FP8 KV），与上表同一套公式算出；config 未公开的模型不画柱，只写明缺哪些字段。",
-        "KV bytes per token of every model with BF16 and with FP8 KV, from the same formulas as the table above; a model whose config is not published gets no bar, only the fields it lacks.",
+        "每个模型每 token 的 KV 字节数（BF16 与 FP8 KV），与上表同一套公式算出；本 KB 没有其 config 字段的模型不画柱，只写明缺哪些字段。",
+        "KV bytes per token of every model with BF16 and with FP8 KV, from the same formulas as the table above; a model whose config is not in this KB gets no bar, only the fields it lacks.",
     ),
     "chart-split-row": ("{model} · TP{tp}", "{model} · TP{tp}"),
     "chart-split-row-ep": ("{model} · TP{tp} + EP{ep}", "{model} · TP{tp} + EP{ep}"),
@@ -117,8 +117,8 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "The planner's defaults: each model's first weights precision, {kv} KV, the engine's default --mem-fraction-static; ≤ and dashed bars are upper bounds",
     ),
     "chart-split-caption": (
-        "速查表中每个模型、其推荐布局里的每个 TP，在一张 {hardware} 上由规划器算出的显存分配：权重、KV 池（线性注意力模型的状态池也在其中）与其余部分。精度取规划器对该模型的默认值，KV 为 {kv}；放不下权重的布局写明权重与静态预算；上限标 ≤、画虚线；未公开的数字不画柱。",
-        "For each model of the cheat sheet and each TP its recommended layout names, one {hardware} as the planner splits it: the weights, the KV pool (with the state pool of linear-attention models in it) and the rest. The precision is the planner's default for the model, the KV {kv}; a layout whose weights do not fit says so, with the weights and the static budget; upper bounds are marked ≤ and drawn dashed, and a figure that is not published gets no bar.",
+        "速查表中每个模型、其推荐布局里的每个 TP，在一张 {hardware} 上由规划器算出的显存分配：权重、KV 池（线性注意力模型的状态池也在其中）与其余部分。精度取规划器对该模型的默认值，KV 为 {kv}；放不下权重的布局写明权重与静态预算；上限标 ≤、画虚线；本 KB 缺字段的数字不画柱。",
+        "For each model of the cheat sheet and each TP its recommended layout names, one {hardware} as the planner splits it: the weights, the KV pool (with the state pool of linear-attention models in it) and the rest. The precision is the planner's default for the model, the KV {kv}; a layout whose weights do not fit says so, with the weights and the static budget; upper bounds are marked ≤ and drawn dashed, and a figure that is not in this KB gets no bar.",
     ),
     "fig-pd-gpus": ("{gpus} 张 GPU", "{gpus} GPUs"),
     "fig-pd-gpus-hw": ("{gpus} 张 {hardware}", "{gpus} × {hardware}"),

@@ -5,9 +5,10 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "planner-model": ("模型", "Model"),
     # planner.md's opening paragraph (render/planner.py planner_common_context)
     "planner-opening-unpublished": (
-        "没有公开原生上下文的模型（{models}）以规划器的默认值 {tokens} token 打开，请改成你实际服务的上下文。",
-        "A model that publishes no native context ({models}) opens on the planner's default of {tokens} "
-        "tokens: change it to the context you serve.",
+        "本 KB 没有原生上下文（context.native 或 config.max_position_embeddings）的模型（{models}）以规划器的默认值 "
+        "{tokens} token 打开，请改成你实际服务的上下文。",
+        "A model whose native context is not in this KB (context.native or config.max_position_embeddings) "
+        "({models}) opens on the planner's default of {tokens} tokens: change it to the context you serve.",
     ),
     "planner-gpu": ("加速卡", "Accelerator"),
     "planner-tp": ("GPU 数（TP）", "GPUs (TP)"),
@@ -82,18 +83,18 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "标 ≤ 的数字是上限（≈ 为由上限算出的近似值），因为{reasons}。",
         "Figures marked ≤ are upper bounds (≈: computed from them), because {reasons}.",
     ),
-    "planner-bound-reported-memory": ("本卡的设备上报显存未公开", "this GPU's device-reported memory is not published"),
-    "planner-bound-vision-config": ("视觉编码器的 vision_config 未公开", "the vision encoder's vision_config is not published"),
-    "planner-bound-kv-heads": ("KV 头数未公开（它决定 AMD 上是否用 aiter）", "the KV heads are not published (they decide aiter on AMD)"),
-    "planner-bound-architecture": ("模型架构（引擎按模型的覆盖）未公开", "the architecture (the engine's per-model overrides) is not published"),
+    "planner-bound-reported-memory": ("本 KB 没有本卡的设备上报显存", "this GPU's device-reported memory is not in this KB"),
+    "planner-bound-vision-config": ("本 KB 没有视觉编码器的 vision_config", "the vision encoder's vision_config is not in this KB"),
+    "planner-bound-kv-heads": ("本 KB 没有 KV 头数（它决定 AMD 上是否用 aiter）", "the KV heads are not in this KB (they decide aiter on AMD)"),
+    "planner-bound-architecture": ("本 KB 没有模型架构（引擎按模型的覆盖）", "the architecture (the engine's per-model overrides) is not in this KB"),
     "planner-bound-platform": ("引擎在这种加速卡上的后端选择未建模", "the engine's backend choices on this accelerator are not modelled"),
-    "planner-bound-indexer": ("DSA 索引器的宽度或层分布未公开", "the DSA indexer's width or layer schedule is not published"),
-    "planner-bound-state-dtype": ("循环状态的 dtype（mamba_ssm_dtype）未公开", "the recurrent state's dtype (mamba_ssm_dtype) is not published"),
-    "planner-bound-state-shape": ("循环状态的形状（linear_* 字段）未公开", "the recurrent state's shape (the linear_* fields) is not published"),
+    "planner-bound-indexer": ("本 KB 没有 DSA 索引器的宽度或层分布", "the DSA indexer's width or layer schedule is not in this KB"),
+    "planner-bound-state-dtype": ("本 KB 没有循环状态的 dtype（mamba_ssm_dtype）", "the recurrent state's dtype (mamba_ssm_dtype) is not in this KB"),
+    "planner-bound-state-shape": ("本 KB 没有循环状态的形状（linear_* 字段）", "the recurrent state's shape (the linear_* fields) is not in this KB"),
     "planner-notes": ("说明", "Notes"),
     "planner-command": ("建议的启动命令", "Suggested launch command"),
     "planner-share": ("本规划的链接", "Link to this plan"),
-    "planner-not-published-fields": ("未公开（{fields}）", "not published ({fields})"),
+    "planner-not-published-fields": ("本 KB 没有（{fields}）", "not in this KB ({fields})"),
     "planner-not-applicable": ("—", "—"),
     "planner-loading": ("正在加载规划器数据…", "Loading the planner's data…"),
     "planner-load-failed": (
@@ -129,16 +130,16 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "Auto: TP {tp} is the smallest power of two that holds the weights and, on each GPU, a KV pool for one {context}-token request.",
     ),
     "planner-auto-weights-only": (
-        "自动：TP {tp} 是能放下权重的最小 2 的幂（KV 未公开，未计 KV 余量）。",
-        "Auto: TP {tp} is the smallest power of two that holds the weights (the KV is not published, so no KV headroom is counted).",
+        "自动：TP {tp} 是能放下权重的最小 2 的幂（本 KB 没有 KV 字段，未计 KV 余量）。",
+        "Auto: TP {tp} is the smallest power of two that holds the weights (the KV fields are not in this KB, so no KV headroom is counted).",
     ),
     "planner-auto-none-fits": (
         "自动：直到 TP 64 都放不下（含一条 {context} token 请求的余量），这里显示 SGLang 接受的最大 TP {tp}。",
         "Auto: no TP up to 64 fits (with room for one {context}-token request); the largest TP SGLang accepts, {tp}, is shown.",
     ),
     "planner-auto-unknown": (
-        "自动：权重或显存未公开，无法选择 TP，这里显示 TP {tp}。",
-        "Auto: the weights or the memory are not published, so no TP can be chosen; TP {tp} is shown.",
+        "自动：本 KB 没有权重或显存，无法选择 TP，这里显示 TP {tp}。",
+        "Auto: the weights or the memory are not in this KB, so no TP can be chosen; TP {tp} is shown.",
     ),
     "planner-path-recipe": (
         "checkpoint 取自源稿中同精度的启动命令。",
@@ -177,12 +178,12 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "Free memory before loading is taken as all the memory the device reports (nothing else resident); the CUDA context and NCCL take some first (about 0.8 GiB on an 80 GB-class card at TP 1 in SGLang's documented startup log), so the real pool is a little smaller. To match a log, enter its Load weight begin avail mem as the free memory.",
     ),
     "planner-note-memory-bound": (
-        "本卡的设备上报显存未公开：这里把厂商标称的 {nominal} GB 按 GiB 读作上限，依赖它的数字都是上限。",
-        "This GPU's device-reported memory is not published: the vendor's {nominal} GB is read as GiB for an upper bound, and every figure that depends on it is an upper bound.",
+        "本 KB 没有本卡的设备上报显存：这里把厂商标称的 {nominal} GB 按 GiB 读作上限，依赖它的数字都是上限。",
+        "This GPU's device-reported memory is not in this KB: the vendor's {nominal} GB is read as GiB for an upper bound, and every figure that depends on it is an upper bound.",
     ),
     "planner-note-weights-formula": (
-        "参数量未公开，按架构字段计算：{formula} = {params}。",
-        "The parameter count is not published; it follows from the architecture fields: {formula} = {params}.",
+        "本 KB 没有参数量，按架构字段计算：{formula} = {params}。",
+        "The parameter count is not in this KB; it follows from the architecture fields: {formula} = {params}.",
     ),
     "planner-note-ple-offload": (
         "CUDA 上 SGLang 默认把 Qwen4 架构的 N-gram embedding 留在显存之外（--ple-offload-embedding）；这里的权重仍按全部参数计，实际的 KV 池更大。",
@@ -249,8 +250,8 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "TP {tp} is more than one {gpu} server's {per_node} GPUs: it also needs --nnodes, --node-rank and --dist-init-addr (chapter 05).",
     ),
     "planner-note-multi-node-unknown": (
-        "这种加速卡每台服务器装几张未公开：TP 组若跨机器，还需 --nnodes、--node-rank 与 --dist-init-addr（见第 05 章）。",
-        "How many of these GPUs one server holds is not published: if the TP group spans machines, it also needs --nnodes, --node-rank and --dist-init-addr (chapter 05).",
+        "本 KB 没有这种加速卡每台服务器装几张：TP 组若跨机器，还需 --nnodes、--node-rank 与 --dist-init-addr（见第 05 章）。",
+        "How many of these GPUs one server holds is not in this KB: if the TP group spans machines, it also needs --nnodes, --node-rank and --dist-init-addr (chapter 05).",
     ),
     "planner-cli-no-default-fraction": (
         "--tp：得到 {tp}，而引擎在 {gpu} 上对此 TP 的默认 --mem-fraction-static 是 {fraction}，不给模型留任何显存；请给更小的 --tp，或自己给出 --mem-fraction-static",

@@ -139,8 +139,8 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "the source also writes {spellings}: an abbreviation, not an alias",
     ),
     "tp-table-note": (
-        "TP 取 2 的幂中最小者，使每卡权重份额放得进引擎自己的预算：设备上报显存 × 引擎对该卡与该 TP 的默认 --mem-fraction-static（含 AMD 上 aiter 的 × 0.85）；“KV”是该预算扣除权重后每卡剩下的部分。标 ≥ 的格子：预算按上限计算（设备上报显存或默认值所需的字段未公开），TP 至少为此。",
-        "TP is the smallest power of two whose per-GPU share of the weights fits the engine's own budget: the device-reported memory × the engine's default --mem-fraction-static for that GPU and TP (with aiter's × 0.85 on AMD); “KV” is what that budget leaves on each GPU. ≥: the budget is an upper bound (the device-reported memory, or a field the default needs, is not published), so the TP is at least this.",
+        "TP 取 2 的幂中最小者，使每卡权重份额放得进引擎自己的预算：设备上报显存 × 引擎对该卡与该 TP 的默认 --mem-fraction-static（含 AMD 上 aiter 的 × 0.85）；“KV”是该预算扣除权重后每卡剩下的部分。标 ≥ 的格子：预算按上限计算（设备上报显存或默认值所需的字段本 KB 没有），TP 至少为此。",
+        "TP is the smallest power of two whose per-GPU share of the weights fits the engine's own budget: the device-reported memory × the engine's default --mem-fraction-static for that GPU and TP (with aiter's × 0.85 on AMD); “KV” is what that budget leaves on each GPU. ≥: the budget is an upper bound (the device-reported memory, or a field the default needs, is not in this KB), so the TP is at least this.",
     ),
     "tp-table-agreement": (
         "源稿（官方 Cookbook）给出的 {stated} 个 TP 中，{agreeing} 个与计算一致。",
@@ -179,15 +179,15 @@ MESSAGES: dict[str, tuple[str, str]] = {
         " (+ {layers}, not counted: their KV or state lives in a pool of its own)",
     ),
     "layers-dsa-indexer": (
-        "；DSA 索引器（top-{topk}）的每 token 缓存另计，大小未公开",
-        "; on top, the DSA indexer (top-{topk}) keeps a per-token cache of unpublished size",
+        "；DSA 索引器（top-{topk}）的每 token 缓存另计，本 KB 没有其大小",
+        "; on top, the DSA indexer (top-{topk}) keeps a per-token cache of a size not in this KB",
     ),
     "layers-qsa-indexer": (
         "；QSA 索引器每 token 另存压缩索引 K（默认 BF16 时每层 64 B），未计入，计入几层未核实",
         "; on top, the QSA indexer keeps a compressed index key per token (64 B per layer at the default BF16), not counted here: how many layers carry it is not verified",
     ),
-    "not-published": ("未公开", "not published"),
-    "not-published-fields": ("未公开：{fields}", "not published: {fields}"),
+    "not-published": ("本 KB 没有", "not in this KB"),
+    "not-published-fields": ("本 KB 没有：{fields}", "not in this KB: {fields}"),
     # kb:translation-status (the contributors' page translation-status.md)
     "translations-col-page": ("页面", "Page"),
     "translations-col-last-change": ("{lang}版最近一次修改", "{lang}: last change"),

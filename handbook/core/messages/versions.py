@@ -142,7 +142,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "cmd-replay-cpu": ("在 CPU 上中途停下（{error}）", "stopped partway on the CPU ({error})"),
     "cmd-replay-adjusted-one": ("，调整 {count} 个值", ", {count} value adjusted"),
     "cmd-replay-adjusted": ("，调整 {count} 个值", ", {count} values adjusted"),
-    "cmd-replay-not-replayable": ("未重放（模型配置未公开）", "not replayed (the model's config is unpublished)"),
+    "cmd-replay-not-replayable": ("未重放（本 KB 没有模型配置）", "not replayed (the model's config is not in this KB)"),
     "cmd-replay-stale": ("重放已过期", "replay out of date"),
     "cmd-replay-missing": ("尚未重放", "not replayed yet"),
     "replay-col-field": ("字段", "Field"),
@@ -158,8 +158,8 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "replay-variant-source": ("源稿的写法", "The source's command"),
     "replay-variant-published": ("本站发布的写法", "The command published here"),
     "replay-not-replayable": (
-        "未用引擎重放：{fields} 未公开（知识库不猜）{also}",
-        "Not replayed through the engine: {fields} not published (the KB does not guess){also}",
+        "未用引擎重放：本 KB 没有 {fields}（知识库不猜）{also}",
+        "Not replayed through the engine: {fields} not in this KB (it does not guess){also}",
     ),
     "replay-also-unknown": ("；知识库还标记 {fields} 未知", "; the KB also marks {fields} unknown"),
     "replay-stand-in": (
@@ -188,9 +188,9 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "replays-col-outcome": ("结果", "Outcome"),
     "replays-col-adjusted": ("引擎调整的值", "Values adjusted"),
     "replays-caption": (
-        "SGLang {version}：{replayed} 条命令已重放（其中 {rejected} 条没能通过），{blocked} 条因字段未公开不能重放，"
+        "SGLang {version}：{replayed} 条命令已重放（其中 {rejected} 条没能通过），{blocked} 条因本 KB 缺字段不能重放，"
         "{stale} 条待重放",
         "SGLang {version}: {replayed} commands replayed ({rejected} of them did not get through), "
-        "{blocked} not replayable because fields are unpublished, {stale} waiting for a replay",
+        "{blocked} not replayable because fields are not in this KB, {stale} waiting for a replay",
     ),
 }

@@ -1,5 +1,5 @@
 """A server recipe's gpus and nodes against its command (handbook.calc.placement, the recipe-placement
-check)."""
+check), and the production pack's pods, which split a multi-node server by the same facts."""
 
 from __future__ import annotations
 
@@ -9,7 +9,9 @@ from pathlib import Path
 import pytest
 
 from handbook.calc.placement import gpus_per_node, placement
+from handbook.engine import load_snapshot
 from handbook.kb.loader import load_kb
+from handbook.production.deployments import deployments
 from handbook.validation.placement import placement_problems
 
 REPO = Path(__file__).resolve().parents[1]
@@ -97,3 +99,21 @@ def test_gpus_per_node_come_from_the_hardware_or_the_recipes_own_gpus_over_nodes
     assert gpus_per_node(kb, recipes["llama-3.1-8b-pd-prefill"]) is None  # one node, no hardware: not stated
     one_node = recipes["deepseek-v3-attn-dp-multinode"].model_copy(update={"nodes": 1})
     assert gpus_per_node(kb, one_node) is None  # never a number no source gives
+
+
+def test_a_multi_node_server_of_no_named_hardware_is_split_by_its_own_gpus_and_nodes(tmp_path):
+    # 32 GPUs on 2 nodes, no hardware named: 2 pods of 16, with no per-node count chosen for the reader
+    root = kb_copy(tmp_path, {ATTN_DP: ("gpus: 16\n", "gpus: 32\n")})
+    root_engine = root / "engine"
+    shutil.copytree(REPO / "kb" / "engine", root_engine)
+    kb = load_kb(root)
+    kb.recipes["deepseek-v3-attn-dp-multinode"].flags[1] = "--tp-size 32"
+    by_id = {d.id: d for d in deployments(kb, load_snapshot("0.5.23"))}
+    (server,) = by_id["deepseek-v3-attn-dp-multinode"].workloads
+    assert (server.nodes, server.gpus_per_pod) == (2, 16)
+    assert [c.reason for c in server.changes] == [
+        "prod-change-host",
+        "prod-change-multinode",
+        "prod-change-metrics",
+        "prod-change-gpu-vendor",  # no hardware named: the NVIDIA image, said so
+    ]

@@ -74,6 +74,7 @@ def monitoring_files(
 ) -> dict[str, str]:
     """The alert rules, their promtool tests and the dashboards of ``kinds`` (server, pd), by file name."""
     header = _generated(snapshot)
+    healthy = dashboards.healthy_values(kb)
     files = {
         alerts.RULES_FILE: alerts.dump(alerts.rules(kb, site_url), header),
         alerts.TESTS_FILE: alerts.dump(alerts.unit_tests(kb, site_url), header),
@@ -81,7 +82,7 @@ def monitoring_files(
     for kind in kinds:
         for lang in LANGS:
             files[f"sglang-{kind}-{lang}.json"] = dashboards.dashboard_json(
-                kind, lang, snapshot.sglang_version
+                kind, lang, snapshot.sglang_version, healthy
             )
     return files
 

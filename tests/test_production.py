@@ -303,3 +303,35 @@ def test_the_queue_range_and_the_alerts_numbers_follow_the_kb(tmp_path):
     assert [p["description"] for p in unstated["panels"] if p["title"] == "Queued requests"] == [
         "Requests waiting to be scheduled (sglang:num_queue_reqs)"
     ]
+
+
+# ------------------------------------------------------------------------------------------ site URL
+def test_the_preview_url_has_one_definition_mkdocs_yml():
+    spelled = [
+        str(path.relative_to(REPO))
+        for path in sorted((REPO / "handbook").rglob("*.py"))
+        if path.name != "bench.py" and "127.0.0.1:8000" in path.read_text(encoding="utf-8")
+    ]
+    assert spelled == []
+    assert 'site_url: !ENV [HANDBOOK_SITE_URL, "http://127.0.0.1:8000/"]' in (REPO / "mkdocs.yml").read_text()
+
+
+@pytest.mark.parametrize(
+    ("env", "expected"), [(None, "http://127.0.0.1:8000/"), ("https://h.example/x", "https://h.example/x/")]
+)
+def test_the_production_command_links_the_runbooks_to_mkdocs_site_url(tmp_path, monkeypatch, env, expected):
+    import argparse
+
+    from handbook.cli import production
+
+    if env is None:
+        monkeypatch.delenv("HANDBOOK_SITE_URL", raising=False)
+    else:
+        monkeypatch.setenv("HANDBOOK_SITE_URL", env)
+    parser = argparse.ArgumentParser()
+    production.configure(parser)
+    args = parser.parse_args(["--recipe", "deepseek-v3-pd-prefill", "--out", str(tmp_path)])
+    assert production.run(args) == 0
+    rules = yaml.safe_load((tmp_path / alerts.RULES_FILE).read_text(encoding="utf-8"))
+    links = {rule["annotations"]["runbook_url"] for rule in rules["groups"][0]["rules"]}
+    assert links and all(link.startswith(f"{expected}en/08-production/#") for link in links)

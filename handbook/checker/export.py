@@ -16,7 +16,7 @@ from typing import Any
 
 from handbook.checker import argv, deployment, entrypoints, envcheck, findings, shell, sizing
 from handbook.checker.abbreviations import stored_span
-from handbook.checker.check import INVISIBLE_LINES, _engine_clause, entry_points, rule_params
+from handbook.checker.check import INVISIBLE_LINES, engine_clause, entry_points, rule_params
 from handbook.checker.entrypoints import module_lives
 from handbook.checker.envcheck import READ_BY_KEYS
 from handbook.checker.shell import (
@@ -106,7 +106,7 @@ def _rules(kb: Any, version: str) -> list[dict[str, Any]]:
         params = rule_params(rule)
         if params is None:  # the checker skips a broken rule too (validate reports it)
             continue
-        engine = _engine_clause(rule, version)
+        engine = engine_clause(rule, version)
         out.append(
             {
                 "id": rule.id,

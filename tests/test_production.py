@@ -262,12 +262,15 @@ def test_every_command_in_a_manifest_is_its_recipes_words_plus_the_listed_change
 
 
 # ------------------------------------------------------------------------------------------ numbers
-def test_no_production_message_types_a_threshold_the_kb_states():
+def test_no_production_message_types_a_threshold_the_kb_or_the_engine_states():
     from handbook.core.messages.production import MESSAGES
 
     # the KB's healthy ranges and thresholds (100–2000, 2000, 0.9, 0.3) and the alerts' durations
     typed = re.compile(r"\d+–\d+\d|(?<![\d.])(?:2000|0\.9|0\.3)(?![\d.])|\b\d+ (?:分钟|minutes?)")
     assert [key for key, (zh, en) in MESSAGES.items() if typed.search(zh) or typed.search(en)] == []
+    # the engine's facts: its version, its default --host, the source's --dist-init-addr port
+    engine = re.compile(r"0\.5\.23|127\.0\.0\.1|\b5000\b")
+    assert [key for key, (zh, en) in MESSAGES.items() if engine.search(zh) or engine.search(en)] == []
 
 
 def test_the_queue_range_and_the_alerts_numbers_follow_the_kb(tmp_path):

@@ -209,7 +209,9 @@ def _server(
         changes.append(Change("removed", was, "prod-change-base-gpu-id", was))
     if "--host" not in words:
         words += ["--host", POD_IP]
-        changes.append(Change("added", f"--host {POD_IP}", "prod-change-host"))
+        host = snapshot.parser("launch_server").option("--host").default
+        engine = (("version", snapshot.sglang_version), ("host", str(host)))
+        changes.append(Change("added", f"--host {POD_IP}", "prod-change-host", values=engine))
     default_port = _default(snapshot, "launch_server", "--port")
     port = int(_value(words, "--port") or default_port)
     if target_port is not None and target_port != port:
@@ -225,7 +227,9 @@ def _server(
             added = ["--nnodes", str(nodes), "--node-rank", WORKER_INDEX]
             added += ["--dist-init-addr", f"{LEADER_ADDRESS}:{DIST_INIT_PORT}"]
             words += added
-            changes.append(Change("added", " ".join(added), "prod-change-multinode"))
+            changes.append(
+                Change("added", " ".join(added), "prod-change-multinode", values=(("port", DIST_INIT_PORT),))
+            )
         elif multinode_rank and _value(words, "--node-rank") != WORKER_INDEX:
             was = f"--node-rank {_value(words, '--node-rank')}"
             words = _replace_value(words, "--node-rank", WORKER_INDEX)

@@ -42,6 +42,11 @@ class Alert:
     def threshold_source(self) -> Text:
         return message(self.threshold, **dict(self.values))
 
+    @property
+    def described(self) -> Text:
+        """The description, its numbers filled in from ``values``."""
+        return message(self.description, **dict(self.values))
+
 
 def alerts(kb: KB) -> list[Alert]:
     """Every alert whose thresholds the KB states (the handbook's KB states all six)."""
@@ -135,7 +140,7 @@ def _all_alerts(stated: SourceThresholds, window: int) -> list[Alert]:
 def _annotations(alert: Alert, site_url: str) -> dict[str, str]:
     page, _, anchor = alert.anchor.partition("#")
     summary = message(alert.summary)
-    description = message(alert.description, **dict(alert.values))
+    description = alert.described
     return {
         "summary": summary.en,
         "description": description.en,

@@ -60,7 +60,7 @@ def production_alerts(ctx: RenderContext) -> str:
         duration = f" · {esc(ctx.msg('prod-col-for'))} {esc(alert.duration)}" if alert.duration else ""
         items.append(
             f"<strong><code>{esc(alert.name)}</code></strong>: <code>{esc(alert.expr)}</code>{duration}<br>"
-            f"{esc(ctx.msg(alert.description))}<br>"
+            f"{esc(getattr(alert.described, ctx.lang))}<br>"
             f"{esc(ctx.msg('prod-col-threshold'))}: {esc(getattr(alert.threshold_source, ctx.lang))} "
             f'(<a href="{attr(ctx.href(page, anchor))}">#{esc(anchor)}</a>)'
         )

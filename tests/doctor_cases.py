@@ -140,6 +140,20 @@ def edge_cases() -> list[str]:
         " --watchdog-timeout 0",
         f"{server} --watchdog-timeout 0.0",
     ]
+    # --goodput: the engine checks the SLO key against its list before the number
+    bench = "python -m sglang.benchmark.serving --backend sglang"
+    slos = [
+        "latency:50",
+        "ttft",
+        "ttft:",
+        ":500",
+        "TTFT:500",
+        "ttft:500 tpot:50",
+        "e2el:1e3",
+        "tpot:0",
+        "ttft:500:1",
+    ]
+    out += [f"{bench} --goodput {slo}" for slo in slos]
     # several commands as one deployment: addresses written every way a router URL or --host allows
     prefill = f"{server} --disaggregation-mode prefill"
     decode = f"{server} --disaggregation-mode decode"

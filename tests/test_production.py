@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import re
 import shlex
+import shutil
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -24,6 +25,7 @@ from handbook.production.deployments import deployments, reached_commands
 from handbook.production.pack import MANIFESTS, recipe_files, site_files
 from handbook.validation.registry import run_checks
 
+REPO = Path(__file__).resolve().parents[1]
 SITE_URL = "https://example.invalid/handbook/"
 
 
@@ -122,7 +124,7 @@ def test_a_kb_that_states_no_threshold_gets_only_the_alerts_that_need_none(tmp_p
 
 def test_both_languages_have_the_same_panels_and_queries(snapshot):
     for kind in ("server", "pd"):
-        zh, en = (dashboards.build(kind, lang, "0.5.23") for lang in ("zh", "en"))
+        zh, en = (dashboards.build(kind, lang, "0.5.23", {}) for lang in ("zh", "en"))
         assert [p["targets"] for p in zh["panels"]] == [p["targets"] for p in en["panels"]]
         assert [p["title"] for p in zh["panels"]] != [p["title"] for p in en["panels"]]
         assert not any(re.search(r"[\u4e00-\u9fff]", p["title"] + p["description"]) for p in en["panels"])
@@ -257,3 +259,82 @@ def test_every_command_in_a_manifest_is_its_recipes_words_plus_the_listed_change
                 assert shlex.join(workload.args) == recipe_words, workload.name
             else:
                 assert shlex.join(workload.args) != recipe_words, workload.name
+
+
+# ------------------------------------------------------------------------------------------ numbers
+def test_no_production_message_types_a_threshold_the_kb_or_the_engine_states():
+    from handbook.core.messages.production import MESSAGES
+
+    # the KB's healthy ranges and thresholds (100–2000, 2000, 0.9, 0.3) and the alerts' durations
+    typed = re.compile(r"\d+–\d+\d|(?<![\d.])(?:2000|0\.9|0\.3)(?![\d.])|\b\d+ (?:分钟|minutes?)")
+    assert [key for key, (zh, en) in MESSAGES.items() if typed.search(zh) or typed.search(en)] == []
+    # the engine's facts: its version, its default --host, the source's --dist-init-addr port
+    engine = re.compile(r"0\.5\.23|127\.0\.0\.1|\b5000\b")
+    assert [key for key, (zh, en) in MESSAGES.items() if engine.search(zh) or engine.search(en)] == []
+
+
+def test_the_queue_range_and_the_alerts_numbers_follow_the_kb(tmp_path):
+    shutil.copytree(REPO / "kb", tmp_path / "kb", ignore=shutil.ignore_patterns("engine"))
+    path = tmp_path / "kb" / "observability.yaml"
+    text = path.read_text(encoding="utf-8")
+    assert text.count("healthy: {zh: 100–2000, en: 100–2000}") == 1
+    path.write_text(text.replace("100–2000, en: 100–2000", "50–500, en: 50–500"), encoding="utf-8")
+    edited = load_kb(tmp_path / "kb")
+    by_name = {a.name: a for a in alerts.alerts(edited)}
+    queue = alerts.rules(edited, SITE_URL)["groups"][0]["rules"]
+    annotations = {rule["alert"]: rule["annotations"] for rule in queue}
+    assert by_name["SGLangQueueAboveHealthyRange"].expr == "sglang:num_queue_reqs > 500"
+    assert annotations["SGLangQueueAboveHealthyRange"]["description"] == (
+        "sglang:num_queue_reqs has stayed above 500 for 10m (the source's healthy range is 50–500): "
+        "add replicas or look at throughput"
+    )
+    assert annotations["SGLangQueueAboveHealthyRange"]["description_zh"] == (
+        "sglang:num_queue_reqs 持续 10m 高于 500（源稿的健康区间是 50–500）：加副本或查吞吐"
+    )
+    assert annotations["SGLangQueueWhileKVPoolNotFull"]["description"] == (
+        "token usage < 0.9 and #queue-req > 0 for 15m: the source says: "
+        "The server is too conservative: lower --schedule-conservativeness (e.g. to 0.3)"
+    )
+    board = dashboards.build("server", "en", "0.5.23", dashboards.healthy_values(edited))
+    assert [p["description"] for p in board["panels"] if p["title"] == "Queued requests"] == [
+        "Requests waiting to be scheduled (sglang:num_queue_reqs); the source calls 50–500 healthy"
+    ]
+    assert [p["description"] for p in board["panels"] if p["title"] == "KV pool usage"] == [
+        "sglang:token_usage (0–1); the source: > 0.9 means the pool is well used"
+    ]
+    unstated = dashboards.build("server", "en", "0.5.23", {})
+    assert [p["description"] for p in unstated["panels"] if p["title"] == "Queued requests"] == [
+        "Requests waiting to be scheduled (sglang:num_queue_reqs)"
+    ]
+
+
+# ------------------------------------------------------------------------------------------ site URL
+def test_the_preview_url_has_one_definition_mkdocs_yml():
+    spelled = [
+        str(path.relative_to(REPO))
+        for path in sorted((REPO / "handbook").rglob("*.py"))
+        if path.name != "bench.py" and "127.0.0.1:8000" in path.read_text(encoding="utf-8")
+    ]
+    assert spelled == []
+    assert 'site_url: !ENV [HANDBOOK_SITE_URL, "http://127.0.0.1:8000/"]' in (REPO / "mkdocs.yml").read_text()
+
+
+@pytest.mark.parametrize(
+    ("env", "expected"), [(None, "http://127.0.0.1:8000/"), ("https://h.example/x", "https://h.example/x/")]
+)
+def test_the_production_command_links_the_runbooks_to_mkdocs_site_url(tmp_path, monkeypatch, env, expected):
+    import argparse
+
+    from handbook.cli import production
+
+    if env is None:
+        monkeypatch.delenv("HANDBOOK_SITE_URL", raising=False)
+    else:
+        monkeypatch.setenv("HANDBOOK_SITE_URL", env)
+    parser = argparse.ArgumentParser()
+    production.configure(parser)
+    args = parser.parse_args(["--recipe", "deepseek-v3-pd-prefill", "--out", str(tmp_path)])
+    assert production.run(args) == 0
+    rules = yaml.safe_load((tmp_path / alerts.RULES_FILE).read_text(encoding="utf-8"))
+    links = {rule["annotations"]["runbook_url"] for rule in rules["groups"][0]["rules"]}
+    assert links and all(link.startswith(f"{expected}en/08-production/#") for link in links)

@@ -1064,6 +1064,7 @@
     const SI = { k: 3, M: 6, G: 9, T: 12 };
     const IEC = { Ki: 10n, Mi: 20n, Gi: 30n, Ti: 40n };
     const JSON_TYPES = table("JSON_TYPES");
+    const GOODPUT_SLO_METRICS = table("GOODPUT_SLO_METRICS");
 
     class BadValue extends Error {
       constructor(expected) {
@@ -1141,8 +1142,8 @@
       }
       if (kind === "_finite_positive_float") return positiveFloat(text);
       if (kind === "_goodput_slo") {
-        const [name, sep, number] = partition(text, ":");
-        if (!sep || !name) throw new BadValue(message("check-expect-goodput-slo"));
+        const [name, , number] = partition(text, ":");
+        if (!GOODPUT_SLO_METRICS.includes(name)) throw new BadValue(message("check-expect-goodput-slo", { keys: GOODPUT_SLO_METRICS.join(", ") }));
         return [name, positiveFloat(number)];
       }
       if (kind === "parse_cuda_graph_backend_arg" && text === "tc_piecewise") throw new BadValue(message("check-expect-cuda-graph-backend"));

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from handbook.core.text import Text
 from handbook.kb.loader import KB
 
 QUEUE_FIELD = "#queue-req"  # the decode log line's queue length, whose healthy range the source gives
@@ -28,7 +29,9 @@ Path = tuple[str | int, ...]
 @dataclass(frozen=True)
 class SourceThresholds:
     queue_max: int | None  # the top of the healthy #queue-req range
+    queue_healthy: Text | None  # that range, in the KB's words
     conservative_usage: float | None  # token usage below which a queue means the server is too conservative
+    conservative_action: Text | None  # what the source says to do then
     retract_per_minute: int | None  # retractions a minute the source calls normal
 
 
@@ -36,14 +39,14 @@ def source_thresholds(kb: KB) -> tuple[SourceThresholds, list[tuple[Path, str]]]
     """The thresholds the KB states, and where a text that should state one does not (path, message)."""
     problems: list[tuple[Path, str]] = []
     observability = kb.observability
-    queue_max = None
+    queue_max = queue_healthy = None
     for i, line in enumerate(observability.log_lines):
         for j, item in enumerate(line.fields):
             if item.name != QUEUE_FIELD or item.healthy is None:
                 continue
             found = _RANGE.fullmatch(item.healthy.en)
             if found:
-                queue_max = int(found.group(2))
+                queue_max, queue_healthy = int(found.group(2)), item.healthy
             else:
                 problems.append(
                     (
@@ -51,12 +54,12 @@ def source_thresholds(kb: KB) -> tuple[SourceThresholds, list[tuple[Path, str]]]
                         f"got '{item.healthy.en}', expected a range 'a–b' (the queue alert's threshold)",
                     )
                 )
-    usage = per_minute = None
+    usage = per_minute = action = None
     for i, signal in enumerate(observability.signals):
         if signal.id == CONSERVATIVE_SIGNAL:
             found = _USAGE.fullmatch(signal.condition.en)
             if found:
-                usage = float(found.group(1))
+                usage, action = float(found.group(1)), signal.action
             else:
                 problems.append(
                     (
@@ -76,4 +79,4 @@ def source_thresholds(kb: KB) -> tuple[SourceThresholds, list[tuple[Path, str]]]
                         f"('{_ONCE_A_MINUTE}', the retraction alert's threshold)",
                     )
                 )
-    return SourceThresholds(queue_max, usage, per_minute), problems
+    return SourceThresholds(queue_max, queue_healthy, usage, action, per_minute), problems

@@ -32,6 +32,9 @@ _HUMAN_INT = re.compile(r"(\d+(?:\.\d+)?)(Ki|Mi|Gi|Ti|k|M|G|T)")
 _SI = {"k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12}
 _IEC = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40}
 JSON_TYPES = ("loads", "json_list_type", "parse_cuda_graph_config_arg")
+# The SLO keys --goodput accepts: sglang 0.5.23's GOODPUT_SLO_METRICS (sglang/benchmark/goodput.py:12), which
+# the benchmark's _goodput_slo (sglang/benchmark/serving.py:2251) checks before the number.
+GOODPUT_SLO_METRICS = ("ttft", "tpot", "e2el")
 
 
 class BadValue(ValueError):
@@ -99,10 +102,10 @@ def convert(option: Option, text: str) -> Any:
     if kind == "_finite_positive_float":
         return _positive_float(text)
     if kind == "_goodput_slo":
-        name, sep, number = text.partition(":")
-        if not sep or not name:
-            raise BadValue(message("check-expect-goodput-slo"))
-        return name, _positive_float(number)
+        name, _, number = text.partition(":")
+        if name not in GOODPUT_SLO_METRICS:
+            raise BadValue(message("check-expect-goodput-slo", keys=", ".join(GOODPUT_SLO_METRICS)))
+        return name, _positive_float(number)  # "ttft" alone: the engine rejects the empty number
     if kind == "parse_cuda_graph_backend_arg" and text == "tc_piecewise":
         raise BadValue(message("check-expect-cuda-graph-backend"))
     if kind == "nullable_str":

@@ -58,7 +58,7 @@ ENGINE_DOES = {
 }
 
 
-def _engine_clause(rule: Rule, version: str, pinned: str | None = None) -> Text:
+def engine_clause(rule: Rule, version: str, pinned: str | None = None) -> Text:
     """What ``version`` does about the broken rule; the place in the wheel is the pinned release's, and
     says so when another release is checked (its code may sit elsewhere)."""
     engine = rule.engine
@@ -115,7 +115,7 @@ def rule_finding(
     return Finding(
         rule.severity,
         f"rule.{rule.id}",
-        message("check-rule", rule=said, engine=_engine_clause(rule, version, pinned)),
+        message("check-rule", rule=said, engine=engine_clause(rule, version, pinned)),
         line,
         link=rule.explained_at,
         rule=rule.id,

@@ -16,7 +16,7 @@ from typing import Any
 
 from handbook.checker import argv, deployment, entrypoints, envcheck, findings, shell, sizing
 from handbook.checker.abbreviations import stored_span
-from handbook.checker.check import INVISIBLE_LINES, _engine_clause, entry_points, rule_params
+from handbook.checker.check import INVISIBLE_LINES, engine_clause, entry_points, rule_params
 from handbook.checker.entrypoints import module_lives
 from handbook.checker.envcheck import READ_BY_KEYS
 from handbook.checker.shell import (
@@ -44,11 +44,13 @@ CHECKER_DATA_PATH = "assets/checker-data.json"
 MESSAGE_DOMAINS = ("checker", "deployment", "releases", "doctor")
 # The checker's fixed tables that checker.js reads from the export under "tables" instead of typing them
 # again, by the name checker.js gives each: the engine's spellings (torchrun's switches, the JSON-typed
-# options, sglang serve's own flag, the boolean words of its variables, the PD flags), the order of impacts
-# and the sizing's limits. tests/test_js_structure.py holds checker.js to this list.
+# options, the SLO keys of --goodput, sglang serve's own flag, the boolean words of its variables, the PD
+# flags), the order of impacts and the sizing's limits. tests/test_js_structure.py holds checker.js to this
+# list.
 TABLES: dict[str, Any] = {
     "TORCHRUN_SWITCHES": shell.TORCHRUN_SWITCHES,
     "JSON_TYPES": argv.JSON_TYPES,
+    "GOODPUT_SLO_METRICS": argv.GOODPUT_SLO_METRICS,
     "MODEL_TYPE": entrypoints.MODEL_TYPE,
     "BOOL_WORDS": envcheck.BOOL_WORDS,
     "IMPACTS": findings.IMPACTS,
@@ -104,7 +106,7 @@ def _rules(kb: Any, version: str) -> list[dict[str, Any]]:
         params = rule_params(rule)
         if params is None:  # the checker skips a broken rule too (validate reports it)
             continue
-        engine = _engine_clause(rule, version)
+        engine = engine_clause(rule, version)
         out.append(
             {
                 "id": rule.id,

@@ -5,13 +5,10 @@ in both languages. ``--check`` then runs promtool and kubernetes-validate over w
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 
 from handbook.core.arguments import folder, text
 from handbook.core.files import WriteRefused, write_text
-
-DEFAULT_SITE_URL = "http://127.0.0.1:8000/"  # the local preview, as the site's canonical URL without one
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -24,8 +21,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--site-url",
-        default=os.environ.get("HANDBOOK_SITE_URL", DEFAULT_SITE_URL),
-        help="where the alerts' runbook links point (default: HANDBOOK_SITE_URL, else the local preview)",
+        help="where the alerts' runbook links point (default: mkdocs.yml's site_url, which is "
+        "HANDBOOK_SITE_URL, else the local preview)",
     )
     parser.add_argument(
         "--check", action="store_true", help="run promtool and kubernetes-validate afterwards"
@@ -43,7 +40,10 @@ def run(args: argparse.Namespace) -> int:
         from handbook.cli import report
 
         return report(exc.problems)
-    site_url = args.site_url if args.site_url.endswith("/") else args.site_url + "/"
+    from handbook.site.config import site_url as configured_site_url
+
+    given = args.site_url or configured_site_url()
+    site_url = given if given.endswith("/") else given + "/"
     try:
         files = recipe_files(kb, load_snapshot(kb.handbook.engine_version), args.recipe, site_url)
     except UnknownRecipe as exc:

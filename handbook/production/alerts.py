@@ -13,7 +13,7 @@ from typing import Any
 
 import yaml
 
-from handbook.calc.thresholds import source_thresholds
+from handbook.calc.thresholds import SourceThresholds, source_thresholds
 from handbook.core.messages import message
 from handbook.core.text import Text
 from handbook.kb.loader import KB
@@ -36,11 +36,16 @@ class Alert:
     anchor: str  # page#anchor on the site
     threshold: str  # a key of the production messages: where each number of expr and duration comes from
     metrics: tuple[str, ...]  # the sample names expr reads (checked against the engine snapshot)
-    values: tuple[tuple[str, object], ...] = ()  # the threshold message's fields
+    values: tuple[tuple[str, object], ...] = ()  # the fields of the threshold and description messages
 
     @property
     def threshold_source(self) -> Text:
         return message(self.threshold, **dict(self.values))
+
+    @property
+    def described(self) -> Text:
+        """The description, its numbers filled in from ``values``."""
+        return message(self.description, **dict(self.values))
 
 
 def alerts(kb: KB) -> list[Alert]:
@@ -49,16 +54,11 @@ def alerts(kb: KB) -> list[Alert]:
     queue_max, usage, per_minute = stated.queue_max, stated.conservative_usage, stated.retract_per_minute
     window = 10  # minutes
     needs = {"retract": per_minute, "queue": queue_max, "conservative": usage}
-    return [
-        alert
-        for alert in _all_alerts(queue_max, usage, per_minute, window)
-        if needs.get(alert.key, 0) is not None
-    ]
+    return [alert for alert in _all_alerts(stated, window) if needs.get(alert.key, 0) is not None]
 
 
-def _all_alerts(
-    queue_max: int | None, usage: float | None, per_minute: int | None, window: int
-) -> list[Alert]:
+def _all_alerts(stated: SourceThresholds, window: int) -> list[Alert]:
+    queue_max, usage, per_minute = stated.queue_max, stated.conservative_usage, stated.retract_per_minute
     per_window = per_minute * window if per_minute is not None else None
     return [
         Alert(
@@ -83,7 +83,7 @@ def _all_alerts(
             "08-production.md#monitoring",
             "prod-threshold-queue",
             ("sglang:num_queue_reqs",),
-            (("queue_max", queue_max), ("duration", "10m")),
+            (("queue_max", queue_max), ("duration", "10m"), ("healthy", stated.queue_healthy)),
         ),
         Alert(
             "SGLangQueueWhileKVPoolNotFull",
@@ -95,7 +95,7 @@ def _all_alerts(
             "08-production.md#pitfall-low-throughput-low-token-usage",
             "prod-threshold-conservative",
             ("sglang:token_usage", "sglang:num_queue_reqs"),
-            (("usage", usage), ("duration", "15m")),
+            (("usage", usage), ("duration", "15m"), ("action", stated.conservative_action)),
         ),
         Alert(
             "SGLangThroughputCollapsed",
@@ -140,7 +140,7 @@ def _all_alerts(
 def _annotations(alert: Alert, site_url: str) -> dict[str, str]:
     page, _, anchor = alert.anchor.partition("#")
     summary = message(alert.summary)
-    description = message(alert.description)
+    description = alert.described
     return {
         "summary": summary.en,
         "description": description.en,

@@ -11,6 +11,7 @@ what the tests check against the engine snapshot); the router's ``smg_*`` names 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from grafana_foundation_sdk.builders import dashboard as gd
@@ -19,6 +20,8 @@ from grafana_foundation_sdk.cog.encoder import JSONEncoder
 from grafana_foundation_sdk.models.dashboard import DataSourceRef
 
 from handbook.core.messages import msg
+from handbook.core.text import Text
+from handbook.kb.loader import KB
 
 DATASOURCE = DataSourceRef(type_val="prometheus", uid="${datasource}")
 SELECT = '{model_name=~"$model_name"}'
@@ -31,6 +34,9 @@ class Panel:
     unit: str
     queries: tuple[tuple[str, str], ...]  # (PromQL, legend)
     max: float | None = None
+    # the decode log line's field whose healthy value the source gives (kb/observability.yaml), and the
+    # message that adds it to the description
+    healthy: tuple[str, str] | None = None
 
 
 def _quantiles(metric: str, by: str) -> tuple[tuple[str, str], ...]:
@@ -68,6 +74,7 @@ def _server_panels(by: str) -> list[Panel]:
             "prod-panel-queue-desc",
             "none",
             ((f"sum by ({group}) (sglang:num_queue_reqs{SELECT})", legend),),
+            healthy=("#queue-req", "prod-panel-queue-healthy"),
         ),
         Panel(
             "prod-panel-running",
@@ -81,6 +88,7 @@ def _server_panels(by: str) -> list[Panel]:
             "percentunit",
             ((f"max by ({group}) (sglang:token_usage{SELECT})", legend),),
             max=1,
+            healthy=("token usage", "prod-panel-kv-healthy"),
         ),
         Panel(
             "prod-panel-retract",
@@ -182,7 +190,27 @@ def queries(kind: str) -> list[str]:
     return [expr for panel in KINDS[kind]() for expr, _ in panel.queries]
 
 
-def build(kind: str, lang: str, engine_version: str) -> dict[str, object]:
+def healthy_values(kb: KB) -> dict[str, Text]:
+    """The healthy value the source gives each field of the runtime log lines, by the field's name."""
+    return {
+        item.name: item.healthy
+        for line in kb.observability.log_lines
+        for item in line.fields
+        if item.healthy is not None
+    }
+
+
+def _description(panel: Panel, lang: str, healthy: Mapping[str, Text]) -> str:
+    text = msg(panel.description, lang)
+    if panel.healthy is not None and panel.healthy[0] in healthy:
+        field, key = panel.healthy
+        text += msg(key, lang, healthy=healthy[field][lang])
+    return text
+
+
+def build(kind: str, lang: str, engine_version: str, healthy: Mapping[str, Text]) -> dict[str, object]:
+    """A dashboard of ``kind`` in ``lang``; ``healthy`` is what the source calls healthy for each log field
+    (``healthy_values``), which a panel's description quotes where the KB states it."""
     title = msg(TITLES[kind], lang)
     board = (
         gd.Dashboard(title)
@@ -206,7 +234,7 @@ def build(kind: str, lang: str, engine_version: str) -> dict[str, object]:
         built = (
             timeseries.Panel()
             .title(msg(panel.title, lang))
-            .description(msg(panel.description, lang))
+            .description(_description(panel, lang, healthy))
             .datasource(DATASOURCE)
             .unit(panel.unit)
             .min(0)
@@ -223,5 +251,6 @@ def build(kind: str, lang: str, engine_version: str) -> dict[str, object]:
     return json.loads(json.dumps(board.build(), cls=JSONEncoder, sort_keys=True))
 
 
-def dashboard_json(kind: str, lang: str, engine_version: str) -> str:
-    return json.dumps(build(kind, lang, engine_version), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+def dashboard_json(kind: str, lang: str, engine_version: str, healthy: Mapping[str, Text]) -> str:
+    board = build(kind, lang, engine_version, healthy)
+    return json.dumps(board, indent=2, sort_keys=True, ensure_ascii=False) + "\n"

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 from urllib.parse import urlsplit
 
+from handbook.calc.placement import gpus_per_node
 from handbook.calc.recipe_text import module_of
 from handbook.engine.snapshot import EngineSnapshot
 from handbook.kb.common import flag_line_text
@@ -43,7 +44,6 @@ DIST_INIT_PORT = "5000"  # the port of --dist-init-addr in the source's DeepSeek
 METRICS_RECIPE = "metrics-enable"  # chapter 8.2's fragment that turns on /metrics
 ROUTER_FALLBACK = "pd-router-local"  # the source's PD router command, for a PD set without its own
 NVIDIA_IMAGE_RECIPE = "docker-run-sglang"  # chapter 8.1's container: its image
-DEFAULT_GPUS_PER_NODE = 8  # kb/hardware: H100, H200, B200, MI300X, MI350X and MI355X nodes all hold 8
 
 ChangeKind = Literal["bound", "added", "removed", "replaced", "chosen"]
 
@@ -167,13 +167,14 @@ def _default(snapshot: EngineSnapshot, program: str, flag: str) -> int:
 
 
 # ------------------------------------------------------------------------------------------ the sets
-def _gpus_per_node(kb: KB, recipe: Recipe) -> tuple[int, Change | None]:
-    known = {kb.hardware[h].gpus_per_node for h in recipe.hardware} - {None}
-    if len(known) == 1:
-        return known.pop(), None  # type: ignore[return-value]
-    return DEFAULT_GPUS_PER_NODE, Change(
-        "chosen", f"{DEFAULT_GPUS_PER_NODE} GPUs per node", "prod-change-gpus-per-node"
-    )
+def _nodes(kb: KB, recipe: Recipe) -> int:
+    """The pods of a server's group: the recipe's nodes, or more where its GPUs outnumber a node of its
+    hardware (the recipe-placement check reports such a recipe; a recipe that gives no GPUs per node, by
+    its hardware or its own gpus over nodes, runs on the nodes it states)."""
+    per_node = gpus_per_node(kb, recipe)
+    if per_node is None:
+        return recipe.nodes
+    return max(recipe.nodes, -(-(recipe.gpus or 1) // per_node))
 
 
 def _image(kb: KB, recipe: Recipe) -> tuple[str, str | None, Change | None]:
@@ -208,7 +209,9 @@ def _server(
         changes.append(Change("removed", was, "prod-change-base-gpu-id", was))
     if "--host" not in words:
         words += ["--host", POD_IP]
-        changes.append(Change("added", f"--host {POD_IP}", "prod-change-host"))
+        host = snapshot.parser("launch_server").option("--host").default
+        engine = (("version", snapshot.sglang_version), ("host", str(host)))
+        changes.append(Change("added", f"--host {POD_IP}", "prod-change-host", values=engine))
     default_port = _default(snapshot, "launch_server", "--port")
     port = int(_value(words, "--port") or default_port)
     if target_port is not None and target_port != port:
@@ -217,17 +220,16 @@ def _server(
             Change("added", f"--port {target_port}", "prod-change-port", values=(("port", str(port)),))
         )
         port = target_port
-    gpus_per_node, per_node_choice = _gpus_per_node(kb, recipe)
+    nodes = _nodes(kb, recipe)
     gpus = recipe.gpus or 1
-    nodes = max(recipe.nodes, -(-gpus // gpus_per_node))
     if nodes > 1:
-        if per_node_choice is not None:
-            changes.append(per_node_choice)
         if "--nnodes" not in words:
             added = ["--nnodes", str(nodes), "--node-rank", WORKER_INDEX]
             added += ["--dist-init-addr", f"{LEADER_ADDRESS}:{DIST_INIT_PORT}"]
             words += added
-            changes.append(Change("added", " ".join(added), "prod-change-multinode"))
+            changes.append(
+                Change("added", " ".join(added), "prod-change-multinode", values=(("port", DIST_INIT_PORT),))
+            )
         elif multinode_rank and _value(words, "--node-rank") != WORKER_INDEX:
             was = f"--node-rank {_value(words, '--node-rank')}"
             words = _replace_value(words, "--node-rank", WORKER_INDEX)
@@ -342,8 +344,7 @@ def deployments(kb: KB, snapshot: EngineSnapshot) -> list[Deployment]:
     for recipe in sorted(kb.recipes.values(), key=lambda r: r.id):
         if recipe.kind != "launch" or recipe.deployment or recipe.role != "standalone":
             continue
-        gpus_per_node, _ = _gpus_per_node(kb, recipe)
-        if recipe.nodes > 1 or (recipe.gpus or 1) > gpus_per_node:
+        if _nodes(kb, recipe) > 1:
             server = _server(kb, snapshot, recipe, k8s_name(recipe.id))
             out.append(Deployment(recipe.id, "multinode", recipe.id, (server,)))
     return sorted(out, key=lambda d: d.id)

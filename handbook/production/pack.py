@@ -23,10 +23,11 @@ MANIFESTS = "manifests.yaml"
 KUBERNETES_VERSION = "1.37.0"  # the schemas kubernetes-validate checks the manifests against (strict)
 
 
-def _change_line(change: Change, lang: str) -> str:
+def change_text(change: Change, lang: str) -> str:
+    """One change of a workload as the manifests' header and the site list it: kind, words and why."""
     values = dict(change.values)
     text = msg(change.reason, lang, was=change.was or "", words=change.words, **values)
-    return f"  - {change.kind}: {change.words} — {text}"
+    return f"{change.kind}: {change.words} — {text}"
 
 
 def _header(kb: KB, snapshot: EngineSnapshot, deployment: Deployment) -> list[str]:
@@ -40,7 +41,7 @@ def _header(kb: KB, snapshot: EngineSnapshot, deployment: Deployment) -> list[st
         lines += ["  " + line for line in command_text(recipe).splitlines()]
         lines.append(msg("prod-header-changes", "en"))
         for lang in LANGS:
-            lines += [_change_line(c, lang) for c in workload.changes] or [
+            lines += [f"  - {change_text(c, lang)}" for c in workload.changes] or [
                 "  " + msg("prod-header-none", lang)
             ]
         if workload.ib_device:
@@ -74,6 +75,7 @@ def monitoring_files(
 ) -> dict[str, str]:
     """The alert rules, their promtool tests and the dashboards of ``kinds`` (server, pd), by file name."""
     header = _generated(snapshot)
+    healthy = dashboards.healthy_values(kb)
     files = {
         alerts.RULES_FILE: alerts.dump(alerts.rules(kb, site_url), header),
         alerts.TESTS_FILE: alerts.dump(alerts.unit_tests(kb, site_url), header),
@@ -81,7 +83,7 @@ def monitoring_files(
     for kind in kinds:
         for lang in LANGS:
             files[f"sglang-{kind}-{lang}.json"] = dashboards.dashboard_json(
-                kind, lang, snapshot.sglang_version
+                kind, lang, snapshot.sglang_version, healthy
             )
     return files
 

@@ -7,7 +7,7 @@ from handbook.core.text import LANGS
 from handbook.production import alerts as alert_rules
 from handbook.production import dashboards
 from handbook.production.deployments import deployments
-from handbook.production.pack import MANIFESTS, ROOT, _change_line
+from handbook.production.pack import MANIFESTS, ROOT, change_text
 from handbook.render.context import RenderContext, attr, esc
 from handbook.render.html import bullet_list, table
 from handbook.render.markers import renderer
@@ -30,7 +30,7 @@ def production_manifests(ctx: RenderContext) -> str:
             [f"<code>{esc(deployment.id)}</code>", recipes, esc(", ".join([*kinds, "Service"])), files]
         )
         for workload in deployment.workloads:
-            lines = [esc(_change_line(c, ctx.lang).strip().removeprefix("- ")) for c in workload.changes]
+            lines = [esc(change_text(c, ctx.lang)) for c in workload.changes]
             details.append(f"<p>{esc(ctx.msg('prod-changes-of', name=workload.name))}</p>")
             details.append(bullet_list(lines or [esc(ctx.msg("prod-none"))]))
     headers = [ctx.msg(k) for k in ("prod-col-set", "prod-col-recipes", "prod-col-objects", "prod-col-files")]
@@ -60,7 +60,7 @@ def production_alerts(ctx: RenderContext) -> str:
         duration = f" · {esc(ctx.msg('prod-col-for'))} {esc(alert.duration)}" if alert.duration else ""
         items.append(
             f"<strong><code>{esc(alert.name)}</code></strong>: <code>{esc(alert.expr)}</code>{duration}<br>"
-            f"{esc(ctx.msg(alert.description))}<br>"
+            f"{esc(getattr(alert.described, ctx.lang))}<br>"
             f"{esc(ctx.msg('prod-col-threshold'))}: {esc(getattr(alert.threshold_source, ctx.lang))} "
             f'(<a href="{attr(ctx.href(page, anchor))}">#{esc(anchor)}</a>)'
         )

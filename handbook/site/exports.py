@@ -33,6 +33,7 @@ from handbook.kb.export import SCHEMA_VERSION, kb_export
 from handbook.kb.loader import KB
 from handbook.production.pack import site_files
 from handbook.render.context import esc
+from handbook.site.config import site_url as configured_site_url
 
 if TYPE_CHECKING:  # the site (and its renderers) is only needed to write the pages' files
     from handbook.render.context import esc
@@ -42,7 +43,6 @@ KB_JSON = "kb.json"
 KB_SCHEMA = "kb.schema.json"
 LLMS = "llms.txt"
 LLMS_FULL = "llms-full.txt"
-PREVIEW_URL = "http://127.0.0.1:8000/"  # the site's URL without HANDBOOK_SITE_URL (mkdocs.yml's default)
 
 DEFAULT_LANG = LANGS[0]  # served at the site root; every other language under /<lang>/
 LANG_ORDER = LANGS[::-1]  # llms.txt readers are mostly English-language agents: English first
@@ -290,7 +290,8 @@ def exports(site: Site, site_url: str | None, repo: Path = REPO_ROOT) -> dict[st
         LLMS: llms_txt(site, site_url),
         LLMS_FULL: llms_full_txt(site, site_url),
         # the production pack (manifests, alerts, dashboards): its runbook links need an absolute URL
-        **site_files(site.kb, site.snapshot, _base(site_url) or PREVIEW_URL),
+        # (the build's site_url, else mkdocs.yml's: HANDBOOK_SITE_URL or the local preview)
+        **site_files(site.kb, site.snapshot, _base(site_url) or configured_site_url()),
     }
 
 

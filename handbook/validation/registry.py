@@ -20,7 +20,7 @@ from handbook.engine.snapshot import EngineSnapshot, SnapshotError, load_snapsho
 from handbook.kb.loader import KB
 from handbook.pages.headings import source_parity
 from handbook.pages.translations import missing_translations
-from handbook.validation import engine, glossary, metrics, pages, rules, values, wording
+from handbook.validation import engine, glossary, metrics, pages, placement, rules, values, wording
 
 Scope = Literal["kb", "engine", "pages"]
 
@@ -70,6 +70,12 @@ CHECKS: tuple[Check, ...] = (
         "kb",
         "the texts the production alerts read a threshold from state one",
         _alert_thresholds,
+    ),
+    Check(
+        "recipe-placement",
+        "kb",
+        "a server recipe's gpus and nodes are what its command spans (dp × tp × pp, --nnodes) and fit a node",
+        lambda i: placement.placement_problems(i.kb),
     ),
     Check(
         "rule-predicates",

@@ -111,7 +111,10 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "check-expect-positive": ("有限的正数", "a finite number > 0"),
     "check-expect-json": ("合法的 JSON", "valid JSON"),
     "check-expect-json-object": ("JSON 对象", "a JSON object"),
-    "check-expect-goodput-slo": ("KEY:VALUE（VALUE 为毫秒）", "KEY:VALUE (VALUE in milliseconds)"),
+    "check-expect-goodput-slo": (
+        "KEY:VALUE，KEY 为 {keys} 之一（VALUE 为毫秒）",
+        "KEY:VALUE with KEY in {keys} (VALUE in milliseconds)",
+    ),
     "check-expect-cuda-graph-backend": (
         "breakable、full 或 disabled（tc_piecewise 已移除）",
         "breakable, full or disabled (tc_piecewise was removed)",

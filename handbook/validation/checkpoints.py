@@ -50,8 +50,8 @@ def checkpoint_problems(kb: KB, engine_version: str) -> list[Problem]:
                     problems.append(
                         origin.at(
                             ("precisions", i, "runs_on", j, "hardware", k),
-                            f"got {hw}, expected an accelerator SGLang {engine_version} loads {method.name} on: "
-                            f"it raises at {found.file}:{found.line} (“{found.says}”)",
+                            f"got {hw}, expected an accelerator SGLang {engine_version} loads "
+                            f"{method.name} on: it raises at {found.file}:{found.line} (“{found.says}”)",
                         )
                     )
     for recipe in kb.recipes.values():
@@ -69,7 +69,8 @@ def checkpoint_problems(kb: KB, engine_version: str) -> list[Problem]:
                     kb.origin(recipe).at(
                         ("hardware", k),
                         f"got {hw}, expected an accelerator that models/{model.id}.yaml lists for {dtype} "
-                        f"(runs_on: {', '.join(listed) or 'none'}), so that the configurator offers this command",
+                        f"(runs_on: {', '.join(listed) or 'none'}), "
+                        "so that the configurator offers this command",
                     )
                 )
     return problems

@@ -92,7 +92,7 @@ CHECKS: tuple[Check, ...] = (
     Check(
         "precision-hardware",
         "kb",
-        "no precision is claimed where the engine refuses its quantization; commands name listed accelerators",
+        "no precision is claimed where the engine refuses its quantization; commands name listed hardware",
         lambda i: checkpoints.checkpoint_problems(i.kb, i.kb.handbook.engine_version),
     ),
     Check("engine-snapshot", "kb", "the engine snapshot kb/handbook.yaml pins exists", _snapshot),

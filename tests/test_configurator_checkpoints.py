@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from handbook.calc.checkpoints import listed_hardware
 from handbook.core.paths import KB_ROOT
 from handbook.kb.loader import KBInvalid, load_kb
-from handbook.validation.checkpoints import checkpoint_problems, listed_hardware
+from handbook.validation.checkpoints import checkpoint_problems
 
 
 def _copy(tmp_path: Path) -> Path:
@@ -79,8 +80,18 @@ def test_each_listed_accelerator_comes_with_its_source_and_where_it_says_so():
     kb = load_kb(KB_ROOT)
     qwen = kb.models["qwen3.8-flash-next"]
     fp8 = next(p for p in qwen.precisions if p.dtype == "fp8")
-    assert listed_hardware(fp8) == ["b300", "h200"]
+    assert listed_hardware(fp8) == ["b300", "h200", "b200", "gb300", "mi350x", "mi355x"]
     assert all(entry.source in kb.sources and entry.where.en for entry in fp8.runs_on)
-    # what no source names is not listed: DeepSeek-V4-Pro's FP8 checkpoint has only an AMD note
-    dsv4 = kb.models["deepseek-v4-pro"]
-    assert listed_hardware(next(p for p in dsv4.precisions if p.dtype == "fp8")) == []
+    # what no source names is not listed: no source of this KB names a GLM-5.3 W4A8 checkpoint
+    glm = kb.models["glm-5.3"]
+    w4a8 = next(p for p in glm.precisions if p.dtype == "w4a8")
+    assert (w4a8.checkpoint, listed_hardware(w4a8)) == (None, [])
+    # a checkpoint the cookbook names, with the file and commit a reader opens
+    fp8 = next(p for p in glm.precisions if p.dtype == "fp8")
+    source = kb.sources[fp8.checkpoint_source]
+    assert (fp8.checkpoint, source.repository, source.file, source.commit) == (
+        "zai-org/GLM-5.3",
+        "sgl-project/sglang",
+        "docs/src/snippets/configs/zai-org/glm-5.3.jsx",
+        "03d5035ae36860d9445bdf2ce42804640c76e567",
+    )

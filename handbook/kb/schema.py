@@ -339,12 +339,14 @@ class RunsOn(Closed):
 
     hardware: list[HardwareId] = Field(min_length=1)
     where: Text  # where in the source (its section, table or heading)
+    verified: bool | None = None  # what the source says of these cells (None: it does not say)
     source: SourceId
 
 
 class Precision(Closed):
     dtype: DtypeId
     checkpoint: NonEmpty | None
+    checkpoint_source: SourceId | None = None  # where the checkpoint's name is from, if not ``source``
     min_memory_gb: size(0.001, 1_000_000, "a memory size in GB") | None = None  # as the source states it
     recommended_hardware: Text | None = None
     # The engine's quantization method for this checkpoint (kb/dtypes.yaml `quantizations`): what the
@@ -564,6 +566,9 @@ class Recipe(Closed):
     module: NonEmpty | None = None
     model: ModelId | None = None
     hardware: list[HardwareId] = []
+    # A heading that names a vendor, not accelerators ("NVIDIA", "AMD configuration"): the command is for
+    # that vendor's accelerators its precision lists (runs_on); None where it names neither.
+    vendor: Literal["nvidia", "amd", "huawei", "intel"] | None = None
     gpus: GpuCount | None = None
     nodes: NodeCount = 1
     precision: DtypeId | None = None

@@ -8,32 +8,9 @@ a precision only where a source names it, never refuses a combination the KB has
 
 from __future__ import annotations
 
+from handbook.calc.checkpoints import command_precision, listed_hardware, refusal
 from handbook.core.problem import Problem
-from handbook.kb import schema as s
 from handbook.kb.loader import KB
-
-
-def command_precision(kb: KB, recipe: s.Recipe) -> str | None:
-    """The precision a launch command runs: the one it states, else the model's only one."""
-    if recipe.precision is not None:
-        return recipe.precision
-    model = kb.models.get(recipe.model or "")
-    if model is not None and len(model.precisions) == 1:
-        return model.precisions[0].dtype
-    return None
-
-
-def refusal(kb: KB, precision: s.Precision, hardware: str) -> s.QuantRefusal | None:
-    """Where the engine raises loading ``precision``'s quantization on ``hardware`` (None: it does not)."""
-    if precision.quantization is None:
-        return None
-    method = kb.quantizations[precision.quantization]
-    return next((r for r in method.refused_on if hardware in r.hardware), None)
-
-
-def listed_hardware(precision: s.Precision) -> list[str]:
-    """The accelerators the precision's sources name, in the order they name them."""
-    return list(dict.fromkeys(hw for entry in precision.runs_on for hw in entry.hardware))
 
 
 def checkpoint_problems(kb: KB, engine_version: str) -> list[Problem]:
@@ -55,7 +32,8 @@ def checkpoint_problems(kb: KB, engine_version: str) -> list[Problem]:
                         )
                     )
     for recipe in kb.recipes.values():
-        if recipe.kind != "launch" or not recipe.hardware or recipe.model not in kb.models:
+        named = recipe.hardware or recipe.vendor
+        if recipe.kind != "launch" or not named or recipe.model not in kb.models:
             continue
         model = kb.models[recipe.model]  # type: ignore[index]
         dtype = command_precision(kb, recipe)
@@ -63,6 +41,14 @@ def checkpoint_problems(kb: KB, engine_version: str) -> list[Problem]:
         if precision is None:
             continue
         listed = listed_hardware(precision)
+        if recipe.vendor is not None and not any(kb.hardware[hw].vendor == recipe.vendor for hw in listed):
+            problems.append(
+                kb.origin(recipe).at(
+                    ("vendor",),
+                    f"got {recipe.vendor}, expected a vendor of an accelerator that models/{model.id}.yaml "
+                    f"lists for {dtype} (runs_on: {', '.join(listed) or 'none'})",
+                )
+            )
         for k, hw in enumerate(recipe.hardware):
             if hw not in listed:
                 problems.append(

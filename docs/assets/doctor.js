@@ -537,6 +537,7 @@
 
     async update() {
       const want = this.query();
+      this.root.dataset.pending = "true"; // until the answer for this choice is on the page
       let answers;
       try {
         answers = await this.pair();
@@ -558,6 +559,7 @@
       share.href = window.location.href;
       share.textContent = window.location.href;
       this.root.dataset.status = result.status;
+      delete this.root.dataset.pending;
     }
 
     render(result, answers) {

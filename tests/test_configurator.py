@@ -13,6 +13,7 @@ import pytest
 
 from handbook.calc.checkpoints import listed_hardware
 from handbook.calc.configure import CONFIGURATOR_ANSWERS_DIR, CONFIGURATOR_DATA_PATH, choice_key
+from handbook.calc.recipe_text import command_text
 from handbook.checker import check_command
 from handbook.cli import main
 from handbook.core.paths import DOCS_DIR
@@ -177,17 +178,29 @@ def test_an_accelerator_no_source_names_is_refused_as_not_in_this_kb_with_the_ne
     assert "NVIDIA H200" in result["why"][1]["en"]
 
 
-def test_8_h200s_get_the_handbooks_own_command_and_its_goal_within_the_plan(configurator):
+def test_8_h200s_get_the_handbooks_own_command_as_written(configurator):
     result = configurator.configure(choice("qwen3.5-397b-a17b", "h200", "fp8", "high-throughput"))
-    assert result["title"]["en"] == "H200 × 8, FP8, throughput first (text)"
-    [command] = result["commands"]
-    found = command_flags(command)
-    engine = running_figure(command["plan"]["figures"])
-    # the goal's 1024 is above what the engine runs on this pool: the command says the plan's figure
-    assert int(found["--max-running-requests"]) == engine < 1024
-    # with 4 GPUs the handbook's TP 8 command cannot run: composed from the planner
+    recipe = KB.recipes["qwen3.5-397b-fp8-h200-tp8"]
+    assert (result["status"], result["title"]["en"]) == ("recipe", recipe.title.en)
+    assert result["commands"][0]["text"] == command_text(recipe)
+    # with 4 GPUs the handbook's TP 8 command cannot run there: composed from the planner, or refused
     four = configurator.configure(choice("qwen3.5-397b-a17b", "h200", "fp8", "high-throughput", gpus=4))
-    assert four["title"] is None and four["status"] in ("composed", "refused")
+    assert four["title"] is None
+
+
+def test_a_goals_running_requests_never_exceed_what_the_plan_under_it_allows(configurator):
+    result = configurator.configure(
+        choice("qwen3.5-397b-a17b", "h100", "fp8", "high-throughput", context=32_768)
+    )
+    [command] = result["commands"]
+    engine = running_figure(command["plan"]["figures"])
+    # chapter 07's 1024 is above what the engine runs on this pool: the command says the plan's figure
+    assert int(command_flags(command)["--max-running-requests"]) == engine < 1024
+    why = {line["text"]: line["why"]["en"] for line in command["lines"]}
+    assert why[f"--max-running-requests {engine}"] == (
+        f"the goal gives 1024, but on this KV pool SGLang runs at most {engine} requests at once "
+        "(kv_cache_configurator.py resolve_max_num_reqs)"
+    )
 
 
 def test_glm_on_nvidia_gets_the_handbooks_nvidia_command(configurator):

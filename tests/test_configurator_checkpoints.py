@@ -95,3 +95,17 @@ def test_each_listed_accelerator_comes_with_its_source_and_where_it_says_so():
         "docs/src/snippets/configs/zai-org/glm-5.3.jsx",
         "03d5035ae36860d9445bdf2ce42804640c76e567",
     )
+
+
+def test_a_vendor_command_whose_precision_lists_none_of_that_vendors_accelerators_is_a_problem(tmp_path):
+    root = _copy(tmp_path)
+    _replace(root / "recipes" / "glm-5.3-nvidia-tp8-ep8.yaml", "vendor: nvidia", "vendor: intel")
+    problems = checkpoint_problems(load_kb(root), "0.5.23")
+    assert [(Path(p.file).name, p.path, p.message) for p in problems] == [
+        (
+            "glm-5.3-nvidia-tp8-ep8.yaml",
+            "vendor",
+            "got intel, expected a vendor of an accelerator that models/glm-5.3.yaml lists for fp8 "
+            "(runs_on: h200, b200, b300, gb300, mi300x, mi325x, mi355x)",
+        )
+    ]

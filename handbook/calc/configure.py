@@ -871,8 +871,11 @@ class Composer:
         roles = ROLES_PD if choice["pd"] else ("standalone",)
         commands: list[dict[str, Any]] = []
         if found is not None:
-            bases, _ = found
-            commands, changed = self._from_recipes(bases, goal, roles, notes, choice, precision)
+            bases, exact = found
+            # the handbook's command for this very goal is offered as written; one that names no goal
+            # takes the goal's flags from chapter 07
+            applied = goal if not exact else {**goal, "lines": []}
+            commands, changed = self._from_recipes(bases, applied, roles, notes, choice, precision)
             first = bases[roles[0]]
             result["title"] = first["title"]
             result["status"] = "composed" if changed else "recipe"

@@ -211,6 +211,12 @@ class Configurator:
             if choice["precision"] is None or choice["pd"]:
                 continue
             if self.composer.compose(choice)["status"] == "recipe":
+                # the largest context the same command still serves
+                contexts = self.composer.models[choice["model"]]["contexts"]
+                for context in reversed(contexts):
+                    wider = {**choice, "context": context}
+                    if self.composer.compose(wider)["status"] == "recipe":
+                        return wider
                 return choice
         return self.choices()[0]
 

@@ -1167,9 +1167,10 @@ class Composer:
             )  # fmt: skip
         if tp * instances > total:
             need = -(-tp * instances // gpus)
-            alternative = {"nodes": min((n for n in self.data["nodes"] if n >= need), default=None)}
-            if alternative["nodes"] is None:
-                alternative = None
+            # the nearest choice that holds it: more GPUs in each of these nodes, else more nodes
+            wider = [g for g in hw["gpus"] if g * nodes >= tp * instances]
+            more = [n for n in self.data["nodes"] if n >= need]
+            alternative = {"gpus": wider[0]} if wider else {"nodes": more[0]} if more else None
             return refuse(
                 "cfg-refused-gpus", alternative, tp=tp, instances=instances, gpus=gpus, nodes=nodes,
                 gpu=hw["name"], need=need, context=context_shown,

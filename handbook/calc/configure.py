@@ -72,7 +72,6 @@ GOALS: tuple[Goal, ...] = (
     Goal("multi-turn-agent", "scenario", "multi-turn-agent", (), None),
     Goal("mixed-online", "scenario", "mixed-online", (), None),
 )
-GOAL = {goal.id: goal for goal in GOALS}
 # Recipe strategies that name no goal: the model's plain command for that hardware, a base for any goal.
 NEUTRAL = (None, "baseline", "multi-gpu", "tool-calling", "reference")
 
@@ -106,13 +105,6 @@ ROUTER_LINES = (
 )
 
 _MARKER = re.compile(r"<!--\s*kb:recipe(?:-tabs|-set)?\s+(?:id|ids)=([\w.,-]+)")
-
-
-_NO_WORDS = Text.of("", "")
-
-
-def _blank(key: str, /, **values: object) -> Text:
-    return _NO_WORDS
 
 
 def T(value: Text) -> dict[str, str]:
@@ -178,7 +170,7 @@ def plan_record(p: Plan) -> dict[str, Any]:
 
 class Planner:
     """The configurator's one door to the planner (handbook.calc.memory and launch); every plan it makes is
-    kept, by key, for the export."""
+    kept, by key, so that the answers for one model × accelerator reuse them."""
 
     def __init__(self, kb: KB):
         self.kb = kb
@@ -186,17 +178,6 @@ class Planner:
         self.autos: dict[str, list[Any] | None] = {}
         self.plans: dict[str, Plan | None] = {}
         self._kv_by_value = {d.engine_kv_value: d for d in kb.dtypes.values() if d.engine_kv_value}
-
-    def defaults(self) -> dict[str, Any]:
-        return {
-            "context": memory.DEFAULT_CONTEXT,
-            "kv": self.kv_default.engine_kv_value,
-            "kv_name": self.kv_default.name,
-        }
-
-    def kv_ids(self) -> dict[str, str]:
-        """--kv-cache-dtype spellings → the planner's KV dtype ids (its page's kv-dtype parameter)."""
-        return {value: d.id for value, d in self._kv_by_value.items()}
 
     def _inputs(self, s: Settings) -> Inputs | None:
         """None where a value is one the planner does not take (the page then shows no plan)."""
@@ -412,7 +393,6 @@ def gpu_choices(hw: Hardware) -> list[int]:
 def configurator_data(kb: KB, snapshot: EngineSnapshot, docs_dir: Path = DOCS_DIR) -> dict[str, Any]:
     """The KB facts the composer reads."""
     sections = recipe_sections(docs_dir)
-    planner = Planner(kb)
     models = []
     pd_models = {r.model for r in kb.recipes.values() if r.deployment and r.role == "prefill" and r.model}
     for model in kb.models.values():
@@ -420,7 +400,7 @@ def configurator_data(kb: KB, snapshot: EngineSnapshot, docs_dir: Path = DOCS_DI
             continue
         precisions = []
         for p in model.precisions:
-            path, basis, recipe = checkpoint(kb, model, p.dtype)
+            path = checkpoint(kb, model, p.dtype)[0]
             sources = {}
             for entry in p.runs_on:
                 for hw in entry.hardware:
@@ -432,8 +412,6 @@ def configurator_data(kb: KB, snapshot: EngineSnapshot, docs_dir: Path = DOCS_DI
                     "dtype": p.dtype,
                     "name": kb.dtypes[p.dtype].name,
                     "path": path,
-                    "basis": basis,
-                    "recipe": recipe,
                     "hardware": listed_hardware(p),
                     "runs_on": sources,
                 }
@@ -544,8 +522,6 @@ def configurator_data(kb: KB, snapshot: EngineSnapshot, docs_dir: Path = DOCS_DI
         "goals": goals,
         "recipes": recipes,
         "nodes": list(NODE_CHOICES),
-        "defaults": planner.defaults(),
-        "kv_ids": planner.kv_ids(),
         "links": links,
         "router_links": router_links,
         "router_lines": _lines(list(ROUTER_LINES)),

@@ -67,7 +67,8 @@ def test_help_lists_the_kbs_choices(command):
         assert (
             "low-latency, balanced, high-throughput, long-context-rag, multi-turn-agent, mixed-online" in out
         )
-        assert "nodes per server instance: 1, 2, 4, 8" in out
+        assert "nodes available: 1, 2, 4" in out
+        assert "GPUs per node: 1, 2, 4, 8" in out
 
 
 def test_help_follows_lang_and_the_locale():

@@ -195,21 +195,27 @@ def test_no_page_raises_a_dialog(poisoned_site, browser):
     assert len(pages) > 30 and dialogs == []
 
 
-# The configurator and the command doctor fill their results after the page loads, from data files: a spread
-# of choices (every 17th, and every PD one) and every command of the site, each rendered and searched.
-CONFIGURATOR_JS = """payload => {
+# The configurator and the command doctor fill their results after the page loads, from data files: every
+# model × accelerator × goal (PD on every other one where the model has it) and every command of the site,
+# each rendered and searched.
+CONFIGURATOR_JS = """async payload => {
   const root = document.querySelector("[data-configurator]");
-  const all = root.configurator.configure.choices();
-  const picked = all.filter((choice, i) => i % 17 === 0 || choice.pd);
+  const c = root.configurator;
+  let picked = 0;
   let shown = 0;
   let markup = 0;
-  for (const choice of picked) {
-    root.configurator.state = { ...choice };
-    root.configurator.update();
-    if (root.textContent.includes(payload)) shown += 1;
-    markup += root.querySelectorAll("script:not(.cfg-messages), img, svg, [onload], [onerror]").length;
+  for (const model of c.data.models) {
+    for (const hw of c.data.hardware) {
+      for (const goal of c.data.goals) {
+        Object.assign(c.state, { model: model.id, gpu: hw.id, goal: goal.id, pd: model.pd && picked % 2 === 0 });
+        await c.update();
+        picked += 1;
+        if (root.textContent.includes(payload)) shown += 1;
+        markup += root.querySelectorAll("script:not(.cfg-messages), img, svg, [onload], [onerror]").length;
+      }
+    }
   }
-  return [picked.length, shown, markup];
+  return [picked, shown, markup];
 }"""
 
 

@@ -114,7 +114,7 @@ def test_export_shape():
         "checkpoint_bytes": {"mxfp4": None},
         "context_native": 131072,
         "weights_dtypes": ["mxfp4"],
-        "model_paths": {"mxfp4": {"path": "openai/gpt-oss-120b", "basis": "recipe-unstated-precision"}},
+        "model_paths": {"mxfp4": {"path": "openai/gpt-oss-120b", "basis": "checkpoint"}},
         "rule_flags": [],
     }
     assert models["qwen3.8-flash-next"]["config"]["indexer_compress_ratio"] == 4

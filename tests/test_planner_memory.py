@@ -404,21 +404,26 @@ def test_tp_table_keeps_its_shape_for_chapter_06():
 
 
 def test_model_path_comes_from_the_kb_only():
-    qwen, oss, llama = KB.models["qwen3.5-397b-a17b"], KB.models["gpt-oss-120b"], KB.models["llama-3.3-70b"]
+    qwen, kimi, llama = KB.models["qwen3.5-397b-a17b"], KB.models["kimi-k3.1-pro"], KB.models["llama-3.3-70b"]
     assert model_path(KB, qwen, "fp8") == ModelPath("Qwen/Qwen3.5-397B-A17B-FP8", "checkpoint")
-    assert model_path(KB, qwen, "bf16") == ModelPath(None, None)  # no BF16 checkpoint and no BF16 command
-    assert model_path(KB, oss, "mxfp4") == ModelPath("openai/gpt-oss-120b", "recipe-unstated-precision")
+    assert model_path(KB, qwen, "bf16") == ModelPath("Qwen/Qwen3.5-397B-A17B", "checkpoint")  # the cookbook's
+    # no checkpoint in the KB: the model's commands, whose precision is not stated
+    assert model_path(KB, kimi, "mxfp4") == ModelPath("moonshotai/Kimi-K3.1-Pro", "recipe-unstated-precision")
+    glm = KB.models["glm-5.3"]
+    assert model_path(KB, glm, "w4a8") == ModelPath(None, None)  # no W4A8 checkpoint and no W4A8 command
     assert model_path(KB, llama, "bf16") == ModelPath(None, None)
 
 
 def test_model_path_prefers_a_command_in_the_same_precision():
     recipes = {
-        rid: r.model_copy(update={"precision": "mxfp4"}) if rid == "gpt-oss-120b-tp4" else r
+        rid: r.model_copy(update={"precision": "mxfp4"}) if rid == "kimi-k3.1-pro-tp8-low-latency" else r
         for rid, r in KB.recipes.items()
     }
     kb = dataclasses.replace(KB, recipes=recipes)
-    assert kb.recipes["gpt-oss-120b-tp4"].flag_names()[0] == "--model-path"
-    assert model_path(kb, kb.models["gpt-oss-120b"], "mxfp4") == ModelPath("openai/gpt-oss-120b", "recipe")
+    assert kb.recipes["kimi-k3.1-pro-tp8-low-latency"].flag_names()[0] == "--model-path"
+    assert model_path(kb, kb.models["kimi-k3.1-pro"], "mxfp4") == ModelPath(
+        "moonshotai/Kimi-K3.1-Pro", "recipe"
+    )
 
 
 def test_launch_command_sets_exactly_what_the_plan_assumed():

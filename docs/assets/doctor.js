@@ -1,8 +1,9 @@
 /* The configurator and command doctor pages (kb:configurator, kb:doctor): forms, results, the URL.
  *
- * The work is done by checker.js (handbook/checker, in JavaScript) and configure.js (handbook/calc/configure,
- * in JavaScript) over the two exports the build writes beside these scripts; this file only reads the form,
- * shows what they return in the page's language, and keeps the configurator's choice in the address bar.
+ * The doctor's work is done by checker.js (handbook/checker, in JavaScript) over the checker's export; the
+ * configurator's answers are computed at build time (handbook/site/configurator.py) and only rendered
+ * here. This file reads the forms, shows the results in the page's language, and keeps the configurator's
+ * choice in the address bar.
  * The doctor's checks run in a Web Worker (checker-worker.js), off the page's main thread; with an
  * accelerator picked, the planner (planner.js over the planner's export) sizes the command there too.
  * The page's wording comes from the page (<script class="cfg-messages">). Nothing is sent anywhere: the
@@ -395,60 +396,99 @@
   }
 
   // ================================================================================= the configurator
-  const FIELDS = ["model", "gpu", "precision", "goal", "nodes"];
+  // Every answer is computed at build time (handbook/site/configurator.py): the form's choices in
+  // configurator-data.json, and each model × accelerator's answers in configurator/<model>/<gpu>.json,
+  // fetched when the reader picks the pair. This class only fills the form and renders the answer.
+  const FIELDS = ["model", "gpu", "precision", "gpus", "nodes", "goal", "context"];
+  const NUMBERS = ["gpus", "nodes", "context"];
 
   class Configurator {
-    constructor(root, configure, data, messages) {
+    constructor(root, data, messages) {
       this.root = root;
-      this.configure = configure;
       this.data = data;
       this.m = messages;
       this.lang = root.dataset.lang;
       this.form = root.querySelector(".cfg-form");
+      this.pairs = new Map();
+      this.models = new Map(data.models.map((x) => [x.id, x]));
+      this.hardware = new Map(data.hardware.map((x) => [x.id, x]));
       const read = this.read(new URLSearchParams(window.location.search));
       this.state = read.state;
       this.urlNotes = read.problems;
       this.form.addEventListener("submit", (event) => event.preventDefault());
       this.form.addEventListener("change", (event) => this.onChange(event.target));
-      this.update();
     }
 
     field(name) {
       return this.form.elements.namedItem(name);
     }
 
-    model(id = this.state.model) {
-      return this.configure.models.get(id);
-    }
-
-    // Each URL parameter, checked against what the page offers; a bad one falls back and is said.
+    // Each URL parameter, checked against the form's choices; a bad one falls back and is said. The
+    // precision is checked once the pair's answers are loaded (sanitize).
     read(params) {
       const d = this.data;
       const state = { ...d.default_choice };
       const problems = [];
-      const take = (name, valid, parse = (raw) => raw) => {
-        if (!params.has(name)) return;
+      this.pending = params.has("precision") ? params.get("precision") : null;
+      for (const name of FIELDS) {
+        if (name === "precision" || !params.has(name)) continue;
         const raw = params.get(name);
-        const value = parse(raw);
+        const value = NUMBERS.includes(name) ? Number(raw) : raw;
+        const valid = {
+          model: (v) => this.models.has(v),
+          gpu: (v) => this.hardware.has(v),
+          gpus: (v) => Number.isInteger(v),
+          nodes: (v) => d.nodes.includes(v),
+          goal: (v) => d.goals.some((g) => g.id === v),
+          context: (v) => Number.isInteger(v),
+        }[name];
         if (valid(value)) state[name] = value;
         else problems.push(template(this.m["cfg-invalid-param"], { name, value: raw, fallback: String(state[name]) }));
-      };
-      take("model", (v) => this.configure.models.has(v));
-      const model = this.model(state.model);
-      if (!model.precisions.some((p) => p.dtype === state.precision)) state.precision = model.precisions[0].dtype;
-      take("gpu", (v) => this.configure.hardware.has(v));
-      take("precision", (v) => model.precisions.some((p) => p.dtype === v));
-      take("goal", (v) => this.configure.goals.has(v));
-      take("nodes", (v) => d.nodes.includes(v), Number);
-      if (!model.pd) state.pd = false;
-      take("pd", (v) => v === false || model.pd, (raw) => raw === "1");
+      }
+      state.pd = params.get("pd") === "1";
       return { state, problems };
+    }
+
+    async pair() {
+      const key = `${this.state.model}/${this.state.gpu}`;
+      if (!this.pairs.has(key)) {
+        const url = new URL(this.data.answers.replace("{model}", this.state.model).replace("{gpu}", this.state.gpu), BASE);
+        this.pairs.set(key, load(url));
+      }
+      return this.pairs.get(key);
+    }
+
+    // Keep only what the form offers for this model × accelerator: never a precision the accelerator's
+    // sources do not name, a GPU count above its node size, a context beyond the model's.
+    sanitize(answers) {
+      const s = this.state;
+      const model = this.models.get(s.model);
+      const hw = this.hardware.get(s.gpu);
+      const dtypes = answers.precisions.map((p) => p.dtype);
+      const wanted = this.pending !== null ? this.pending : s.precision;
+      if (this.pending !== null && !dtypes.includes(this.pending)) {
+        this.urlNotes.push(template(this.m["cfg-invalid-param"], { name: "precision", value: this.pending, fallback: dtypes[0] || "—" }));
+      }
+      this.pending = null;
+      s.precision = dtypes.includes(wanted) ? wanted : dtypes[0] || null;
+      if (!hw.gpus.includes(s.gpus)) s.gpus = hw.gpus[hw.gpus.length - 1];
+      if (!model.contexts.includes(s.context)) {
+        const fits = model.contexts.filter((c) => c <= s.context);
+        s.context = fits.length ? fits[fits.length - 1] : model.contexts[0];
+      }
+      if (!model.pd) s.pd = false;
+    }
+
+    key() {
+      const s = this.state;
+      if (s.precision === null) return null;
+      return [s.precision, s.gpus, s.nodes, s.goal, s.context].join("|") + (s.pd ? "|pd" : "");
     }
 
     query() {
       const s = this.state;
       const params = new URLSearchParams();
-      for (const name of FIELDS) params.set(name, String(s[name]));
+      for (const name of FIELDS) if (s[name] !== null) params.set(name, String(s[name]));
       if (s.pd) params.set("pd", "1");
       return params.toString();
     }
@@ -456,21 +496,16 @@
     onChange(target) {
       const s = this.state;
       this.urlNotes = [];
-      if (target.name === "model") {
-        s.model = target.value;
-        const model = this.model();
-        if (!model.precisions.some((p) => p.dtype === s.precision)) s.precision = model.precisions[0].dtype;
-        if (!model.pd) s.pd = false;
-      } else if (target.name === "nodes") s.nodes = Number(target.value);
-      else if (target.name === "pd") s.pd = target.checked;
-      else if (FIELDS.includes(target.name)) s[target.name] = target.value;
+      if (target.name === "pd") s.pd = target.checked;
+      else if (FIELDS.includes(target.name)) s[target.name] = NUMBERS.includes(target.name) ? Number(target.value) : target.value;
       else return;
       this.update();
     }
 
-    syncForm() {
+    syncForm(answers) {
       const d = this.data;
       const s = this.state;
+      const model = this.models.get(s.model);
       const fill = (name, options, value) => {
         const select = this.field(name);
         select.replaceChildren(...options);
@@ -479,7 +514,11 @@
       const option = (value, label) => element("option", { value: String(value) }, label);
       fill("model", d.models.map((x) => option(x.id, x.name)), s.model);
       fill("gpu", d.hardware.map((x) => option(x.id, x.name)), s.gpu);
-      fill("precision", this.model().precisions.map((p) => option(p.dtype, p.name)), s.precision);
+      const precisions = answers.precisions.map((p) => option(p.dtype, p.name));
+      fill("precision", precisions.length ? precisions : [option("", this.m["cfg-precision-none"])], s.precision ?? "");
+      this.field("precision").disabled = !precisions.length;
+      fill("gpus", this.hardware.get(s.gpu).gpus.map((n) => option(n, String(n))), s.gpus);
+      fill("nodes", d.nodes.map((n) => option(n, String(n))), s.nodes);
       const groups = [
         ["strategy", "cfg-goals-strategies"],
         ["scenario", "cfg-goals-scenarios"],
@@ -489,19 +528,31 @@
         return group;
       });
       fill("goal", groups, s.goal);
-      fill("nodes", d.nodes.map((n) => option(n, String(n))), s.nodes);
+      fill("context", model.contexts.map((c) => option(c, c.toLocaleString("en-US"))), s.context);
       const pd = this.field("pd");
       pd.checked = s.pd;
-      pd.disabled = !this.model().pd;
+      pd.disabled = !model.pd;
       const withPd = d.models.filter((x) => x.pd).map((x) => x.name).join(this.m["sep-list"]);
       this.root.querySelector(".cfg-pd-note").textContent = pd.disabled ? template(this.m["cfg-pd-unavailable"], { models: withPd }) : "";
     }
 
-    update() {
-      const result = this.configure.configure({ ...this.state });
-      this.result = result;
-      this.syncForm();
-      this.render(result);
+    async update() {
+      const want = this.query();
+      this.root.dataset.pending = "true"; // until the answer for this choice is on the page
+      let answers;
+      try {
+        answers = await this.pair();
+      } catch (err) {
+        const status = this.root.querySelector(".cfg-status");
+        status.replaceChildren(element("p", { class: "cfg-warn" }, template(this.m["cfg-load-failed"], { url: this.data.answers })));
+        return;
+      }
+      if (this.query() !== want) return; // a later change is on its way
+      this.sanitize(answers);
+      const key = this.key();
+      const result = key === null ? answers.results[0] : answers.results[answers.keys[key]];
+      this.syncForm(answers);
+      this.render(result, answers);
       const query = this.query();
       window.history.replaceState(null, "", `${window.location.pathname}?${query}${window.location.hash}`);
       carryQuery(query);
@@ -509,38 +560,61 @@
       share.href = window.location.href;
       share.textContent = window.location.href;
       this.root.dataset.status = result.status;
+      delete this.root.dataset.pending;
     }
 
-    render(result) {
+    render(result, answers) {
       const m = this.m;
       const lang = this.lang;
+      const text = (i) => answers.texts[i][lang];
       const status = this.root.querySelector(".cfg-status");
-      status.replaceChildren(...this.urlNotes.map((text) => element("p", { class: "cfg-warn" }, text)));
-      const out = [element("p", { class: `cfg-headline cfg-${result.status}` }, result.headline[lang])];
-      if (result.why.length) out.push(element("ul", { class: "cfg-why" }, ...result.why.map((w) => element("li", {}, w[lang]))));
+      status.replaceChildren(...this.urlNotes.map((note) => element("p", { class: "cfg-warn" }, note)));
+      const out = [element("p", { class: `cfg-headline cfg-${result.status}` }, text(result.headline))];
+      if (result.why.length) out.push(element("ul", { class: "cfg-why" }, ...result.why.map((w) => element("li", {}, text(w)))));
+      if (result.alternative) {
+        const button = element("button", { type: "button", class: "md-button cfg-alternative" }, m["cfg-alternative"]);
+        button.addEventListener("click", () => {
+          Object.assign(this.state, result.alternative);
+          this.update();
+        });
+        out.push(element("p", {}, button));
+      }
+      const sources = answers.sources[this.state.precision ?? ""] || [];
+      if (sources.length && result.commands.length) {
+        out.push(element("p", { class: "cfg-heading" }, m["cfg-sources"]));
+        out.push(element("ul", { class: "cfg-sources" }, ...sources.map((src) => this.sourceItem(src))));
+      }
       let lastPlan = null;
-      for (const command of result.commands) {
+      const used = new Set();
+      for (const index of result.commands) {
+        const command = answers.commands[index];
+        if (command.recipe) used.add(command.recipe);
         out.push(this.renderCommand(command, lastPlan));
-        if (command.plan) lastPlan = command.plan.key;
+        if (command.plan && command.plan.link) lastPlan = command.plan.link.query;
       }
       if (result.notes.length) {
         out.push(element("p", { class: "cfg-heading" }, m["cfg-notes"]));
-        out.push(element("ul", { class: "cfg-notes" }, ...result.notes.map((n) => element("li", {}, n[lang]))));
+        out.push(element("ul", { class: "cfg-notes" }, ...result.notes.map((n) => element("li", {}, text(n)))));
       }
-      if (result.section) {
-        out.push(element("p", { class: "cfg-section" }, `${m["cfg-section"]}${m["sep-label"]}`, this.sectionLink(result.section)));
+      if (answers.section) {
+        out.push(element("p", { class: "cfg-section" }, `${m["cfg-section"]}${m["sep-label"]}`, this.sectionLink(answers.section)));
       }
-      if (result.related.length) {
+      const related = answers.related.filter((r) => !used.has(r.id));
+      if (related.length) {
         out.push(element("p", { class: "cfg-heading" }, m["cfg-related"]));
-        out.push(
-          element(
-            "ul",
-            { class: "cfg-related" },
-            ...result.related.map((r) => element("li", {}, element("a", { href: pageHref(r.link) }, r.title[lang]))),
-          ),
-        );
+        out.push(element("ul", { class: "cfg-related" }, ...related.map((r) => element("li", {}, element("a", { href: pageHref(r.link) }, r.title[lang])))));
       }
       this.root.querySelector(".cfg-result").replaceChildren(...out);
+    }
+
+    sourceItem(src) {
+      const title = src.title[this.lang];
+      const where = src.where[this.lang];
+      const label = src.url ? element("a", { href: src.url }, title) : element("span", {}, title);
+      const item = element("li", {}, label, `${this.m["sep-label"]}${where}`);
+      if (src.commit) item.append(" ", element("code", {}, `${src.file}@${src.commit.slice(0, 12)}`));
+      if (src.verified === false) item.append(" ", this.m["cfg-source-unverified"]);
+      return item;
     }
 
     sectionLink(link) {
@@ -555,7 +629,7 @@
       box.append(element("p", { class: "cfg-role" }, m[ROLE_KEYS[command.role]]));
       const code = element("code", {}, command.text);
       const copy = element("button", { type: "button", class: "md-button cfg-copy" }, m["cfg-copy"]);
-      copy.addEventListener("click", () => this.copy(command.text, copy));
+      copy.addEventListener("click", () => copyText(command.text, copy, m));
       box.append(element("div", { class: "cfg-code" }, element("pre", {}, code), copy));
       if (command.link) {
         box.append(element("p", { class: "cfg-source" }, `${m["cfg-section"]}${m["sep-label"]}`, this.sectionLink(command.link)));
@@ -587,20 +661,20 @@
         verdict.append(element("p", { class: "cfg-heading" }, m["cfg-checked"]));
         verdict.append(element("ol", { class: "doc-findings" }, ...command.findings.map((f) => findingItem(f, lang, m))));
       } else {
-        verdict.append(element("p", { class: "cfg-clean" }, template(m["cfg-checked-clean"], { version: this.data.version })));
+        verdict.append(element("p", { class: "cfg-clean" }, template(m["cfg-checked-clean"], { version: this.data.engine_version })));
       }
       box.append(verdict);
-      if (command.plan && command.plan.key !== lastPlan) box.append(this.renderPlan(command.plan));
+      if (command.plan && command.plan.link && command.plan.link.query !== lastPlan) box.append(this.renderPlan(command.plan));
       return box;
     }
 
     renderPlan(plan) {
       const m = this.m;
       const lang = this.lang;
-      const wrap = element("figure", { class: "cfg-plan", "data-plan": plan.key });
+      const wrap = element("figure", { class: "cfg-plan", "data-plan": plan.link.query });
       wrap.append(element("figcaption", {}, m["cfg-plan"]));
       if (plan.figures === null) return wrap;
-      const p = this.configure.planFigures(plan.key);
+      const p = plan.bar;
       if (p.free !== null && p.static !== null) {
         // one GPU's free memory before loading, as the planner's bar draws it (planner.js renderBar):
         // weights | state pool and reserve | KV pool | the rest, or the weights over the budget
@@ -635,23 +709,10 @@
         );
       });
       wrap.append(element("table", { class: "cfg-figures" }, element("tbody", {}, ...rows)));
-      const [model, gpuId, precision, tp, ep, mem, kv, context, page, running] = plan.key.split("|");
-      // the planner's own URL parameters (planner.js readParams); what the command leaves out, the planner
-      // leaves to the engine as well
-      const params = new URLSearchParams({ model, gpu: gpuId, tp: tp || "1", "weights-dtype": precision });
-      if (ep) params.set("ep", ep);
-      params.set("kv-dtype", this.data.kv_ids[kv || this.data.defaults.kv]);
-      if (mem) params.set("mem-fraction-static", mem);
-      if (context) params.set("context", context);
-      if (page) params.set("page-size", page);
-      if (running) params.set("max-running-requests", running);
-      const note = template(m["cfg-note-plan-defaults"], { kv: this.data.defaults.kv_name });
-      wrap.append(element("p", { class: "cfg-plan-note" }, note, " ", element("a", { class: "cfg-planner-link", href: `../planner/?${params}` }, `${m["cfg-plan-open"]} →`)));
+      // the planner page with every input of this plan (the context included)
+      const href = `${pageHref(plan.link.page)}?${plan.link.query}`;
+      wrap.append(element("p", { class: "cfg-plan-note" }, m["cfg-note-plan-defaults"], " ", element("a", { class: "cfg-planner-link", href }, `${m["cfg-plan-open"]} →`)));
       return wrap;
-    }
-
-    async copy(text, button) {
-      await copyText(text, button, this.m);
     }
   }
 
@@ -673,18 +734,16 @@
       root.dataset.ready = "true";
       return;
     }
-    let checkerData;
     let configuratorData;
     try {
-      [checkerData, configuratorData] = await Promise.all([load(CHECKER_DATA), load(CONFIGURATOR_DATA)]);
+      configuratorData = await load(CONFIGURATOR_DATA);
     } catch {
       status.replaceChildren(element("p", { class: "cfg-warn" }, template(messages[failed], { url: CONFIGURATOR_DATA.pathname })));
       return;
     }
-    const checker = window.HandbookChecker.create(checkerData);
-    configuratorData.version = checker.version;
-    const configure = window.HandbookConfigure.create(configuratorData, checker);
-    root.configurator = new Configurator(root, configure, configuratorData, messages);
+    status.replaceChildren();
+    root.configurator = new Configurator(root, configuratorData, messages);
+    await root.configurator.update();
     root.dataset.ready = "true";
   }
 

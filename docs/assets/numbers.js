@@ -1,8 +1,8 @@
 /* The handbook's number formatting for the browser: handbook/core/formatting.py (thousands, sig,
  * binary_size) written again in JavaScript, with Python's rounding (half to even on the exact binary value),
  * so that a figure a page's script writes is the figure the build writes. The planner (planner.js) and the
- * configurator (configure.js) both load it; tests/test_planner_browser.py and tests/test_doctor_parity.py
- * compare their figures with Python's. Plain ES2020, no DOM: node runs it as it is.
+ * doctor's sizing load it; tests/test_planner_browser.py and tests/test_doctor_parity.py compare their
+ * figures with Python's. Plain ES2020, no DOM: node runs it as it is.
  */
 (function (root) {
   "use strict";

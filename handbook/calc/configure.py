@@ -1,15 +1,15 @@
-"""The configurator: a model, an accelerator, a weight precision, a goal, a node count and PD on or off →
-the handbook's own command when one matches, else a command composed from the KB, or why there is none.
+"""The configurator: what a deployer knows (a model, an accelerator, GPUs per node, nodes, a goal, the context
+they need, PD or not) → the handbook's own command when one serves it, else a command composed from the KB
+with a true reason for every flag, or why there is none and the nearest choice that has one.
 
-One algorithm, two runtimes: ``compose`` here, and docs/assets/configure.js in the browser over the export
-``configurator_data`` (the KB facts it reads, and every planner result it can ask for, computed here).
-``handbook.site.configurator`` adds the checker's verdict to both; tests/test_doctor_parity.py compares
-them over every combination the page offers. Every value in a command comes from the KB: a recipe, the
-planner (handbook.calc.memory and launch), the model's parsers, a tuning scenario, or a placeholder the
-reader fills in; nothing is guessed, and a combination the KB cannot support says why.
+A precision is offered only on the accelerators a source names it on (kb/models ``runs_on``). The site
+computes every answer at build time (handbook.site.configurator, per model × accelerator); the page only
+renders them. Every value in a command comes from the KB: a recipe, the planner (handbook.calc.memory and
+launch), the model's parsers, a tuning scenario, the reader's own inputs, or a placeholder the reader fills
+in; a flag with no such reason is left to the engine.
 
 The planner is reached through ``Planner`` alone (its defaults, auto TP, plan figures and launch flags), so
-that a change of the planner's arithmetic changes the export and nothing else.
+that a change of the planner's arithmetic changes the answers and nothing else.
 """
 
 from __future__ import annotations
@@ -20,14 +20,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
 from handbook.calc import memory
+from handbook.calc.checkpoints import command_precision, listed_hardware
 from handbook.calc.launch import launch_flags, model_path, rule_flags, rule_max_running_requests
 from handbook.calc.memory import Plan
 from handbook.calc.planner_data import kv_dtypes
 from handbook.calc.recipe_text import INDENT, MODULES, ONE_LINE_MAX, command_text, module_of
 from handbook.core.anchors import PARAMETERS_PAGE, option_anchor, parameter_anchor
-from handbook.core.formatting import binary_size, sig, thousands
+from handbook.core.formatting import thousands
 from handbook.core.messages import message
 from handbook.core.paths import DOCS_DIR
 from handbook.core.text import LANGS, Text
@@ -38,9 +40,15 @@ from handbook.kb.schema import Dtype, Hardware, Model, Recipe
 from handbook.pages.headings import source_headings
 
 SCHEMA_VERSION = 1
-CONFIGURATOR_DATA_PATH = "assets/configurator-data.json"
+CONFIGURATOR_DATA_PATH = "assets/configurator-data.json"  # the form's choices
+CONFIGURATOR_ANSWERS_DIR = "assets/configurator"  # <model>/<accelerator>.json: every answer for the pair
+PLANNER_PAGE = "planner.md"
 
-NODE_CHOICES = (1, 2, 4, 8)
+NODE_CHOICES = (1, 2, 4)  # nodes the reader has
+GPU_CHOICES = (1, 2, 4, 8)  # GPUs per node the reader has (up to the node size the KB gives)
+# the contexts the form offers, up to the model's native context (with it and its extended one)
+CONTEXT_CHOICES = (8192, 32768, 131072, 262144, 1048576)
+CONTEXT_FLAG = "--context-length"
 ROLES_PD = ("prefill", "decode", "router")
 
 
@@ -64,7 +72,6 @@ GOALS: tuple[Goal, ...] = (
     Goal("multi-turn-agent", "scenario", "multi-turn-agent", (), None),
     Goal("mixed-online", "scenario", "mixed-online", (), None),
 )
-GOAL = {goal.id: goal for goal in GOALS}
 # Recipe strategies that name no goal: the model's plain command for that hardware, a base for any goal.
 NEUTRAL = (None, "baseline", "multi-gpu", "tool-calling", "reference")
 
@@ -98,13 +105,6 @@ ROUTER_LINES = (
 )
 
 _MARKER = re.compile(r"<!--\s*kb:recipe(?:-tabs|-set)?\s+(?:id|ids)=([\w.,-]+)")
-
-
-_NO_WORDS = Text.of("", "")
-
-
-def _blank(key: str, /, **values: object) -> Text:
-    return _NO_WORDS
 
 
 def T(value: Text) -> dict[str, str]:
@@ -170,7 +170,7 @@ def plan_record(p: Plan) -> dict[str, Any]:
 
 class Planner:
     """The configurator's one door to the planner (handbook.calc.memory and launch); every plan it makes is
-    kept, by key, for the export."""
+    kept, by key, so that the answers for one model × accelerator reuse them."""
 
     def __init__(self, kb: KB):
         self.kb = kb
@@ -178,17 +178,6 @@ class Planner:
         self.autos: dict[str, list[Any] | None] = {}
         self.plans: dict[str, Plan | None] = {}
         self._kv_by_value = {d.engine_kv_value: d for d in kb.dtypes.values() if d.engine_kv_value}
-
-    def defaults(self) -> dict[str, Any]:
-        return {
-            "context": memory.DEFAULT_CONTEXT,
-            "kv": self.kv_default.engine_kv_value,
-            "kv_name": self.kv_default.name,
-        }
-
-    def kv_ids(self) -> dict[str, str]:
-        """--kv-cache-dtype spellings → the planner's KV dtype ids (its page's kv-dtype parameter)."""
-        return {value: d.id for value, d in self._kv_by_value.items()}
 
     def _inputs(self, s: Settings) -> Inputs | None:
         """None where a value is one the planner does not take (the page then shows no plan)."""
@@ -385,10 +374,25 @@ def _lines(lines: list[str]) -> list[list[Any]]:
     return [[line, line_pairs(line)] for line in lines]
 
 
+def context_choices(model: Model) -> list[int]:
+    """The contexts the form offers for ``model``: the round sizes up to its native context, the native
+    context, and the extended one where the KB gives a way to reach it."""
+    native = model.context.native if model.context else None
+    extended = model.context.extended if model.context else None
+    top = extended or native or memory.DEFAULT_CONTEXT
+    found = {c for c in CONTEXT_CHOICES if c <= (native or memory.DEFAULT_CONTEXT)}
+    found |= {c for c in (native, extended) if c}
+    return sorted(c for c in found if c <= top)
+
+
+def gpu_choices(hw: Hardware) -> list[int]:
+    """GPUs per node the form offers: up to the node size the KB gives, else every choice."""
+    return [n for n in GPU_CHOICES if hw.gpus_per_node is None or n <= hw.gpus_per_node]
+
+
 def configurator_data(kb: KB, snapshot: EngineSnapshot, docs_dir: Path = DOCS_DIR) -> dict[str, Any]:
-    """The KB facts configure.js composes from (the planner's results are added by ``export``)."""
+    """The KB facts the composer reads."""
     sections = recipe_sections(docs_dir)
-    planner = Planner(kb)
     models = []
     pd_models = {r.model for r in kb.recipes.values() if r.deployment and r.role == "prefill" and r.model}
     for model in kb.models.values():
@@ -396,14 +400,20 @@ def configurator_data(kb: KB, snapshot: EngineSnapshot, docs_dir: Path = DOCS_DI
             continue
         precisions = []
         for p in model.precisions:
-            path, basis, recipe = checkpoint(kb, model, p.dtype)
+            path = checkpoint(kb, model, p.dtype)[0]
+            sources = {}
+            for entry in p.runs_on:
+                for hw in entry.hardware:
+                    sources.setdefault(hw, []).append(
+                        {"source": entry.source, "where": T(entry.where), "verified": entry.verified}
+                    )
             precisions.append(
                 {
                     "dtype": p.dtype,
                     "name": kb.dtypes[p.dtype].name,
                     "path": path,
-                    "basis": basis,
-                    "recipe": recipe,
+                    "hardware": listed_hardware(p),
+                    "runs_on": sources,
                 }
             )
         own = [r for r in kb.recipes.values() if r.model == model.id]
@@ -420,14 +430,12 @@ def configurator_data(kb: KB, snapshot: EngineSnapshot, docs_dir: Path = DOCS_DI
                 "pd": model.id in pd_models,
                 "section": section,
                 "native": model.context.native if model.context else None,
+                "extended": model.context.extended if model.context else None,
+                "contexts": context_choices(model),
                 "key_flags": [flag_line_text(f) for f in rec.key_flags] if rec else [],
                 "key_flag_names": [flags_in([flag_line_text(f)])[0][0] for f in rec.key_flags] if rec else [],
                 "layout": T(rec.layout) if rec else None,
                 "rules": {r.flag: r.rule for r in rule_flags(kb, model)},
-                # what the planner's command adds for the checker's model rules (launch.rule_flags)
-                "rule_lines": [
-                    {"flag": r.flag, "value": r.value, "when": r.when} for r in rule_flags(kb, model)
-                ],
                 "heads": model.config.num_attention_heads,
             }
         )
@@ -444,6 +452,10 @@ def configurator_data(kb: KB, snapshot: EngineSnapshot, docs_dir: Path = DOCS_DI
     for goal in GOALS:
         scenario = scenarios.get(goal.scenario) if goal.scenario else None
         name = T(message(goal.label)) if goal.label else T(scenario.name)  # type: ignore[union-attr]
+        # the context is the reader's own input: a scenario's --context-length gives way to it
+        lines = [
+            line for line in (scenario.flags if scenario else []) if flags_in([line])[0][0] != CONTEXT_FLAG
+        ]
         goals.append(
             {
                 "id": goal.id,
@@ -452,7 +464,7 @@ def configurator_data(kb: KB, snapshot: EngineSnapshot, docs_dir: Path = DOCS_DI
                 "strategies": list(goal.strategies),
                 "scenario": T(scenario.name) if scenario else None,
                 "reason": T(scenario.reason) if scenario else None,
-                "lines": _lines(list(scenario.flags)) if scenario else [],
+                "lines": _lines(lines),
             }
         )
     flags = set(PLAN_FLAGS) | {"--model-path", "--reasoning-parser", "--tool-call-parser"}
@@ -487,22 +499,35 @@ def configurator_data(kb: KB, snapshot: EngineSnapshot, docs_dir: Path = DOCS_DI
         "sections": {link: sections.titles[link] for link in sorted(shown - {None})},
         "models": models,
         "hardware": [
-            {"id": h.id, "name": h.name, "memory_gb": h.memory_gb, "gpus_per_node": h.gpus_per_node}
+            {
+                "id": h.id,
+                "name": h.name,
+                "vendor": h.vendor,
+                "memory_gb": h.memory_gb,
+                "gpus_per_node": h.gpus_per_node,
+                "gpus": gpu_choices(h),
+            }
             for h in kb.hardware.values()
         ],
+        "sources": {
+            sid: {
+                "title": T(src.title),
+                "url": src.url,
+                "repository": src.repository,
+                "file": src.file,
+                "commit": src.commit,
+            }
+            for sid, src in sorted(kb.sources.items())
+        },
         "goals": goals,
         "recipes": recipes,
         "nodes": list(NODE_CHOICES),
-        "defaults": planner.defaults(),
-        "kv_ids": planner.kv_ids(),
         "links": links,
         "router_links": router_links,
         "router_lines": _lines(list(ROUTER_LINES)),
         "canonical": _canonical(
             snapshot, flags | {f for r in recipes for _, fv in r["lines"] for f, _ in fv}
         ),
-        "plan_flags": list(PLAN_FLAGS),
-        "settings_flags": list(SETTINGS_FLAGS),
         # the TPs SGLang refuses for a model's heads (memory.layout_problems), for multi-node TPs
         "layout": {
             f"{m['id']}|{tp}": True
@@ -510,9 +535,6 @@ def configurator_data(kb: KB, snapshot: EngineSnapshot, docs_dir: Path = DOCS_DI
             for tp in memory.TP_CHOICES
             if memory.layout_problems(kb.models[m["id"]], tp)
         },
-        "messages": {},  # filled by the export: the configurator's wording
-        "autos": {},
-        "plans": {},
     }
 
 
@@ -528,20 +550,25 @@ def _canonical(snapshot: EngineSnapshot, flags: set[str]) -> dict[str, str]:
 
 
 def _recipe(kb: KB, recipe: Recipe, sections: dict[str, str]) -> dict[str, Any]:
-    model = kb.models[recipe.model] if recipe.model else None
-    precision = recipe.precision
-    if precision is None and model is not None:
+    precision = command_precision(kb, recipe)
+    if recipe.precision is None and precision is not None and recipe.model is not None:
+        # a command whose precision is unstated is this precision's only when nothing else it could be
+        model = kb.models[recipe.model]
         path = _model_path(recipe)
-        for p in model.precisions:
-            found, basis, _ = checkpoint(kb, model, p.dtype)
-            if found is not None and found == path and basis == "unstated":
-                precision = p.dtype
+        named = any(p.checkpoint == path for p in model.precisions)
+        if not named and checkpoint(kb, model, precision)[1] != "unstated":
+            precision = None
+    flag_values = dict(flags_in(recipe.flags))
+    context = flag_values.get(CONTEXT_FLAG)
     return {
         "id": recipe.id,
         "model": recipe.model,
         "hardware": list(recipe.hardware),
+        "vendor": recipe.vendor,
         "precision": precision,
+        "gpus": recipe.gpus,
         "nodes": recipe.nodes,
+        "context": int(context[0]) if context else None,
         "strategy": recipe.strategy,
         "role": recipe.role,
         "deployment": recipe.deployment,
@@ -578,8 +605,16 @@ def render(module: str, lines: list[str], env: list[list[str]], env_style: str) 
     return "\n".join(out)
 
 
+def choice_key(choice: dict[str, Any]) -> str:
+    """A choice within one model × accelerator, as the per-pair data file keys its answers."""
+    return "|".join(
+        str(choice[name]) if choice[name] is not None else ""
+        for name in ("precision", "gpus", "nodes", "goal", "context")
+    ) + ("|pd" if choice["pd"] else "")
+
+
 class Composer:
-    """``compose(choice)`` over ``data`` (configurator_data): the algorithm configure.js repeats."""
+    """``compose(choice)`` over ``data`` (configurator_data): the configurator's answer for one choice."""
 
     def __init__(
         self,
@@ -587,17 +622,13 @@ class Composer:
         data: dict[str, Any],
         planner: Planner,
         *,
-        words: bool = True,
         figures: Callable[[Plan], dict[str, Any]] | None = None,
     ):
-        """``words=False`` skips the wording (every text is blank): the same decisions and planner calls,
-        for the export, which needs only the planner's results. ``figures`` words a plan's rows (the site's
-        handbook.site.configurator.plan_figures, which the planner's page words them with); without it a
-        command's plan has its key only."""
+        """``figures`` words a plan's rows (the site's handbook.site.configurator.plan_figures, which the
+        planner's page words them with); without it a command's plan carries its key and numbers only."""
         self.kb = kb
-        self.figures = figures if words else None
-        self.message = message if words else _blank
-        self.words = words
+        self.figures = figures
+        self.message = message
         self.by_model: dict[str, list[dict[str, Any]]] = {}
         for recipe in data["recipes"]:  # in the data's (id) order, as base() reads them
             self.by_model.setdefault(recipe["model"], []).append(recipe)
@@ -606,12 +637,11 @@ class Composer:
         self.models = {m["id"]: m for m in data["models"]}
         self.hardware = {h["id"]: h for h in data["hardware"]}
         self.goals = {g["id"]: g for g in data["goals"]}
-        self._reasons: dict[str, Text] = {}
 
     # -------------------------------------------------------------------------- small helpers
     def text(self, value: dict[str, str]) -> Text:
-        """A {zh, en} of the data as a Text a message can quote (blank when the wording is skipped)."""
-        return Text.of(value["zh"], value["en"]) if self.words else _NO_WORDS
+        """A {zh, en} of the data as a Text a message can quote."""
+        return Text.of(value["zh"], value["en"])
 
     def canonical(self, flag: str) -> str:
         return self.data["canonical"].get(flag, flag)
@@ -637,26 +667,61 @@ class Composer:
         first = entry[1][0][0] if entry[1] else None
         return {"text": entry[0], "why": T(why), "link": self.link(first, role) if first else None}
 
-    # -------------------------------------------------------------------------- the choice
-    def choices(self) -> list[dict[str, Any]]:
+    def precisions(self, model_id: str, gpu: str) -> list[dict[str, Any]]:
+        """The precisions offered on ``gpu``: those a source names on it, with a checkpoint to launch."""
+        return [
+            p for p in self.models[model_id]["precisions"] if gpu in p["hardware"] and p["path"] is not None
+        ]
+
+    # -------------------------------------------------------------------------- the choices
+    def choices(self, model_id: str | None = None, gpu: str | None = None) -> list[dict[str, Any]]:
+        """Every choice the form offers (for one model × accelerator when given): each precision the
+        accelerator runs, or one refused choice without a precision where it runs none."""
         out = []
         for model in self.data["models"]:
+            if model_id is not None and model["id"] != model_id:
+                continue
             for hw in self.data["hardware"]:
-                for p in model["precisions"]:
-                    for goal in self.data["goals"]:
+                if gpu is not None and hw["id"] != gpu:
+                    continue
+                offered = [p["dtype"] for p in self.precisions(model["id"], hw["id"])]
+                if not offered:
+                    out.append(self._choice(model, hw, None, hw["gpus"][-1], 1, "balanced", None, False))
+                    continue
+                for dtype in offered:
+                    for gpus in hw["gpus"]:
                         for nodes in self.data["nodes"]:
-                            for pd in (False, True) if model["pd"] else (False,):
-                                out.append(
-                                    {
-                                        "model": model["id"],
-                                        "gpu": hw["id"],
-                                        "precision": p["dtype"],
-                                        "goal": goal["id"],
-                                        "nodes": nodes,
-                                        "pd": pd,
-                                    }
-                                )
+                            for goal in self.data["goals"]:
+                                for context in model["contexts"]:
+                                    for pd in (False, True) if model["pd"] else (False,):
+                                        out.append(
+                                            self._choice(
+                                                model, hw, dtype, gpus, nodes, goal["id"], context, pd
+                                            )
+                                        )
         return out
+
+    @staticmethod
+    def _choice(
+        model: dict[str, Any],
+        hw: dict[str, Any],
+        dtype: str | None,
+        gpus: int,
+        nodes: int,
+        goal: str,
+        context: int | None,
+        pd: bool,
+    ) -> dict[str, Any]:
+        return {
+            "model": model["id"],
+            "gpu": hw["id"],
+            "precision": dtype,
+            "gpus": gpus,
+            "nodes": nodes,
+            "goal": goal,
+            "context": context,
+            "pd": pd,
+        }
 
     def headline(self, result: dict[str, Any], goal: dict[str, Any]) -> dict[str, str]:
         """What the result is, in one sentence: the handbook's command, one composed from it or from the KB,
@@ -672,30 +737,64 @@ class Composer:
         return T(self.message("cfg-status-composed"))
 
     # -------------------------------------------------------------------------- bases
-    def _matches(self, recipe: dict[str, Any], choice: dict[str, Any]) -> bool:
-        return (
-            recipe["model"] == choice["model"]
-            and choice["gpu"] in recipe["hardware"]
-            and recipe["precision"] == choice["precision"]
-            and recipe["nodes"] == choice["nodes"]
-        )
+    def _recipe_serves(
+        self, recipe: dict[str, Any], choice: dict[str, Any], precision: dict[str, Any]
+    ) -> bool:
+        """Whether a handbook command serves this choice as written: its model and precision, on this
+        accelerator (named, or one of its vendor the precision's sources name, where it fits), within the
+        reader's GPUs and nodes, for at least the context needed."""
+        if recipe["model"] != choice["model"] or recipe["precision"] != choice["precision"]:
+            return False
+        hw = self.hardware[choice["gpu"]]
+        if recipe["hardware"]:
+            if hw["id"] not in recipe["hardware"]:
+                return False
+        elif recipe["vendor"] not in (None, hw["vendor"]) or hw["id"] not in precision["hardware"]:
+            return False
+        if recipe["nodes"] > choice["nodes"]:
+            return False
+        gpus = recipe["gpus"] or 1
+        if -(-gpus // recipe["nodes"]) > choice["gpus"]:
+            return False
+        model = self.models[choice["model"]]
+        served = recipe["context"] or model["native"] or memory.DEFAULT_CONTEXT
+        if served < choice["context"]:
+            return False
+        if not recipe["hardware"] and recipe["role"] != "router":
+            # a command that names no accelerator: only where the planner holds its weights and one request
+            s = self.settings(recipe["lines"])
+            settings = Settings.of(s)
+            kbm, kbh = self.kb.models[choice["model"]], self.kb.hardware[choice["gpu"]]
+            found = self.planner.plan(
+                kbm, kbh, choice["precision"], s.get("--tp-size", ""), s.get("--ep-size", ""), settings
+            )
+            if found is None or not found.max_tokens or found.max_tokens < min(served, choice["context"]):
+                return False
+        return True
 
-    def base(self, choice: dict[str, Any]) -> tuple[dict[str, dict[str, Any]], bool] | None:
-        """The handbook's command(s) for this model, accelerator, precision and node count, by role, and
-        whether its strategy is the chosen goal's (else it names no goal); None when there is none."""
+    def base(
+        self, choice: dict[str, Any], precision: dict[str, Any]
+    ) -> tuple[dict[str, dict[str, Any]], bool] | None:
+        """The handbook's command(s) that serve this choice, by role, and whether its strategy is the chosen
+        goal's (else it names no goal); None when there is none."""
         goal = self.goals[choice["goal"]]
         found: list[tuple[dict[str, dict[str, Any]], bool]] = []
-        recipes = self.by_model.get(choice["model"], [])  # the model's recipes, in the data's order
+        recipes = self.by_model.get(choice["model"], [])
         if choice["pd"]:
             deployments: dict[str, dict[str, dict[str, Any]]] = {}
             for r in recipes:
-                if r["deployment"] and r["model"] == choice["model"]:
+                if r["deployment"]:
                     deployments.setdefault(r["deployment"], {})[r["role"]] = r
             for roles in deployments.values():
                 prefill, decode, router = roles.get("prefill"), roles.get("decode"), roles.get("router")
                 if not (prefill and decode and router):
                     continue
-                if self._matches(prefill, choice) and self._matches(decode, choice):
+                both = (prefill["gpus"] or 1) + (decode["gpus"] or 1)
+                if both > choice["gpus"] * choice["nodes"]:
+                    continue  # the two servers need their own GPUs
+                if self._recipe_serves(prefill, choice, precision) and self._recipe_serves(
+                    decode, choice, precision
+                ):
                     strategy = prefill["strategy"]
                     if strategy in goal["strategies"] or strategy in NEUTRAL:
                         found.append(
@@ -706,14 +805,16 @@ class Composer:
                         )
         else:
             for r in recipes:
-                if (
-                    r["role"] != "standalone"
-                    or r["program"] != "launch_server"
-                    or not self._matches(r, choice)
-                ):
+                if r["role"] != "standalone" or r["program"] != "launch_server":
+                    continue
+                if not self._recipe_serves(r, choice, precision):
                     continue
                 if r["strategy"] in goal["strategies"] or r["strategy"] in NEUTRAL:
                     found.append(({"standalone": r}, r["strategy"] in goal["strategies"]))
+                elif r["strategy"] == "long-context" and choice["context"] > (
+                    self.models[r["model"]]["native"] or 0
+                ):
+                    found.append(({"standalone": r}, True))  # the only command that reaches this context
         exact = [f for f in found if f[1]]
         return (exact or found or [None])[0]
 
@@ -721,29 +822,48 @@ class Composer:
     def compose(self, choice: dict[str, Any]) -> dict[str, Any]:
         model = self.models[choice["model"]]
         hw = self.hardware[choice["gpu"]]
-        precision = next(p for p in model["precisions"] if p["dtype"] == choice["precision"])
         goal = self.goals[choice["goal"]]
         result: dict[str, Any] = {
             "choice": dict(choice),
             "status": "refused",
             "title": None,
             "why": [],
+            "alternative": None,
             "notes": [],
             "commands": [],
             "related": [],
             "section": model["section"],
+            "sources": [],
         }
         notes: list[Text] = []
-        found = self.base(choice)
+        if choice["precision"] is None:
+            self._refuse_unlisted(model, hw, result)
+            return self._finish(result, goal, notes, [])
+        precision = next(p for p in model["precisions"] if p["dtype"] == choice["precision"])
+        result["sources"] = self._sources(precision, hw["id"])
+        if any(entry["verified"] is False for entry in precision["runs_on"].get(hw["id"], [])):
+            notes.append(self.message("cfg-note-unverified", gpu=hw["name"], precision=precision["name"]))
+        found = self.base(choice, precision)
         roles = ROLES_PD if choice["pd"] else ("standalone",)
+        commands: list[dict[str, Any]] = []
         if found is not None:
-            bases, _ = found
-            commands, changed = self._from_recipes(bases, goal, roles, notes)
+            bases, exact = found
+            # the handbook's command for this very goal is offered as written; one that names no goal
+            # takes the goal's flags from chapter 07
+            applied = goal if not exact else {**goal, "lines": []}
+            commands, changed = self._from_recipes(bases, applied, roles, notes, choice, precision)
             first = bases[roles[0]]
             result["title"] = first["title"]
             result["status"] = "composed" if changed else "recipe"
             if first["strategy"] == "concurrency" and goal["id"] == "balanced":
                 notes.append(self.message("cfg-note-concurrency"))
+            if not first["hardware"]:
+                notes.append(
+                    self.message("cfg-note-recipe-unnamed", gpu=hw["name"], title=self.text(first["title"]))
+                )
+            self._idle_note(
+                choice, int(self.settings(first["lines"]).get("--tp-size", "1")), first["nodes"], notes
+            )
         else:
             commands = self._from_planner(choice, model, hw, precision, goal, roles, notes, result)
             if commands:
@@ -751,30 +871,70 @@ class Composer:
         for command in commands:
             if command["plan"] is not None:
                 command["plan"] = self.plan(choice, command["plan"])
+        return self._finish(result, goal, notes, commands)
+
+    def _finish(
+        self, result: dict[str, Any], goal: dict[str, Any], notes: list[Text], commands: list[dict[str, Any]]
+    ) -> dict[str, Any]:
+        choice = result["choice"]
         if commands:
             if result["status"] != "recipe":
                 notes += self._goal_notes(goal)
-            if choice["nodes"] > 1:
+            if any(c["role"] != "router" and "--nnodes" in c["text"] for c in commands):
                 notes.append(self.message("cfg-note-multi-node"))
             if choice["pd"]:
-                notes.append(self.message("cfg-note-pd", nodes=choice["nodes"]))
+                notes.append(self.message("cfg-note-pd"))
             result["commands"] = commands
         result["notes"] = [T(n) for n in notes]
         result["headline"] = self.headline(result, goal)
         used = {c.get("recipe") for c in commands}
-        result["related"] = (
-            []
-            if not self.words
-            else [
-                {"id": r["id"], "title": r["title"], "link": r["link"]}
-                for r in self.data["recipes"]
-                if r["model"] == choice["model"]
-                and r["id"] not in used
-                and r["link"]
-                and r["program"] == "launch_server"
-            ]
-        )
+        result["related"] = [
+            {"id": r["id"], "title": r["title"], "link": r["link"]}
+            for r in self.data["recipes"]
+            if r["model"] == choice["model"]
+            and r["id"] not in used
+            and r["link"]
+            and r["program"] == "launch_server"
+        ]
         return result
+
+    def _sources(self, precision: dict[str, Any], gpu: str) -> list[dict[str, Any]]:
+        """The sources that name this precision on this accelerator, as the page cites them."""
+        out = []
+        for entry in precision["runs_on"].get(gpu, []):
+            src = self.data["sources"][entry["source"]]
+            out.append({**src, "id": entry["source"], "where": entry["where"], "verified": entry["verified"]})
+        return out
+
+    def _refuse_unlisted(self, model: dict[str, Any], hw: dict[str, Any], result: dict[str, Any]) -> None:
+        """No precision of the model is named on this accelerator in the KB: say so, and name the nearest
+        accelerator that has one (same vendor first, then the closest memory)."""
+        listed = [h for h in self.data["hardware"] if self.precisions(model["id"], h["id"])]
+        result["why"].append(
+            T(
+                self.message(
+                    "cfg-refused-not-listed",
+                    model=model["name"],
+                    gpu=hw["name"],
+                    file=f"models/{model['id']}.yaml",
+                )
+            )
+        )
+        if not listed:
+            result["why"].append(T(self.message("cfg-refused-no-listed-hardware", model=model["name"])))
+            return
+
+        def distance(h: dict[str, Any]) -> tuple[bool, float]:
+            memory_gb = h["memory_gb"] if h["memory_gb"] is not None else float("inf")
+            mine = hw["memory_gb"] if hw["memory_gb"] is not None else 0
+            return (h["vendor"] != hw["vendor"], abs(memory_gb - mine))
+
+        nearest = min(listed, key=distance)
+        names = ", ".join(h["name"] for h in listed)
+        result["alternative"] = {"gpu": nearest["id"]}
+        result["why"].append(
+            T(self.message("cfg-alternative-gpu", gpu=nearest["name"], model=model["name"], listed=names))
+        )
 
     def _goal_notes(self, goal: dict[str, Any]) -> list[Text]:
         notes = []
@@ -786,12 +946,29 @@ class Composer:
             notes.append(self.message("cfg-note-speculative"))
         return notes
 
+    def _idle_note(self, choice: dict[str, Any], tp: int, nodes: int, notes: list[Text]) -> None:
+        """Where one server instance leaves GPUs idle, how to use them: replicas behind the router, or
+        attention DP within the instance."""
+        total = choice["gpus"] * choice["nodes"]
+        used = tp * (2 if choice["pd"] else 1)
+        if used >= total:
+            return
+        replicas = total // used
+        if replicas >= 2:
+            notes.append(
+                self.message("cfg-note-idle-replicas", used=used, total=total, replicas=replicas, tp=tp)
+            )
+        else:
+            notes.append(self.message("cfg-note-idle", used=used, total=total))
+
     def _from_recipes(
         self,
         bases: dict[str, dict[str, Any]],
         goal: dict[str, Any],
         roles: tuple[str, ...],
         notes: list[Text],
+        choice: dict[str, Any],
+        precision: dict[str, Any],
     ) -> tuple[list[dict[str, Any]], bool]:
         commands = []
         changed = False
@@ -829,21 +1006,16 @@ class Composer:
                         entries.append([text, pairs])
                         why.append(reason)
                         touched = True
+            if touched:
+                self._cap_running(choice, precision, entries, why, notes)
             command = self._command(role, recipe, entries, why if touched else None)
             changed = changed or touched
             commands.append(command)
         return commands, changed
 
     def _goal_reason(self, goal: dict[str, Any]) -> Text:
-        if goal["id"] not in self._reasons:
-            self._reasons[goal["id"]] = self._goal_reason_of(goal)
-        return self._reasons[goal["id"]]
-
-    def _goal_reason_of(self, goal: dict[str, Any]) -> Text:
         return self.message(
-            "cfg-why-goal",
-            scenario=self.text(goal["scenario"]),
-            reason=self.text(goal["reason"]),
+            "cfg-why-goal", scenario=self.text(goal["scenario"]), reason=self.text(goal["reason"])
         )
 
     def _command(
@@ -881,14 +1053,31 @@ class Composer:
 
     def plan(self, choice: dict[str, Any], s: dict[str, str]) -> dict[str, Any]:
         """The planner's figures for a command's settings (its TP, EP, fraction, KV dtype, context, page,
-        max running requests): the key of its plan in the export, and the rows the page shows."""
+        max running requests): the bar's numbers, the rows the page shows, and the planner page's link with
+        every input."""
         settings = Settings.of(s)
         tp, ep = s.get("--tp-size", ""), s.get("--ep-size", "")
         kbm, kbh = self.kb.models[choice["model"]], self.kb.hardware[choice["gpu"]]
         found = self.planner.plan(kbm, kbh, choice["precision"], tp, ep, settings)
-        key = f"{choice['model']}|{choice['gpu']}|{choice['precision']}|{tp}|{ep}|{settings.key()}"
-        shown = self.figures is not None and found is not None
-        return {"key": key, "figures": self.figures(found) if shown else None}  # type: ignore[misc]
+        if found is None:
+            return {"bar": None, "figures": None, "link": None}
+        params = {"model": choice["model"], "gpu": choice["gpu"], "tp": str(found.tp)}
+        if found.ep > 1:
+            params["ep"] = str(found.ep)
+        params["weights-dtype"] = choice["precision"]
+        params["kv-dtype"] = found.kv_dtype
+        if settings.mem:
+            params["mem-fraction-static"] = settings.mem
+        params["context"] = str(found.context)
+        if settings.page:
+            params["page-size"] = settings.page
+        if settings.running:
+            params["max-running-requests"] = settings.running
+        return {
+            "bar": plan_record(found),
+            "figures": self.figures(found) if self.figures is not None else None,
+            "link": {"page": PLANNER_PAGE, "query": urlencode(params)},
+        }
 
     def _from_planner(
         self,
@@ -904,25 +1093,35 @@ class Composer:
         kbm, kbh = self.kb.models[model["id"]], self.kb.hardware[hw["id"]]
         why = result["why"]
 
-        def refuse(key: str, **values: Any) -> list[dict[str, Any]]:
+        def refuse(
+            key: str, alternative: dict[str, Any] | None = None, **values: Any
+        ) -> list[dict[str, Any]]:
             why.append(T(self.message(key, **values)))
+            result["alternative"] = alternative
             return []
 
-        if precision["path"] is None:
-            return refuse("cfg-refused-no-checkpoint", model=model["name"], precision=precision["name"])
-        settings = Settings.of(self.settings(goal["lines"]))
-        goal_name = self.text(goal["name"])
+        context = choice["context"]
         native = model["native"]
-        if settings.context and native is not None and int(settings.context) > native:
+        if native is not None and context > native:
+            long = [r for r in self.by_model.get(model["id"], []) if r["strategy"] == "long-context"]
+            if long:
+                r = long[0]
+                return refuse(
+                    "cfg-refused-context-recipe", {"context": native}, context=thousands(context),
+                    model=model["name"], native=thousands(native), title=self.text(r["title"]),
+                )  # fmt: skip
             return refuse(
-                "cfg-refused-context", goal=goal_name, context=settings.context, model=model["name"],
+                "cfg-refused-context", {"context": native}, context=thousands(context), model=model["name"],
                 native=thousands(native),
             )  # fmt: skip
-        defaults = self.data["defaults"]
+        goal_settings = self.settings(goal["lines"])
+        if native is None or context != native:
+            goal_settings[CONTEXT_FLAG] = str(context)
+        settings = Settings.of(goal_settings)
         auto = self.planner.auto(kbm, kbh, precision["dtype"], settings)
         if auto is None:  # a value the planner does not take (a KV spelling no dtype of the KB has)
             lines = [text for text, pairs in goal["lines"] if self.canonical(pairs[0][0]) in SETTINGS_FLAGS]
-            return refuse("cfg-refused-settings", goal=goal_name, lines=", ".join(lines))
+            return refuse("cfg-refused-settings", goal=self.text(goal["name"]), lines=", ".join(lines))
         tp, basis = auto
         if basis == "unknown":
             probe = self.planner.record(kbm, kbh, precision["dtype"], "1", "", settings)
@@ -932,77 +1131,71 @@ class Composer:
             return refuse(
                 "cfg-refused-weights", model=model["name"], fields=", ".join(missing.get("weights", []))
             )
-        context_shown = thousands(
-            int(settings.context) if settings.context else (native or defaults["context"])
-        )
-        gpus = hw["gpus_per_node"]
-        nodes = choice["nodes"]
-        if nodes == 1:
-            if basis == "none-fits":
-                key = "cfg-refused-none-fits" if settings.mem else "cfg-refused-none-fits-default"
-                return refuse(
-                    key,
-                    model=model["name"],
-                    precision=precision["name"],
-                    context=context_shown,
-                    gpu=hw["name"],
-                    fraction=settings.mem,
-                )
-            if gpus is not None and tp > gpus:
-                need = -(-tp // gpus)
-                return refuse("cfg-refused-more-nodes", tp=tp, gpu=hw["name"], gpus=gpus, nodes=need)
-            tp_why = self.message(
-                "cfg-why-tp-weights-only" if basis == "weights-only" else "cfg-why-tp", context=context_shown
-            )
-            if gpus is None and tp > 1:
-                notes.append(self.message("cfg-note-node-size-unknown", gpu=hw["name"], tp=tp))
-        else:
-            if gpus is None:
-                return refuse("cfg-refused-node-size", gpu=hw["name"])
-            single = tp
-            tp = nodes * gpus
+        gpus, nodes = choice["gpus"], choice["nodes"]
+        total = gpus * nodes
+        instances = 2 if choice["pd"] else 1
+        context_shown = thousands(context)
+        if basis == "none-fits":
+            smaller = {"context": model["contexts"][0]} if context != model["contexts"][0] else None
+            return refuse(
+                "cfg-refused-none-fits", smaller,
+                model=model["name"], precision=precision["name"], context=context_shown, gpu=hw["name"],
+            )  # fmt: skip
+        if tp * instances > total:
+            need = -(-tp * instances // gpus)
+            # the nearest choice that holds it: more GPUs in each of these nodes, else more nodes
+            wider = [g for g in hw["gpus"] if g * nodes >= tp * instances]
+            more = [n for n in self.data["nodes"] if n >= need]
+            alternative = {"gpus": wider[0]} if wider else {"nodes": more[0]} if more else None
+            return refuse(
+                "cfg-refused-gpus", alternative, tp=tp, instances=instances, gpus=gpus, nodes=nodes,
+                gpu=hw["name"], need=need, context=context_shown,
+            )  # fmt: skip
+        if tp > gpus:  # one instance spans nodes: all of each node's GPUs
+            span = -(-tp // gpus)
+            tp = span * gpus
             if self.data["layout"].get(f"{model['id']}|{tp}"):
-                heads = model["heads"]
-                return refuse("cfg-refused-layout", nodes=nodes, tp=tp, model=model["name"], heads=heads)
-            record = self.planner.record(kbm, kbh, precision["dtype"], str(tp), "", settings)
-            if record is not None and record["budget"] is not None and record["budget"] <= 0:
                 return refuse(
-                    "cfg-refused-do-not-fit",
-                    tp=tp,
-                    weights=binary_size(record["weights"]),
-                    fraction=sig(record["fraction"], 4),
-                    budget=binary_size(record["static"]),
+                    "cfg-refused-layout", nodes=span, tp=tp, model=model["name"], heads=model["heads"]
                 )
-            if record is not None and record["tokens"] == 0:
-                return refuse("cfg-refused-no-room", tp=tp)
-            if basis in ("headroom", "weights-only") and single <= gpus * (nodes - 1):
-                notes.append(self.message("cfg-note-fewer-nodes", nodes=-(-single // gpus), tp=single))
-            tp_why = self.message("cfg-why-tp-nodes", nodes=nodes, gpus=gpus)
+            tp_why = self.message("cfg-why-tp-nodes", nodes=span, gpus=gpus, context=context_shown)
+        else:
+            span = 1
+            key = "cfg-why-tp-weights-only" if basis == "weights-only" else "cfg-why-tp"
+            tp_why = self.message(key, context=context_shown)
         if basis == "weights-only":
             notes.append(self.message("cfg-note-weights-only", model=model["name"]))
         planner_lines = self.planner.launch_lines(
             kbm, kbh, precision["dtype"], tp, settings, precision["path"]
         )
         base: list[list[Any]] = []
-        why: list[Text] = []
-        for flag, value in planner_lines:  # as the planner gives them: no shell words to read back
-            entry = [f"{flag} {value}", [[flag, [value]]]]
-            base.append(entry)
-            why.append(self._planner_reason(entry, model, precision, goal, tp_why))
+        reasons: list[Text] = []
+        goal_flags = {self.canonical(pairs[0][0]) for _, pairs in goal["lines"]}
+        for flag, value in planner_lines:
+            name = self.canonical(flag)
+            if name == "--kv-cache-dtype" and name not in goal_flags:
+                continue  # the engine's own KV dtype (the model's), which the plan assumes as well
+            reason = self._planner_reason(
+                name, value, model, precision, hw, goal, goal_flags, tp_why, context
+            )
+            if reason is None:
+                continue  # no true reason to give: the flag is left to the engine
+            base.append([f"{flag} {value}", [[flag, [value]]]])
+            reasons.append(reason)
         for flag, value, key in (
             ("--reasoning-parser", model["reasoning"], "cfg-why-reasoning-parser"),
             ("--tool-call-parser", model["tool_call"], "cfg-why-tool-parser"),
         ):
             if value and not any(flag in self.line_flags(e) for e in base):
-                text = f"{flag} {value}"
-                base.append([text, [[flag, [value]]]])
-                why.append(self.message(key))
+                base.append([f"{flag} {value}", [[flag, [value]]]])
+                reasons.append(self.message(key))
         for text, pairs in goal["lines"]:
             flag = self.canonical(pairs[0][0])
             if any(flag in self.line_flags(e) for e in base):
                 continue  # a planner input: the planner's lines already carry the goal's value
             base.append([text, pairs])
-            why.append(self._goal_reason(goal))
+            reasons.append(self._goal_reason(goal))
+        self._cap_running(choice, precision, base, reasons, notes)
         present = {flag for e in base for flag in self.line_flags(e)}
         missing = [
             line
@@ -1010,31 +1203,35 @@ class Composer:
             if flag not in present
         ]
         if missing:
-            layout = model["layout"]
             notes.append(
-                self.message("cfg-note-key-flags", flags=", ".join(missing), layout=self.text(layout))
+                self.message(
+                    "cfg-note-key-flags", flags=", ".join(missing), layout=self.text(model["layout"])
+                )
             )
+        self._idle_note(choice, tp, span, notes)
         commands = []
         for role in roles:
             if role == "router":
                 entries = [list(e) for e in self.data["router_lines"]]
-                reasons = [self.message("cfg-why-router")] * len(entries)
-                commands.append(self._command(role, None, entries, reasons, module=MODULES["launch_router"]))
+                why_router = [self.message("cfg-why-router")] * len(entries)
+                commands.append(
+                    self._command(role, None, entries, why_router, module=MODULES["launch_router"])
+                )
                 continue
             entries = [list(e) for e in base]
-            reasons = list(why)
-            if nodes > 1:
+            role_reasons = list(reasons)
+            if span > 1:
                 master = PD_MASTERS[role]
                 for text, reason in (
-                    (f"--nnodes {nodes}", self.message("cfg-why-nnodes", nodes=nodes)),
-                    ("--node-rank <node-rank>", self.message("cfg-why-node-rank", last=nodes - 1)),
+                    (f"--nnodes {span}", self.message("cfg-why-nnodes", nodes=span)),
+                    ("--node-rank <node-rank>", self.message("cfg-why-node-rank", last=span - 1)),
                     (
                         f"--dist-init-addr {master}:{DIST_PORT}",
                         self.message("cfg-why-dist-init-addr", master=master),
                     ),
                 ):
                     entries.append([text, line_pairs(text)])
-                    reasons.append(reason)
+                    role_reasons.append(reason)
             if role in PD_PORTS:
                 host = PD_HOSTS[role]
                 for text, reason in (
@@ -1044,38 +1241,69 @@ class Composer:
                     (f"--port {PD_PORTS[role]}", self.message("cfg-why-pd-port")),
                 ):
                     entries.append([text, line_pairs(text)])
-                    reasons.append(reason)
-            commands.append(self._command(role, None, entries, reasons))
+                    role_reasons.append(reason)
+            commands.append(self._command(role, None, entries, role_reasons))
         return commands
+
+    def _cap_running(
+        self,
+        choice: dict[str, Any],
+        precision: dict[str, Any],
+        base: list[list[Any]],
+        reasons: list[Text],
+        notes: list[Text],
+    ) -> None:
+        """A goal's --max-running-requests above what the engine will run for this pool is lowered to the
+        engine's figure: the command then says what the plan under it says."""
+        s = self.settings(base)
+        given = s.get("--max-running-requests")
+        if not given:
+            return
+        kbm, kbh = self.kb.models[choice["model"]], self.kb.hardware[choice["gpu"]]
+        found = self.planner.plan(
+            kbm, kbh, precision["dtype"], s.get("--tp-size", ""), s.get("--ep-size", ""), Settings.of(s)
+        )
+        if found is None or found.max_running_requests is None or found.max_running_requests >= int(given):
+            return
+        engine = found.max_running_requests
+        for i, entry in enumerate(base):
+            if self.line_flags(entry) == ["--max-running-requests"]:
+                base[i] = [f"--max-running-requests {engine}", [["--max-running-requests", [str(engine)]]]]
+                reasons[i] = self.message("cfg-why-running-capped", given=given, engine=engine)
+        notes.append(self.message("cfg-note-running-capped", given=given, engine=engine))
 
     def _planner_reason(
         self,
-        entry: list[Any],
+        flag: str,
+        value: str,
         model: dict[str, Any],
         precision: dict[str, Any],
+        hw: dict[str, Any],
         goal: dict[str, Any],
+        goal_flags: set[str],
         tp_why: Text,
-    ) -> Text:
-        flag = self.canonical(entry[1][0][0])
+        context: int,
+    ) -> Text | None:
+        """The true reason for a flag of the planner's command, or None where there is none to give."""
         if flag == "--model-path":
-            if precision["basis"] == "checkpoint":
-                return self.message("cfg-why-checkpoint", precision=precision["name"])
-            recipe = next(r for r in self.data["recipes"] if r["id"] == precision["recipe"])
-            title = self.text(recipe["title"])
-            key = (
-                "cfg-why-checkpoint-recipe"
-                if precision["basis"] == "recipe"
-                else "cfg-why-checkpoint-unstated"
-            )
-            return self.message(key, title=title, precision=precision["name"])
+            titles = [
+                self.text(self.data["sources"][e["source"]]["title"]) for e in precision["runs_on"][hw["id"]]
+            ]
+            return self.message(
+                "cfg-why-checkpoint-listed", precision=precision["name"], gpu=hw["name"],
+                sources=Text.of("；".join(t.zh for t in titles), "; ".join(t.en for t in titles)),
+            )  # fmt: skip
         if flag == "--tp-size":
             return tp_why
-        if flag == "--ep-size":
-            return self.message("cfg-why-ep")
-        if any(self.canonical(pairs[0][0]) == flag for _, pairs in goal["lines"]):
+        if flag in goal_flags:
             return self._goal_reason(goal)
         if flag == "--context-length":
-            return self.message("cfg-why-context")
+            native = model["native"]
+            if native is None:
+                return self.message("cfg-why-context-needed-no-native", context=thousands(context))
+            return self.message(
+                "cfg-why-context-needed", context=thousands(context), native=thousands(native)
+            )
         if flag in model["rules"]:
             return self.message("cfg-why-rule", rule=model["rules"][flag])
-        return self.message("cfg-why-planner")
+        return None

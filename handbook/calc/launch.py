@@ -37,6 +37,8 @@ def model_path(kb: KB, model: Model, dtype_id: str) -> ModelPath:
         if precision.dtype == dtype_id and precision.checkpoint:
             return ModelPath(precision.checkpoint, "checkpoint")
     same, unstated = None, None
+    # a command whose precision is unstated but whose path is another precision's checkpoint runs that one
+    others = {p.checkpoint for p in model.precisions if p.dtype != dtype_id and p.checkpoint}
     for recipe in kb.recipes.values():  # in id order: the choice is stable
         if recipe.model != model.id or recipe.program != "launch_server":
             continue
@@ -45,7 +47,7 @@ def model_path(kb: KB, model: Model, dtype_id: str) -> ModelPath:
             continue
         if recipe.precision == dtype_id and same is None:
             same = paths[0]
-        elif recipe.precision is None and unstated is None:
+        elif recipe.precision is None and unstated is None and paths[0] not in others:
             unstated = paths[0]
     if same is not None:
         return ModelPath(same, "recipe")

@@ -871,6 +871,7 @@ class TpCell:
     stated_tp: int | None
     weights_per_gpu: float | None
     kv_budget_per_gpu: float | None  # what the engine's budget leaves after the weights on each GPU
+    kv_pool_per_gpu: float | None  # the KV pool the planner shows for this TP (its "KV pool per GPU")
     at_least: bool  # the budget is an upper bound (memory or fraction unknown), so the TP is a lower bound
 
     @property
@@ -907,6 +908,7 @@ def tp_table(
                     stated_tp=stated,
                     weights_per_gpu=p.weights_per_gpu if p else None,
                     kv_budget_per_gpu=p.kv_budget_bytes if p else None,
+                    kv_pool_per_gpu=p.kv_pool_bytes if p else None,
                     at_least=bool(p and "budget" in p.bounded),
                 )
             )

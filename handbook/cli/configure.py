@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from handbook.calc.configure import GOALS, NODE_CHOICES
+from handbook.calc.configure import GOALS, GPU_CHOICES, NODE_CHOICES
 from handbook.cli import report
 from handbook.cli.check import SEVERITY_WORDS, site_url
 from handbook.cli.choices import BadInput, resolve
@@ -33,11 +33,14 @@ WHAT_KEYS = {
     "precision": "cfg-cli-what-precision",
     "goal": "cfg-cli-what-goal",
     "nodes": "cfg-cli-what-nodes",
+    "gpus": "cfg-cli-what-gpus",
+    "context": "cfg-cli-what-context",
 }
 
 
 def choose(configurator: Configurator, args: argparse.Namespace) -> dict[str, Any]:
-    """The choice the arguments name, checked against what the page offers."""
+    """The choice the arguments name, checked against what the page offers (the precisions a source names
+    on the accelerator, its GPUs per node, the model's contexts)."""
     lang, data = args.lang, configurator.data
 
     def pick(what: str, value: str, choices: dict[str, str]) -> str:
@@ -46,18 +49,30 @@ def choose(configurator: Configurator, args: argparse.Namespace) -> dict[str, An
     models = {m["id"]: m for m in data["models"]}
     model = models[pick("model", args.model, {m["id"]: m["name"] for m in data["models"]})]
     gpu = pick("gpu", args.gpu, {h["id"]: h["name"] for h in data["hardware"]})
-    precision = pick("precision", args.precision, {p["dtype"]: p["name"] for p in model["precisions"]})
+    hw = next(h for h in data["hardware"] if h["id"] == gpu)
+    offered = {p["dtype"]: p["name"] for p in configurator.composer.precisions(model["id"], gpu)}
+    precision = None
+    if offered:
+        precision = pick("precision", args.precision, offered) if args.precision else next(iter(offered))
     goal = pick("goal", args.goal, {g["id"]: g["name"][lang] for g in data["goals"]})
-    nodes = pick("nodes", str(args.nodes), {str(n): str(n) for n in data["nodes"]})
+    gpus = args.gpus if args.gpus is not None else hw["gpus"][-1]
+    gpus = int(pick("gpus", str(gpus), {str(n): str(n) for n in hw["gpus"]}))
+    nodes = int(pick("nodes", str(args.nodes), {str(n): str(n) for n in data["nodes"]}))
+    context = args.context if args.context is not None else (model["native"] or model["contexts"][-1])
+    context = int(pick("context", str(context), {str(c): str(c) for c in model["contexts"]}))
     if args.pd and not model["pd"]:
         with_pd = ", ".join(m["id"] for m in data["models"] if m["pd"])
         raise BadInput(msg("cfg-cli-no-pd", lang, model=model["id"], models=with_pd))
+    if precision is None:  # the refusal, whatever the rest
+        return configurator.choices(model["id"], gpu)[0]
     return {
         "model": model["id"],
         "gpu": gpu,
         "precision": precision,
+        "gpus": gpus,
+        "nodes": nodes,
         "goal": goal,
-        "nodes": int(nodes),
+        "context": context,
         "pd": args.pd,
     }
 
@@ -78,6 +93,11 @@ def text_lines(result: dict[str, Any], lang: str, version: str, sections: dict[s
 
     out: list[str] = [result["headline"][lang]]
     out += [f"  ✖ {why[lang]}" for why in result["why"]]
+    if result["sources"] and result["commands"]:
+        out += ["", msg("cfg-sources", lang) + msg("sep-label", lang).rstrip()]
+        for src in result["sources"]:
+            at = f" ({src['repository']} {src['file']}@{src['commit'][:12]})" if src["commit"] else ""
+            out.append(f"  - {src['title'][lang]}{msg('sep-label', lang)}{src['where'][lang]}{at}")
     for command in result["commands"]:
         out += ["", f"# {msg(ROLE_KEYS[command['role']], lang)}", command["text"]]
         if command["lines"]:
@@ -108,6 +128,9 @@ def text_lines(result: dict[str, Any], lang: str, version: str, sections: dict[s
             out.append(msg("cfg-checked-clean", lang, version=version))
         plan = command["plan"]
         if plan is not None and plan["figures"] is not None:
+            planner = plan["link"]
+            where = f"{link(planner['page'], lang)}?{planner['query']}"
+            out.append(f"{msg('cfg-plan-open', lang)}{msg('sep-label', lang)}{where}")
             figures = plan["figures"]
             shown = []
             for key in (row for row in PLAN_ROWS if row in figures):  # the planner's rows, as the page
@@ -173,7 +196,7 @@ def configure(parser: argparse.ArgumentParser, lang: str = "en") -> None:
     )
     parser.add_argument(
         "--precision",
-        required=True,
+        default=None,
         type=arguments.text,
         help=text("cli-help-precision", choices=listed(dtype_ids("weights"))),
     )
@@ -184,10 +207,22 @@ def configure(parser: argparse.ArgumentParser, lang: str = "en") -> None:
         help=text("cli-help-goal", choices=listed(g.id for g in GOALS)),
     )
     parser.add_argument(
+        "--gpus",
+        type=arguments.whole(1, 1024),
+        default=None,
+        help=text("cli-help-gpus", choices=listed(GPU_CHOICES)),
+    )
+    parser.add_argument(
         "--nodes",
         type=arguments.whole(1, 10_000),  # the schema's NodeCount
         default=1,
         help=text("cli-help-nodes", choices=listed(NODE_CHOICES)),
+    )
+    parser.add_argument(
+        "--context",
+        type=arguments.whole(1, 100_000_000),
+        default=None,
+        help=text("cli-help-context"),  # the planner's wording: the same input
     )
     parser.add_argument("--pd", action="store_true", help=text("cli-help-pd", choices=listed(pd_models())))
     add_lang(parser, lang)

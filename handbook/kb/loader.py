@@ -107,6 +107,9 @@ class KB:
     handbook: s.HandbookFile = document("handbook.yaml")
     sources: dict[str, s.Source] = per_file("sources/*.yaml", noun="source")
     dtypes: dict[str, s.Dtype] = listed("dtypes.yaml", "dtypes", noun="dtype")
+    quantizations: dict[str, s.Quantization] = listed(  # what the engine refuses to load where
+        "dtypes.yaml", "quantizations", noun="quantization method", min_items=0
+    )
     hardware: dict[str, s.Hardware] = per_file("hardware/*.yaml", noun="hardware")
     models: dict[str, s.Model] = per_file("models/*.yaml", noun="model")
     attention: dict[str, s.AttentionFamily] = listed("attention.yaml", "families", noun="attention family")

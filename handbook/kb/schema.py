@@ -55,6 +55,7 @@ SourceId = Annotated[Id, Ref("sources")]
 ModelId = Annotated[Id, Ref("models")]
 HardwareId = Annotated[Id, Ref("hardware")]
 DtypeId = Annotated[Id, Ref("dtypes")]
+QuantizationId = Annotated[Id, Ref("quantizations")]
 FamilyId = Annotated[Id, Ref("attention")]
 VariableName = Annotated[EnvName, Ref("env_vars")]
 # A rule of kb/rules.yaml that holds the engine's verdict on what a text states (refuses, adjusts, …): the
@@ -88,9 +89,23 @@ class Source(Closed):
     ]
     title: Text
     url: Annotated[str, StringConstraints(pattern=r"^https://\S+$")] | None = None
+    # A file of a public repository, at a commit: what a reader opens to see the fact (all three, or none).
+    repository: Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")] | None = None
+    file: NonEmpty | None = None
+    commit: Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{40}$")] | None = None
     backs: Text
     checked: Day
     note: Text | None = None
+
+    @model_validator(mode="after")
+    def _file_at_commit(self) -> Source:
+        given = [name for name in ("repository", "file", "commit") if getattr(self, name) is not None]
+        if given and len(given) != 3:
+            missing = [name for name in ("repository", "file", "commit") if name not in given]
+            raise rule_error(
+                missing[0], f"got {', '.join(given)} alone, expected repository, file and commit"
+            )
+        return self
 
 
 # ---------------------------------------------------------------------------------------------- dtypes
@@ -102,6 +117,26 @@ class Dtype(Closed):
     use: list[Literal["weights", "kv"]] = Field(min_length=1)
     # the --kv-cache-dtype spelling, for KV dtypes (a value of the engine, so a plain word)
     engine_kv_value: Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9_]*$")] | None = None
+    note: Text | None = None
+    source: SourceId
+
+
+class QuantRefusal(Closed):
+    """Accelerators the engine refuses a quantization method on, and where in the wheel it raises."""
+
+    hardware: list[HardwareId] = Field(min_length=1)
+    file: Annotated[str, StringConstraints(pattern=r"^sglang/[A-Za-z0-9_/]+\.py$")]
+    line: count(100_000, "lines")
+    says: Annotated[NonEmpty, Quoted()]  # the engine's message, verbatim (its f-string as written)
+
+
+class Quantization(Closed):
+    """An engine quantization method (``quant_method`` of a checkpoint's config), in kb/dtypes.yaml."""
+
+    id: Id
+    engine_method: Annotated[str, StringConstraints(pattern=r"^[a-z0-9_]+$")]  # the engine's spelling
+    name: NonEmpty
+    refused_on: list[QuantRefusal] = []
     note: Text | None = None
     source: SourceId
 
@@ -345,12 +380,27 @@ class Attention(Closed):
     source: SourceId
 
 
+class RunsOn(Closed):
+    """Accelerators a source names a precision on: a cookbook cell, a model card, a command's heading."""
+
+    hardware: list[HardwareId] = Field(min_length=1)
+    where: Text  # where in the source (its section, table or heading)
+    verified: bool | None = None  # what the source says of these cells (None: it does not say)
+    source: SourceId
+
+
 class Precision(Closed):
     dtype: DtypeId
     checkpoint: NonEmpty | None
+    checkpoint_source: SourceId | None = None  # where the checkpoint's name is from, if not ``source``
     min_memory_gb: size(0.001, 1_000_000, "a memory size in GB") | None = None  # as the source states it
     recommended_hardware: Text | None = None
-    hardware: list[HardwareId] = []
+    # The engine's quantization method for this checkpoint (kb/dtypes.yaml `quantizations`): what the
+    # engine refuses to load on some accelerators. None where no source says which method it is.
+    quantization: QuantizationId | None = None
+    # The accelerators a source names this precision on, each list with its source. An accelerator in no
+    # list is one this KB has no source for (not one nobody published).
+    runs_on: list[RunsOn] = []
     # A hardware-requirements table as the source states it ("~800 GB", "H100: tp16"); the site sets the
     # computed weights and smallest TP beside these and lists any difference as drift.
     stated_weights_gb: size(0.001, 1_000_000, "a weight size in GB") | None = None
@@ -567,6 +617,9 @@ class Recipe(Closed):
     module: NonEmpty | None = None
     model: ModelId | None = None
     hardware: list[HardwareId] = []
+    # A heading that names a vendor, not accelerators ("NVIDIA", "AMD configuration"): the command is for
+    # that vendor's accelerators its precision lists (runs_on); None where it names neither.
+    vendor: Literal["nvidia", "amd", "huawei", "intel"] | None = None
     gpus: GpuCount | None = None
     nodes: NodeCount = 1
     precision: DtypeId | None = None

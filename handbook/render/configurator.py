@@ -2,9 +2,9 @@
 text box, with their result slots.
 
 The markup carries the page's wording (handbook/core/messages/configurator.py, and the command line's words
-for severities and summaries from checker.py); docs/assets/doctor.js fills it, running checker.js and
-configure.js over the exports the build writes beside them (assets/checker-data.json,
-assets/configurator-data.json; handbook/site/configurator.py).
+for severities and summaries from checker.py); docs/assets/doctor.js fills it: the doctor runs checker.js
+over the checker's export, the configurator renders the answers the build computed
+(assets/configurator-data.json and assets/configurator/; handbook/site/configurator.py).
 """
 
 from __future__ import annotations
@@ -46,7 +46,8 @@ PLANNER_KEYS = (
     "planner-legend-rest",
     "planner-legend-over",
 )
-SCRIPTS = ("assets/checker.js", "assets/numbers.js", "assets/configure.js", "assets/doctor.js")
+# The configurator only renders the answers the build computed (handbook/site/configurator.py).
+SCRIPTS = ("assets/doctor.js",)
 # planner.js sizes a command on the accelerator the reader picks (it reads numbers.js as it loads)
 DOCTOR_SCRIPTS = ("assets/checker.js", "assets/numbers.js", "assets/planner.js", "assets/doctor.js")
 
@@ -79,14 +80,17 @@ def _field(ctx: RenderContext, name: str, label_key: str, control: str) -> str:
 
 @renderer("configurator")
 def configurator(ctx: RenderContext) -> str:
-    """The configurator: model, accelerator, precision, goal, nodes, PD → the command(s) and the plan."""
+    """The configurator: model, accelerator, GPUs per node, nodes, precision, goal, context, PD → the
+    command(s) and the plan."""
     select = '<select id="cfg-{0}" name="{0}"></select>'
     fields = [
         _field(ctx, "model", "cfg-model", select.format("model")),
         _field(ctx, "gpu", "cfg-gpu", select.format("gpu")),
+        _field(ctx, "gpus", "cfg-gpus", select.format("gpus")),
+        _field(ctx, "nodes", "cfg-nodes", select.format("nodes")),
         _field(ctx, "precision", "cfg-precision", select.format("precision")),
         _field(ctx, "goal", "cfg-goal", select.format("goal")),
-        _field(ctx, "nodes", "cfg-nodes", select.format("nodes")),
+        _field(ctx, "context", "cfg-context", select.format("context")),
         '<div class="cfg-field cfg-check"><label><input id="cfg-pd" name="pd" type="checkbox"> '
         f'{esc(ctx.msg("cfg-pd"))}</label><small class="cfg-pd-note"></small></div>',
     ]

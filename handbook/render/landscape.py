@@ -377,7 +377,10 @@ def hardware_table(ctx: RenderContext, model: str) -> str:
                 row.append("—")
                 continue
             tp = f"≥ tp{cell.tp}" if cell.at_least else f"tp{cell.tp}"
-            text = f"{tp} <small>· KV {gb(cell.kv_budget_per_gpu, 2)}/GPU</small>"
+            # the planner's figure, in its unit: the same "KV pool per GPU" as the planner and configurator
+            pool = "—" if cell.kv_pool_per_gpu is None else binary_size(cell.kv_pool_per_gpu)
+            bound = "≤ " if cell.at_least and cell.kv_pool_per_gpu is not None else ""
+            text = f"{tp} <small>· {esc(ctx.msg('planner-fig-kv-pool'))} {bound}{pool}</small>"
             if not cell.agrees:
                 text += f"<br><small>{ctx.msg('hardware-source-tp')}: tp{cell.stated_tp}</small>"
             row.append(text)

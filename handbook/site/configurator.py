@@ -1,11 +1,12 @@
-"""The configurator and the command doctor: their exports, and the configurator's checked result.
+"""The configurator and the command doctor: their exports, and the configurator's checked answers.
 
 ``Configurator(kb, snapshot).configure(choice)`` is what the page and ``python -m handbook configure`` show:
-the composer's result (handbook.calc.configure) with each command checked by the command checker, exactly
-as the page's scripts do it (docs/assets/configure.js, then checker.js). A composed command the checker
-finds an error in is never shown: the combination is refused with the checker's words. ``write_doctor_data``
-writes the two exports the pages load (assets/checker-data.json, assets/configurator-data.json); the
-configurator's carries every planner result any combination asks for, computed here by composing them all.
+the composer's answer (handbook.calc.configure) with each command checked by the command checker. A
+composed command the checker finds an error in is never shown: the combination is refused with the
+checker's words. ``write_doctor_data`` writes what the pages load: the checker's export
+(assets/checker-data.json), the configurator's form (assets/configurator-data.json) and, per model ×
+accelerator, every answer the form can ask for (assets/configurator/<model>/<accelerator>.json), which
+docs/assets/doctor.js only renders.
 """
 
 from __future__ import annotations
@@ -16,12 +17,13 @@ from pathlib import Path
 from typing import Any
 
 from handbook.calc.configure import (
+    CONFIGURATOR_ANSWERS_DIR,
     CONFIGURATOR_DATA_PATH,
     Composer,
     Planner,
     T,
+    choice_key,
     configurator_data,
-    plan_record,
 )
 from handbook.calc.memory import Plan
 from handbook.checker.check import check_command
@@ -29,7 +31,7 @@ from handbook.checker.export import CHECKER_DATA_PATH, checker_data
 from handbook.checker.findings import Finding
 from handbook.core.files import write_text
 from handbook.core.formatting import json_safe, thousands
-from handbook.core.messages import DOMAINS, message
+from handbook.core.messages import message
 from handbook.core.paths import DOCS_DIR
 from handbook.core.text import LANGS, Text
 from handbook.engine.snapshot import EngineSnapshot
@@ -51,7 +53,7 @@ PLAN_ROWS = (
     "running",
 )
 
-# Each role's name, as the refusal quotes it (configure.js has the same map).
+# Each role's name, as the refusal quotes it.
 ROLE_KEYS = {
     "standalone": "cfg-role-standalone",
     "prefill": "cfg-role-prefill",
@@ -91,7 +93,7 @@ def plan_figures(kb: KB, plan: Plan) -> dict[str, Any]:
 
 
 class Configurator:
-    """Every combination's result, checked; the exports the pages read."""
+    """Every combination's answer, checked; the data the page loads."""
 
     def __init__(self, kb: KB, snapshot: EngineSnapshot, docs_dir: Path = DOCS_DIR):
         self.kb = kb
@@ -113,6 +115,7 @@ class Configurator:
         return self._checked[key]
 
     def configure(self, choice: dict[str, Any]) -> dict[str, Any]:
+        """The composer's answer with each command checked; a command with an error is never shown."""
         result = self.composer.compose(choice)
         errors = []
         for command in result["commands"]:
@@ -128,42 +131,92 @@ class Configurator:
             )
         return result
 
-    def choices(self) -> list[dict[str, Any]]:
-        return self.composer.choices()
+    def choices(self, model: str | None = None, gpu: str | None = None) -> list[dict[str, Any]]:
+        return self.composer.choices(model, gpu)
 
     @cached_property
     def results(self) -> list[dict[str, Any]]:
         """Every combination the page offers, composed and checked."""
         return [self.configure(choice) for choice in self.choices()]
 
-    @cached_property
-    def composed(self) -> list[dict[str, Any]]:
-        """Every combination composed, unchecked: what fills the planner's results for the export."""
-        silent = Composer(self.kb, self.data, self.planner, words=False)
-        return [silent.compose(choice) for choice in self.choices()]
-
-    def export(self) -> dict[str, Any]:
-        """assets/configurator-data.json: the composer's data, its wording and every planner result."""
-        self.composed  # noqa: B018 - compose everything first: the planner keeps what was asked
-        data = dict(self.data)
-        data["messages"] = {key: list(pair) for key, pair in DOMAINS["configurator"].items()}
-        data["autos"] = dict(sorted(self.planner.autos.items()))
-        # the rows only for the plans a command shows (the others decide a refusal or a TP)
-        shown = {c["plan"]["key"] for r in self.composed for c in r["commands"] if c["plan"] is not None}
-        data["plans"] = {
-            key: None
-            if plan is None
-            else {**plan_record(plan), **({"figures": self.figures(plan)} if key in shown else {})}
-            for key, plan in sorted(self.planner.plans.items())
+    def form(self) -> dict[str, Any]:
+        """assets/configurator-data.json: what the form offers, and where each pair's answers are."""
+        d = self.data
+        return {
+            "schema_version": d["schema_version"],
+            "engine_version": self.snapshot.sglang_version,
+            "models": [
+                {
+                    "id": m["id"],
+                    "name": m["name"],
+                    "pd": m["pd"],
+                    "contexts": m["contexts"],
+                    "native": m["native"],
+                }
+                for m in d["models"]
+            ],
+            "hardware": [{"id": h["id"], "name": h["name"], "gpus": h["gpus"]} for h in d["hardware"]],
+            "goals": [{"id": g["id"], "kind": g["kind"], "name": g["name"]} for g in d["goals"]],
+            "nodes": d["nodes"],
+            "sections": d["sections"],
+            "answers": CONFIGURATOR_ANSWERS_DIR.removeprefix("assets/") + "/{model}/{gpu}.json",
+            "default_choice": self.default_choice(),
         }
-        data["default_choice"] = self.default_choice()
-        return data
+
+    def answers(self, model: str, gpu: str) -> dict[str, Any]:
+        """Every answer for one model × accelerator: the precisions offered there, and each choice's answer.
+        What answers share is stored once: a result names its commands and texts by their index in
+        ``commands`` and ``texts`` (docs/assets/doctor.js looks them up)."""
+        offered = self.composer.precisions(model, gpu)
+        tables: dict[str, dict[str, int]] = {"commands": {}, "texts": {}, "results": {}}
+        stored: dict[str, list[Any]] = {"commands": [], "texts": [], "results": []}
+
+        def index(kind: str, value: Any) -> int:
+            text = json.dumps(value, sort_keys=True, ensure_ascii=False)
+            if text not in tables[kind]:
+                tables[kind][text] = len(stored[kind])
+                stored[kind].append(value)
+            return tables[kind][text]
+
+        keys: dict[str, int] = {}
+        shared: dict[str, Any] = {}
+        for choice in self.choices(model, gpu):
+            result = self.configure(choice)
+            # the same for every choice of the pair (and of its precision): stored once, beside the answers
+            shared["section"] = result.pop("section")
+            shared.setdefault("sources", {})[choice["precision"] or ""] = result.pop("sources")
+            del result["related"]  # the model's commands, below: the page leaves out those it shows
+            del result["choice"]
+            for field in ("why", "notes"):
+                result[field] = [index("texts", text) for text in result[field]]
+            result["headline"] = index("texts", result["headline"])
+            result["commands"] = [index("commands", command) for command in result["commands"]]
+            keys[choice_key(choice)] = index("results", result)
+        shared["related"] = [
+            {"id": r["id"], "title": r["title"], "link": r["link"]}
+            for r in self.data["recipes"]
+            if r["model"] == model and r["link"] and r["program"] == "launch_server"
+        ]
+        return {
+            "precisions": [{"dtype": p["dtype"], "name": p["name"]} for p in offered],
+            "keys": keys,
+            **shared,
+            **stored,
+        }
 
     def default_choice(self) -> dict[str, Any]:
         """What the page opens with: the first combination, in the form's order, that the handbook answers
         with one of its own commands."""
-        for choice, result in zip(self.choices(), self.composed, strict=True):
-            if result["status"] == "recipe" and not choice["pd"]:
+        for choice in self.choices():
+            if choice["precision"] is None or choice["pd"]:
+                continue
+            if self.composer.compose(choice)["status"] == "recipe":
+                # the largest context the same command still serves
+                contexts = self.composer.models[choice["model"]]["contexts"]
+                for context in reversed(contexts):
+                    wider = {**choice, "context": context}
+                    if self.composer.compose(wider)["status"] == "recipe":
+                        return wider
                 return choice
         return self.choices()[0]
 
@@ -177,12 +230,19 @@ def canonical_json(data: Any) -> str:
 def write_doctor_data(
     kb: KB, snapshot: EngineSnapshot, site_dir: Path, docs_dir: Path = DOCS_DIR
 ) -> list[Path]:
-    """Write both exports under a built site's root; returns the files written."""
-    written = []
-    for rel, data in (
+    """Write the checker's export, the configurator's form and every model × accelerator's answers under
+    a built site's root; returns the files written."""
+    configurator = Configurator(kb, snapshot, docs_dir)
+    files: list[tuple[str, Any]] = [
         (CHECKER_DATA_PATH, checker_data(snapshot, kb)),
-        (CONFIGURATOR_DATA_PATH, Configurator(kb, snapshot, docs_dir).export()),
-    ):
+        (CONFIGURATOR_DATA_PATH, configurator.form()),
+    ]
+    for model in configurator.data["models"]:
+        for hw in configurator.data["hardware"]:
+            rel = f"{CONFIGURATOR_ANSWERS_DIR}/{model['id']}/{hw['id']}.json"
+            files.append((rel, configurator.answers(model["id"], hw["id"])))
+    written = []
+    for rel, data in files:
         target = Path(site_dir) / rel
         write_text(target, canonical_json(data), root=Path(site_dir), folders=True)
         written.append(target)

@@ -20,7 +20,17 @@ from handbook.engine.snapshot import EngineSnapshot, SnapshotError, load_snapsho
 from handbook.kb.loader import KB
 from handbook.pages.headings import source_parity
 from handbook.pages.translations import missing_translations
-from handbook.validation import engine, glossary, metrics, pages, placement, rules, values, wording
+from handbook.validation import (
+    checkpoints,
+    engine,
+    glossary,
+    metrics,
+    pages,
+    placement,
+    rules,
+    values,
+    wording,
+)
 
 Scope = Literal["kb", "engine", "pages"]
 
@@ -94,6 +104,12 @@ CHECKS: tuple[Check, ...] = (
         "kb",
         "KB text calls the source text the source (源稿), not the handbook (手册), which is this site",
         lambda i: wording.handbook_wording_problems(i.kb),
+    ),
+    Check(
+        "precision-hardware",
+        "kb",
+        "no precision is claimed where the engine refuses its quantization; commands name listed hardware",
+        lambda i: checkpoints.checkpoint_problems(i.kb, i.kb.handbook.engine_version),
     ),
     Check("engine-snapshot", "kb", "the engine snapshot kb/handbook.yaml pins exists", _snapshot),
     Check(

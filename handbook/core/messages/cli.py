@@ -76,11 +76,15 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "The configurator page's answer for one choice: the handbook's command, or the command composed from the KB (each flag with its reason), or why the KB cannot support the choice; with the checker's verdict and the planner's figures. --json prints the whole result as the page computes it. Exit status: 0 with commands, 1 when the choice is refused, 2 for bad input (an unknown id, PD for a model without a PD command).",
     ),
     "cli-help-precision": (
-        "权重精度，取该模型有的一种：{choices}",
-        "the weight precision, one the model has: {choices}",
+        "权重精度，取来源给出该加速卡的一种（默认取第一种）：{choices}",
+        "the weight precision, one a source names on the accelerator (the first by default): {choices}",
     ),
     "cli-help-goal": ("目标：{choices}", "the goal: {choices}"),
-    "cli-help-nodes": ("每个服务实例的节点数：{choices}", "nodes per server instance: {choices}"),
+    "cli-help-nodes": ("可用的节点数：{choices}", "nodes available: {choices}"),
+    "cli-help-gpus": (
+        "每节点 GPU 数：{choices}（不超过知识库给出的节点规模；默认取最大）",
+        "GPUs per node: {choices} (up to the node size the KB gives; the largest by default)",
+    ),
     "cli-help-pd": ("PD 分离（仅限有 PD 命令的模型：{choices}）", "PD disaggregation (only models with a PD command: {choices})"),
     "cli-help-json": ("以 JSON 输出页面算出的全部结果", "the whole result as JSON, as the page has it"),
 }

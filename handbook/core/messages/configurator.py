@@ -1,15 +1,18 @@
-"""The configurator's and the command doctor's wording: their pages, docs/assets/configure.js and doctor.js,
+"""The configurator's and the command doctor's wording: their pages, docs/assets/doctor.js
 and `python -m handbook configure`. Each entry is (zh, en)."""
 
 MESSAGES: dict[str, tuple[str, str]] = {
     # the form (kb:configurator)
+    "cfg-gpus": ("每节点 GPU 数", "GPUs per node"),
+    "cfg-context": ("需要的上下文（token）", "Context needed (tokens)"),
+    "cfg-precision-none": ("（知识库中没有）", "(none in this KB)"),
     "cfg-model": ("模型", "Model"),
     "cfg-gpu": ("加速卡", "Accelerator"),
     "cfg-precision": ("权重精度", "Weight precision"),
     "cfg-goal": ("目标", "Goal"),
     "cfg-goals-strategies": ("策略（第 06 章）", "Strategies (chapter 06)"),
     "cfg-goals-scenarios": ("场景（第 07 章）", "Scenarios (chapter 07)"),
-    "cfg-nodes": ("节点数（每个服务实例）", "Nodes (per server instance)"),
+    "cfg-nodes": ("可用节点数", "Nodes available"),
     "cfg-pd": ("PD 分离", "PD disaggregation"),
     "cfg-pd-unavailable": (
         "知识库只有 {models} 的 PD 分离命令",
@@ -53,10 +56,6 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "The knowledge base cannot support this combination, so no command is given:",
     ),
     # why a combination is refused
-    "cfg-refused-no-checkpoint": (
-        "知识库没有 {model} 的 {precision} checkpoint（也没有本手册同精度的命令给出路径）",
-        "The KB names no {precision} checkpoint for {model} (nor does any of the handbook's commands in that precision)",
-    ),
     "cfg-refused-memory": (
         "知识库没有 {gpu} 的显存数据（{fields}），无法规划",
         "The KB has no memory figure for {gpu} ({fields}), so nothing can be planned",
@@ -66,32 +65,12 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "The KB has no parameter count for {model} ({fields}), so the weights cannot be sized",
     ),
     "cfg-refused-none-fits": (
-        "单节点放不下：直到 TP 64，{model} 的 {precision} 权重加一条 {context} token 的请求都放不进 {gpu} 的 --mem-fraction-static {fraction}",
-        "Nothing fits: up to TP 64, {model}'s {precision} weights plus one {context}-token request do not fit in {gpu} at --mem-fraction-static {fraction}",
-    ),
-    "cfg-refused-none-fits-default": (
-        "单节点放不下：直到 TP 64，{model} 的 {precision} 权重加一条 {context} token 的请求都放不进 {gpu}（--mem-fraction-static 取 SGLang 按卡与 TP 给出的默认值）",
-        "Nothing fits: up to TP 64, {model}'s {precision} weights plus one {context}-token request do not fit in {gpu} (at SGLang's default --mem-fraction-static for each GPU and TP)",
-    ),
-    "cfg-refused-more-nodes": (
-        "需要 TP {tp}（{tp} 张 GPU），而一个 {gpu} 节点只有 {gpus} 张：请选 {nodes} 个节点",
-        "It needs TP {tp} ({tp} GPUs), and one {gpu} node holds {gpus}: choose {nodes} nodes",
-    ),
-    "cfg-refused-node-size": (
-        "知识库没有给出一个 {gpu} 节点有几张 GPU，多节点命令的 TP 无从确定",
-        "The KB does not say how many GPUs one {gpu} node holds, so a multi-node command's TP cannot be set",
+        "放不下：直到 TP 64，{model} 的 {precision} 权重加一条 {context} token 的请求都放不进 {gpu}（--mem-fraction-static 取 SGLang 按卡与 TP 给出的默认值，或目标给出的值）",
+        "Nothing fits: up to TP 64, {model}'s {precision} weights plus one {context}-token request do not fit in {gpu} (at SGLang's default --mem-fraction-static for each GPU and TP, or the goal's)",
     ),
     "cfg-refused-layout": (
         "{nodes} 个节点共 TP {tp}，SGLang 不接受：{model} 的 {heads} 个注意力 head（或 KV head）与 TP {tp} 不能整除",
         "{nodes} nodes make TP {tp}, which SGLang refuses: {model}'s {heads} attention heads (or its KV heads) and TP {tp} do not divide",
-    ),
-    "cfg-refused-do-not-fit": (
-        "TP {tp} 时每卡权重 {weights}，超过 --mem-fraction-static {fraction} 给出的 {budget}",
-        "At TP {tp} each GPU holds {weights} of weights, more than the {budget} --mem-fraction-static {fraction} gives",
-    ),
-    "cfg-refused-no-room": (
-        "TP {tp} 时权重之后的 KV 池连一页都放不下，SGLang 会拒绝启动",
-        "At TP {tp} the KV pool after the weights cannot hold one page; SGLang refuses to start",
     ),
     "cfg-refused-context": (
         "“{goal}”的 --context-length {context} 超过 {model} 原生的 {native} token；知识库没有为这个组合给出扩展上下文的方法（见模型一节）",
@@ -101,21 +80,71 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "规划器无法按“{goal}”的 {lines} 计算显存（知识库中没有这个取值），所以无从规划",
         "The planner cannot size memory with “{goal}”'s {lines} (the KB has no such value), so nothing can be planned",
     ),
+    "cfg-refused-not-listed": (
+        "本知识库中没有来源给出 {model} 在 {gpu} 上的任何精度（{file} 的 precisions[].runs_on）：不在本知识库中，并不表示没有人发布过",
+        "Not in this KB: no source of this KB names any precision of {model} on {gpu} ({file}, precisions[].runs_on); that is not to say nobody published one",
+    ),
+    "cfg-refused-no-listed-hardware": (
+        "本知识库没有来源给出 {model} 在任何加速卡上的精度",
+        "No source of this KB names a precision of {model} on any accelerator",
+    ),
+    "cfg-alternative-gpu": (
+        "最接近的可选组合：{gpu}（知识库中有 {model} 来源的加速卡：{listed}）",
+        "The nearest supported choice: {gpu} (the accelerators this KB has a source for {model} on: {listed})",
+    ),
+    "cfg-refused-gpus": (
+        "{context} token 的上下文需要 TP {tp}（每个实例 {tp} 张 GPU，共 {instances} 个实例），而你有 {nodes} 个节点 × {gpus} 张 {gpu}：需要 {need} 个节点",
+        "A {context}-token context needs TP {tp} ({tp} GPUs per server instance, {instances} instance(s)), and you have {nodes} node(s) × {gpus} {gpu}: it needs {need} node(s)",
+    ),
+    "cfg-refused-context-recipe": (
+        "{context} token 超过 {model} 原生的 {native}；本手册扩展上下文的命令是“{title}”，它不适用于这个组合（精度、加速卡、GPU 数或放不下）",
+        "{context} tokens is beyond {model}'s native {native}; the handbook's command that extends it is “{title}”, which does not serve this choice (its precision, accelerator or GPUs, or it does not fit)",
+    ),
+    "cfg-why-checkpoint-listed": (
+        "{precision} checkpoint；在 {gpu} 上给出它的来源：{sources}",
+        "the {precision} checkpoint; the sources that name it on {gpu}: {sources}",
+    ),
+    "cfg-why-context-needed": (
+        "你需要的上下文 {context} token（模型原生 {native}）",
+        "the context you need, {context} tokens (the model's native context is {native})",
+    ),
+    "cfg-why-context-needed-no-native": (
+        "你需要的上下文 {context} token",
+        "the context you need, {context} tokens",
+    ),
+    "cfg-why-running-capped": (
+        "目标给出 {given}，但这个 KV 池上 SGLang 最多同时运行 {engine} 个请求（kv_cache_configurator.py resolve_max_num_reqs）",
+        "the goal gives {given}, but on this KV pool SGLang runs at most {engine} requests at once (kv_cache_configurator.py resolve_max_num_reqs)",
+    ),
+    "cfg-note-running-capped": (
+        "目标的 --max-running-requests {given} 改为 {engine}：引擎在这个 KV 池上不会运行更多请求，命令与下面的规划一致",
+        "The goal's --max-running-requests {given} becomes {engine}: the engine runs no more on this KV pool, so the command says what the plan below says",
+    ),
+    "cfg-note-idle-replicas": (
+        "一个实例只用 {used} / {total} 张 GPU：其余 GPU 可各跑一个同样的实例（共 {replicas} 个，每个 TP {tp}），放在 sglang_router 之后做数据并行；或者在一个实例里用注意力 DP（--attn-dp-size <dp-size>）占满它们",
+        "One server instance uses {used} of your {total} GPUs: run {replicas} identical instances (TP {tp} each) behind sglang_router for data parallelism, or fill them within one instance with attention DP (--attn-dp-size <dp-size>)",
+    ),
+    "cfg-note-idle": (
+        "一个实例只用 {used} / {total} 张 GPU；其余的 GPU 不够再跑一个实例，可用注意力 DP（--attn-dp-size <dp-size>）在实例内使用它们",
+        "One server instance uses {used} of your {total} GPUs; the rest cannot hold another instance, but attention DP (--attn-dp-size <dp-size>) can use them within it",
+    ),
+    "cfg-note-unverified": (
+        "在 {gpu} 上给出 {precision} 的来源把这一格标为未验证（verified: false）",
+        "The source that names {precision} on {gpu} marks that cell unverified (verified: false)",
+    ),
+    "cfg-note-recipe-unnamed": (
+        "本手册的命令“{title}”没有指明加速卡；这里给出它，是因为来源给出了这个精度在 {gpu} 上的配置，且规划器算得下权重与一条请求",
+        "The handbook's command “{title}” names no accelerator; it is given here because a source names this precision on {gpu} and the planner fits its weights and one request",
+    ),
+    "cfg-sources": ("给出该精度在这张卡上的来源", "Sources naming this precision on this accelerator"),
+    "cfg-source-unverified": ("（来源标为未验证）", "(the source marks it unverified)"),
+    "cfg-alternative": ("改用最接近的可选组合", "Switch to the nearest supported choice"),
     "cfg-refused-checker": (
         "组合出的命令没有通过检查器（{role}）：{message}",
         "The composed command fails the checker ({role}): {message}",
     ),
     # why each flag is there
     "cfg-why-recipe": ("本手册的命令“{title}”", "the handbook's command “{title}”"),
-    "cfg-why-checkpoint": ("知识库中 {precision} 的 checkpoint", "the KB's {precision} checkpoint"),
-    "cfg-why-checkpoint-recipe": (
-        "本手册 {precision} 命令“{title}”中的 checkpoint",
-        "the checkpoint of the handbook's {precision} command “{title}”",
-    ),
-    "cfg-why-checkpoint-unstated": (
-        "本手册命令“{title}”中的 checkpoint；手册未注明其精度，知识库只列出 {precision} 一种",
-        "the checkpoint of the handbook's command “{title}”, whose precision it does not state; the KB lists {precision} only",
-    ),
     "cfg-why-tp": (
         "规划器：能放下权重、且每卡 KV 池还能容纳一条 {context} token 请求的最小 TP",
         "the planner: the smallest TP that holds the weights and, on each GPU, a KV pool for one {context}-token request",
@@ -125,14 +154,8 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "the planner: the smallest TP that holds the weights (the KV fields are not in this KB, so no KV headroom)",
     ),
     "cfg-why-tp-nodes": (
-        "{nodes} 个节点 × 每节点 {gpus} 张 GPU",
-        "{nodes} nodes × {gpus} GPUs each",
-    ),
-    "cfg-why-ep": ("规划器的 EP", "the planner's EP"),
-    "cfg-why-planner": ("规划器的取值（规划基于它）", "the planner's value (the plan below assumes it)"),
-    "cfg-why-context": (
-        "规划器：知识库未给出原生上下文时的默认值",
-        "the planner's context when the KB gives no native context",
+        "{context} token 的上下文一个节点放不下：一个实例跨 {nodes} 个节点 × 每节点 {gpus} 张 GPU",
+        "one node cannot hold a {context}-token context: the instance spans {nodes} nodes × {gpus} GPUs each",
     ),
     "cfg-why-rule": ("检查器规则 {rule} 对该模型的要求", "what the checker's rule {rule} asks of this model"),
     "cfg-why-tool-parser": ("模型的工具调用解析器（第 06 章）", "the model's tool-call parser (chapter 06)"),
@@ -187,21 +210,13 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "第 06 章速查表为该模型列出的关键参数：{flags}（{layout}）；它们取决于加速卡，本站不自动添加",
         "Chapter 06's quick reference lists these key flags for this model: {flags} ({layout}); which apply depends on the accelerator, so the site does not add them",
     ),
-    "cfg-note-node-size-unknown": (
-        "知识库没有给出一个 {gpu} 节点有几张 GPU；TP {tp} 若超过一台机器的 GPU 数，请选多个节点",
-        "The KB does not say how many GPUs one {gpu} node holds; if TP {tp} exceeds one machine's GPUs, choose several nodes",
-    ),
-    "cfg-note-fewer-nodes": (
-        "规划器算出 {nodes} 个节点（TP {tp}）就放得下；更多节点换来更大的 KV 池",
-        "The planner fits it on {nodes} node(s) (TP {tp}); more nodes buy a larger KV pool",
-    ),
     "cfg-note-multi-node": (
         "多节点：同一条命令在每个节点上各运行一次，只有 <node-rank> 不同",
         "Multi-node: run the same command on every node, changing only <node-rank>",
     ),
     "cfg-note-pd": (
-        "PD 分离：Prefill 与 Decode 各是一个服务实例（各自 {nodes} 个节点），Router 可在任一机器上运行；占位符 <prefill-ip>、<decode-ip> 为两实例的地址",
-        "PD disaggregation: prefill and decode are one server instance each ({nodes} node(s) each), and the router runs on any machine; <prefill-ip> and <decode-ip> are the two instances' addresses",
+        "PD 分离：Prefill 与 Decode 各是一个服务实例，Router 可在任一机器上运行；占位符 <prefill-ip>、<decode-ip> 为两实例的地址",
+        "PD disaggregation: prefill and decode are one server instance each, and the router runs on any machine; <prefill-ip> and <decode-ip> are the two instances' addresses",
     ),
     "cfg-note-weights-only": (
         "知识库没有 {model} 计算 KV 所需的字段：TP 只按权重选，KV 池与并发无法计算",
@@ -219,11 +234,17 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "cfg-section": ("手册中的位置", "In the handbook"),
     "cfg-why-heading": ("每个参数的来由", "Why each flag"),
     "cfg-corrections": ("本手册对源稿的更正", "The handbook's corrections to the source"),
-    "cfg-correction": ("源稿写 {stated}，本手册写 {published}：{why}", "The source says {stated}; the handbook publishes {published}: {why}"),
+    "cfg-correction": (
+        "源稿写 {stated}，本手册写 {published}：{why}",
+        "The source says {stated}; the handbook publishes {published}: {why}",
+    ),
     "cfg-notes": ("说明", "Notes"),
     "cfg-related": ("本手册中该模型的其他命令", "The handbook's other commands for this model"),
     "cfg-checked": ("检查器的结论", "The checker's verdict"),
-    "cfg-checked-clean": ("对照 sglang {version} 检查：无问题", "Checked against sglang {version}: no problems"),
+    "cfg-checked-clean": (
+        "对照 sglang {version} 检查：无问题",
+        "Checked against sglang {version}: no problems",
+    ),
     "cfg-plan": ("单卡显存与容量（规划器）", "One GPU's memory and capacity (the planner)"),
     "cfg-plan-open": ("在规划器中打开", "Open in the planner"),
     # the command doctor (kb:doctor)
@@ -253,11 +274,17 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "The checker failed on this text ({error}) and gives no verdict; the text will not come back on a reload.",
     ),
     "doc-clear": ("清空", "Clear"),
-    "doc-more": ("……另有 {count} 条未列出（上面的计数包括它们）", "… and {count} more, not listed (the count above includes them)"),
+    "doc-more": (
+        "……另有 {count} 条未列出（上面的计数包括它们）",
+        "… and {count} more, not listed (the count above includes them)",
+    ),
     "doc-line": ("第 {line} 行", "line {line}"),
     "doc-explained": ("说明", "Explained"),
     # the doctor's accelerator select (sizing with the planner)
-    "doc-gpu": ("加速卡（可选：用规划器按它估算显存）", "Accelerator (optional: the planner sizes the command on it)"),
+    "doc-gpu": (
+        "加速卡（可选：用规划器按它估算显存）",
+        "Accelerator (optional: the planner sizes the command on it)",
+    ),
     "doc-gpu-none": ("不估算", "None: do not size"),
     "doc-planner-failed": (
         "无法加载规划器数据（{url}），命令没有按加速卡估算。",
@@ -282,6 +309,8 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "cfg-cli-what-precision": ("权重精度", "precision"),
     "cfg-cli-what-goal": ("目标", "goal"),
     "cfg-cli-what-nodes": ("节点数", "number of nodes"),
+    "cfg-cli-what-gpus": ("每节点 GPU 数", "GPUs per node"),
+    "cfg-cli-what-context": ("上下文", "context"),
     "cfg-cli-no-pd": (
         "知识库没有 {model} 的 PD 分离命令（有的模型：{models}）",
         "the KB has no PD-disaggregation command for {model} (it has them for: {models})",

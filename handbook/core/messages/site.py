@@ -139,8 +139,8 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "the source also writes {spellings}: an abbreviation, not an alias",
     ),
     "tp-table-note": (
-        "TP 取 2 的幂中最小者，使每卡权重份额放得进引擎自己的预算：设备上报显存 × 引擎对该卡与该 TP 的默认 --mem-fraction-static（含 AMD 上 aiter 的 × 0.85）；“KV”是该预算扣除权重后每卡剩下的部分。标 ≥ 的格子：预算按上限计算（设备上报显存或默认值所需的字段本 KB 没有），TP 至少为此。",
-        "TP is the smallest power of two whose per-GPU share of the weights fits the engine's own budget: the device-reported memory × the engine's default --mem-fraction-static for that GPU and TP (with aiter's × 0.85 on AMD); “KV” is what that budget leaves on each GPU. ≥: the budget is an upper bound (the device-reported memory, or a field the default needs, is not in this KB), so the TP is at least this.",
+        "TP 取 2 的幂中最小者，使每卡权重份额放得进引擎自己的预算：设备上报显存 × 引擎对该卡与该 TP 的默认 --mem-fraction-static（含 AMD 上 aiter 的 × 0.85）；“每卡 KV 池”即规划器与配置器的同名数字（GiB）：预算扣除权重、状态池与预留后留给 KV Cache 的部分。标 ≥ 的格子：预算按上限计算（设备上报显存或默认值所需的字段本 KB 没有），TP 至少为此。",
+        "TP is the smallest power of two whose per-GPU share of the weights fits the engine's own budget: the device-reported memory × the engine's default --mem-fraction-static for that GPU and TP (with aiter's × 0.85 on AMD); “KV pool per GPU” is the planner's and the configurator's figure of that name (GiB): what the budget leaves for the KV cache after the weights, the state pool and the reserves. ≥: the budget is an upper bound (the device-reported memory, or a field the default needs, is not in this KB), so the TP is at least this.",
     ),
     "tp-table-agreement": (
         "源稿（官方 Cookbook）给出的 {stated} 个 TP 中，{agreeing} 个与计算一致。",

@@ -128,28 +128,28 @@
     if (arch === null) unknown.push("architecture");
     const mla = model.kv_formula === "mla";
     if (isDsa(model)) {
-      const fp8E4m3 = kv.engine_kv_value === "fp8_e4m3";
+      const fp8E4m3 = kv.engine_kv_value === K.DSA_SCALED_KV;
       const raw = platform !== "hopper" || !fp8E4m3;
       const page = platform !== "cdna" || data.engine_defaults.use_aiter ? K.DSA_PAGE_SIZE : 1;
       return made("dsa", page, raw);
     }
     if (K.QWEN4_EXP.includes(arch) && isQsa(model)) return made(K.QSA_BACKENDS[platform], K.QSA_PAGE_SIZE);
     if (platform === "cdna") {
-      if (!mla) return made("aiter", 1);
+      if (!mla) return made(K.ATTENTION_BACKENDS.rocm, 1);
       const heads = model.config.num_key_value_heads;
       if (heads === null) {
         unknown.push("kv-heads");
         return made(null, 1);
       }
       const perRank = Math.max(1, Math.floor(heads / tp));
-      return made(K.AITER_MLA_HEADS.includes(perRank) ? "aiter" : "triton", 1);
+      return made(K.ATTENTION_BACKENDS[K.AITER_MLA_HEADS.includes(perRank) ? "rocm" : "rocm_mla_other"], 1);
     }
-    if (platform === "hopper") return made("fa3", 1);
-    if (mla) return K.DEEPSEEK_FAMILY.includes(arch) ? made("trtllm_mla", K.TRTLLM_PAGE_SIZE) : made("flashinfer", 1);
-    if (K.QWEN3_5_FAMILY.includes(arch)) return made("triton", 1);
+    if (platform === "hopper") return made(K.ATTENTION_BACKENDS.hopper, 1);
+    if (mla) return K.DEEPSEEK_FAMILY.includes(arch) ? made(K.ATTENTION_BACKENDS.sm100_deepseek_mla, K.TRTLLM_PAGE_SIZE) : made(K.ATTENTION_BACKENDS.sm100_mla, 1);
+    if (K.QWEN3_5_FAMILY.includes(arch)) return made(K.ATTENTION_BACKENDS.sm100_qwen3_5, 1);
     const c = model.config;
-    if (!K.GPT_OSS.includes(arch) && c.v_head_dim !== null && c.v_head_dim !== c.head_dim) return made("fa4", K.FA4_PAGE_SIZE);
-    return made("trtllm_mha", K.TRTLLM_PAGE_SIZE);
+    if (!K.GPT_OSS.includes(arch) && c.v_head_dim !== null && c.v_head_dim !== c.head_dim) return made(K.ATTENTION_BACKENDS.sm100_fa4, K.FA4_PAGE_SIZE);
+    return made(K.ATTENTION_BACKENDS.sm100, K.TRTLLM_PAGE_SIZE);
   }
 
   function defaultMemFraction(gpuMib, tp) {
@@ -443,7 +443,7 @@
     }
     let fraction = given !== null ? given : def;
     if (given === null && def !== null) notes.push("default-fraction");
-    let aiter = chosen.attention === "aiter" && ctx > K.AITER_CONTEXT_THRESHOLD;
+    let aiter = chosen.attention === K.ATTENTION_BACKENDS.rocm && ctx > K.AITER_CONTEXT_THRESHOLD;
     if (aiter && fraction !== null) {
       if (chosen.unknown.includes("architecture")) {
         // a per-model override could choose another backend: the unscaled fraction is the bound

@@ -329,6 +329,21 @@ TRTLLM_PAGE_SIZE = 64
 FA4_PAGE_SIZE = 128
 DSA_PAGE_SIZE = 64
 QSA_PAGE_SIZE = 64
+# The attention backend each branch of ``backend`` resolves, by the engine's names:
+# arg_groups/model_override_base.py:get_default_attn_backend:277-352 (ROCm aiter, MLA on ROCm triton
+# unless aiter takes its heads, Hopper fa3, SM100 MLA flashinfer, SM100 trtllm_mha) and the model overrides
+# cited on the architecture sets above (DeepSeek trtllm_mla, Qwen3.5 triton; fa4 where v_head_dim differs)
+ATTENTION_BACKENDS: dict[str, str] = {
+    "rocm": "aiter",
+    "rocm_mla_other": "triton",
+    "hopper": "fa3",
+    "sm100_mla": "flashinfer",
+    "sm100_deepseek_mla": "trtllm_mla",
+    "sm100_qwen3_5": "triton",
+    "sm100_fa4": "fa4",
+    "sm100": "trtllm_mha",
+}
+DSA_SCALED_KV = "fp8_e4m3"  # the --kv-cache-dtype whose DSA rows Hopper scales (flashmla_kv, below)
 # The QSA override's attention backend on each platform (qwen4_exp.py:_qwen4_exp_overrides:20-97)
 QSA_BACKENDS: dict[str, str] = {"hopper": "fa3", "blackwell": "triton", "cdna": "aiter"}
 
@@ -351,7 +366,7 @@ def backend(model: Model, platform: Platform | None, tp: int, kv: Dtype) -> Back
     if is_dsa(model):
         # DSA backends: overrides.py:_dsa_split_backend_resolution:600-743. ROCm: triton/triton (raw rows);
         # FP8 (e4m3) KV: trtllm on SM100 (raw), flashmla_kv on Hopper (scaled); BF16: trtllm decode on SM100.
-        fp8_e4m3 = kv.engine_kv_value == "fp8_e4m3"
+        fp8_e4m3 = kv.engine_kv_value == DSA_SCALED_KV
         raw = platform != "hopper" or not fp8_e4m3
         # 64 × index_kpool (1: configs/model_config.py:get_dsa_index_kpool:530-531); ROCm: 1 without aiter
         page = DSA_PAGE_SIZE if platform != "cdna" or engine_defaults().use_aiter else 1
@@ -363,32 +378,55 @@ def backend(model: Model, platform: Platform | None, tp: int, kv: Dtype) -> Back
         )
     if platform == "cdna":
         if not mla:
-            return Backend(attention="aiter", page_size=1, dsa_raw_layout=True, unknown=tuple(unknown))
+            return Backend(
+                attention=ATTENTION_BACKENDS["rocm"], page_size=1, dsa_raw_layout=True, unknown=tuple(unknown)
+            )
         heads = model.config.num_key_value_heads
         if heads is None:
             return Backend(attention=None, page_size=1, dsa_raw_layout=True, unknown=(*unknown, "kv-heads"))
         per_rank = max(1, heads // tp)  # configs/model_config.py:get_num_kv_heads:1700-1711
-        attention = "aiter" if per_rank in AITER_MLA_HEADS else "triton"
+        aiter = per_rank in AITER_MLA_HEADS
+        attention = ATTENTION_BACKENDS["rocm" if aiter else "rocm_mla_other"]
         return Backend(attention=attention, page_size=1, dsa_raw_layout=True, unknown=tuple(unknown))
     if platform == "hopper":
-        return Backend(attention="fa3", page_size=1, dsa_raw_layout=True, unknown=tuple(unknown))
+        return Backend(
+            attention=ATTENTION_BACKENDS["hopper"], page_size=1, dsa_raw_layout=True, unknown=tuple(unknown)
+        )
     # Blackwell (SM100)
     if mla:
         if arch in DEEPSEEK_FAMILY:
             return Backend(
-                attention="trtllm_mla",
+                attention=ATTENTION_BACKENDS["sm100_deepseek_mla"],
                 page_size=TRTLLM_PAGE_SIZE,
                 dsa_raw_layout=True,
                 unknown=tuple(unknown),
             )
-        return Backend(attention="flashinfer", page_size=1, dsa_raw_layout=True, unknown=tuple(unknown))
+        return Backend(
+            attention=ATTENTION_BACKENDS["sm100_mla"],
+            page_size=1,
+            dsa_raw_layout=True,
+            unknown=tuple(unknown),
+        )
     if arch in QWEN3_5_FAMILY:
-        return Backend(attention="triton", page_size=1, dsa_raw_layout=True, unknown=tuple(unknown))
+        return Backend(
+            attention=ATTENTION_BACKENDS["sm100_qwen3_5"],
+            page_size=1,
+            dsa_raw_layout=True,
+            unknown=tuple(unknown),
+        )
     c = model.config
     if arch not in GPT_OSS and c.v_head_dim is not None and c.v_head_dim != c.head_dim:
-        return Backend(attention="fa4", page_size=FA4_PAGE_SIZE, dsa_raw_layout=True, unknown=tuple(unknown))
+        return Backend(
+            attention=ATTENTION_BACKENDS["sm100_fa4"],
+            page_size=FA4_PAGE_SIZE,
+            dsa_raw_layout=True,
+            unknown=tuple(unknown),
+        )
     return Backend(
-        attention="trtllm_mha", page_size=TRTLLM_PAGE_SIZE, dsa_raw_layout=True, unknown=tuple(unknown)
+        attention=ATTENTION_BACKENDS["sm100"],
+        page_size=TRTLLM_PAGE_SIZE,
+        dsa_raw_layout=True,
+        unknown=tuple(unknown),
     )
 
 

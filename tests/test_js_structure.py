@@ -84,6 +84,22 @@ def test_every_message_checker_js_names_is_in_the_catalogue_it_is_sent():
     assert sorted(named - sent) == []
 
 
+def converted_types(text: str, start: str, end: str) -> set[str]:
+    """The argparse ``type`` names a ``convert`` function handles: ``kind == "int"``, ``kind === "int"``."""
+    body = text[text.index(start) : text.index(end, text.index(start))]
+    return set(re.findall(r'\bkind ===? "([A-Za-z_]+)"', body))
+
+
+def test_the_checkers_value_conversions_handle_the_same_argparse_types_on_both_sides():
+    """A type one side converts and the other passes through as text gives different findings."""
+    python = converted_types(
+        (ROOT / "handbook" / "checker" / "argv.py").read_text(encoding="utf-8"), "def convert(", "\n\n\n"
+    )
+    js = converted_types(CHECKER_JS.read_text(encoding="utf-8"), "function convert(", "\n    }\n")
+    assert {"int", "float", "human_readable_int", "nullable_str"} <= python
+    assert sorted(python ^ js) == []
+
+
 def table_uses(text: str, pattern: str) -> set[str]:
     return set(re.findall(pattern, text))
 

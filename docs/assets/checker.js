@@ -1065,6 +1065,7 @@
     const IEC_POWERS = table("IEC_POWERS");
     const JSON_TYPES = table("JSON_TYPES");
     const GOODPUT_SLO_METRICS = table("GOODPUT_SLO_METRICS");
+    const RETIRED_CUDA_GRAPH_BACKEND = table("RETIRED_CUDA_GRAPH_BACKEND");
 
     class BadValue extends Error {
       constructor(expected) {
@@ -1146,7 +1147,7 @@
         if (!GOODPUT_SLO_METRICS.includes(name)) throw new BadValue(message("check-expect-goodput-slo", { keys: GOODPUT_SLO_METRICS.join(", ") }));
         return [name, positiveFloat(number)];
       }
-      if (kind === "parse_cuda_graph_backend_arg" && text === "tc_piecewise") throw new BadValue(message("check-expect-cuda-graph-backend"));
+      if (kind === "parse_cuda_graph_backend_arg" && text === RETIRED_CUDA_GRAPH_BACKEND) throw new BadValue(message("check-expect-cuda-graph-backend"));
       if (kind === "nullable_str") return !text || text === "None" ? null : text;
       return text;
     }

@@ -36,6 +36,9 @@ JSON_TYPES = ("loads", "json_list_type", "parse_cuda_graph_config_arg")
 # The SLO keys --goodput accepts: sglang 0.5.23's GOODPUT_SLO_METRICS (sglang/benchmark/goodput.py:12), which
 # the benchmark's _goodput_slo (sglang/benchmark/serving.py:2251) checks before the number.
 GOODPUT_SLO_METRICS = ("ttft", "tpot", "e2el")
+# The retired --cuda-graph-backend that parse_cuda_graph_backend_arg refuses before argparse checks the
+# choices (sglang/srt/model_executor/cuda_graph_config.py:237-243)
+RETIRED_CUDA_GRAPH_BACKEND = "tc_piecewise"
 
 
 class BadValue(ValueError):
@@ -107,7 +110,7 @@ def convert(option: Option, text: str) -> Any:
         if name not in GOODPUT_SLO_METRICS:
             raise BadValue(message("check-expect-goodput-slo", keys=", ".join(GOODPUT_SLO_METRICS)))
         return name, _positive_float(number)  # "ttft" alone: the engine rejects the empty number
-    if kind == "parse_cuda_graph_backend_arg" and text == "tc_piecewise":
+    if kind == "parse_cuda_graph_backend_arg" and text == RETIRED_CUDA_GRAPH_BACKEND:
         raise BadValue(message("check-expect-cuda-graph-backend"))
     if kind == "nullable_str":
         return None if not text or text == "None" else text

@@ -84,6 +84,22 @@ def test_every_message_checker_js_names_is_in_the_catalogue_it_is_sent():
     assert sorted(named - sent) == []
 
 
+def converted_types(text: str, start: str, end: str) -> set[str]:
+    """The argparse ``type`` names a ``convert`` function handles: ``kind == "int"``, ``kind === "int"``."""
+    body = text[text.index(start) : text.index(end, text.index(start))]
+    return set(re.findall(r'\bkind ===? "([A-Za-z_]+)"', body))
+
+
+def test_the_checkers_value_conversions_handle_the_same_argparse_types_on_both_sides():
+    """A type one side converts and the other passes through as text gives different findings."""
+    python = converted_types(
+        (ROOT / "handbook" / "checker" / "argv.py").read_text(encoding="utf-8"), "def convert(", "\n\n\n"
+    )
+    js = converted_types(CHECKER_JS.read_text(encoding="utf-8"), "function convert(", "\n    }\n")
+    assert {"int", "float", "human_readable_int", "nullable_str"} <= python
+    assert sorted(python ^ js) == []
+
+
 def table_uses(text: str, pattern: str) -> set[str]:
     return set(re.findall(pattern, text))
 
@@ -111,6 +127,8 @@ def typed_again(value: object, text: str) -> list[str]:
     literal of the same entries in the same order (keys quoted or not), the same string (six characters or
     more) quoted. A number is caught by its name instead (the test below)."""
     if isinstance(value, tuple | list | frozenset | set):
+        if not all(isinstance(item, str) for item in value):
+            return []  # a table of numbers: any number typed is caught by the literal test below
         wanted = sorted(value)
         found = []
         for match in STRING_ARRAY.finditer(text):
@@ -155,11 +173,12 @@ def test_a_table_typed_again_is_found_and_a_different_one_is_not():
         'const P = { "nvidia/Hopper": "hopper", "nvidia/Blackwell": "blackwell", "nvidia/Blackwell Ultra": '
         '"blackwell", "amd/CDNA 3": "cdna", "amd/CDNA 4": "cdna" };\n'
         "const R = { error: 0, warning: 1, note: 2 }; const T = `--standalone`;\n"
-        'const ROLES = ["prefill", "decode", "router"]; const COUNTS = { error: 0, warning: 0, note: 0 };'
+        'const ROLES = ["prefill", "decode", "router"]; const COUNTS = { error: 0, warning: 0, note: 0 };\n'
+        'const Q = { hopper: "fa3", blackwell: "triton", cdna: "aiter" }; const SI = { k: 3, M: 6, G: 9, T: 12 };\n'
+        'const I = { error: "refuses", warning: "misbehaves", note: "style" };'
     )
-    assert [
-        len(typed_again(ALL_TABLES[name], text)) for name in ("DSA_ARCHITECTURES", "PLATFORMS", "RANK")
-    ] == [1, 1, 1]
+    names = ("DSA_ARCHITECTURES", "PLATFORMS", "RANK", "QSA_BACKENDS", "SI_POWERS", "IMPACT_OF")
+    assert [len(typed_again(ALL_TABLES[name], text)) for name in names] == [1, 1, 1, 1, 1, 1]
     assert typed_again(ALL_TABLES["DEPLOY_ROLES"], text) == []  # another table that shares two items
     assert typed_again("--standalone", text) == ["`--standalone`"]
 
@@ -174,9 +193,164 @@ def test_the_exports_carry_pythons_tables():
         *planner["DSA_ARCHITECTURES"],
         "KimiK25ForConditionalGeneration",
     }
+    # sglang/srt/arg_groups/memory_hook.py:90-98 (below 20 GiB: chunked prefill 2048, max_bs 8), :309-315
+    assert planner["MEM_FRACTION_TIERS"][0] == [20 * 1024, 2048, 8, 8]
+    assert planner["MEM_FRACTION_TIERS"][-1] == [None, 16384, 512, 512]
+    assert (planner["RESERVE_BASE_MIB"], planner["RESERVE_FLOOR_MIB"]) == (512, 10 * 1024)
+    assert planner["AITER_MLA_HEADS"] == [16, 128] and planner["QSA_BACKENDS"]["cdna"] == "aiter"
+    # kv_cache_configurator.py:3123-3124
+    assert (planner["REQUESTS_PER_CONTEXT"], planner["MAX_REQUESTS_MIN"], planner["MAX_REQUESTS_MAX"]) == (
+        512,
+        2048,
+        4096,
+    )
     checker = export.checker_data(load_snapshot(), load_kb())["tables"]
     assert checker["TORCHRUN_SWITCHES"][0] == "--standalone" and checker["LARGEST"] == 2**31 - 1
+    assert checker["IEC_POWERS"]["Gi"] == 30 and checker["SI_POWERS"]["k"] == 3
+    assert checker["IMPACT_OF"] == {"error": "refuses", "warning": "misbehaves", "note": "style"}
     assert set(checker) == set(export.TABLES)
+
+
+# ------------------------------------------------------------------------------------------ numbers typed
+# No engine number is typed in a script's rule section: planner.js's engine rules up to its launch command
+# (the twins of calc/sizing.py, calc/memory.py, calc/launch.py), checker.js's argv.py and predicates.py.
+# Every number there is read from the export (K.NAME, table("NAME")); 0, 1, 2 (and so -1) are arithmetic.
+# The few other numbers are facts of units, of Python or of address syntax, each allowed where it stands:
+# a fragment of code (strings, comments and regular expressions removed) and why it is not an engine fact.
+SECTIONS = {
+    "planner": (PLANNER_JS, "// -{10,} engine rules\n", "// -{10,} numbers\n"),
+    "checker": (CHECKER_JS, "// =+ argv\\.py\n", "// =+ check\\.py\n"),
+}
+ALLOWED = {
+    "planner": {
+        "bits % 8": "bits in a byte (memory.element_bytes)",
+        "bits / 8": "bits in a byte (memory.element_bytes)",
+        "dtype.bits) / 8": "bits in a byte (memory.weights)",
+        "params_total_b * 1e9": "a billion parameters (params.total_b is in billions)",
+        "memory_gb * 1024": "a nominal GB read as GiB, in MiB: the bound memory.device_memory takes",
+    },
+    "checker": {
+        "big >= -9007199254740991n && big <= 9007199254740991n": "JavaScript's largest safe integer",
+        "length > 28": "Python's decimal context: 28 significant digits",
+        "length - 28": "Python's decimal context: 28 significant digits",
+        "10n **": "powers of ten (decimal arithmetic)",
+        "spellings.slice(0, 8)": "at most eight spellings shown (formatting)",
+        "spellings.length > 8": "at most eight spellings shown (formatting)",
+        "spellings.length - 8": "at most eight spellings shown (formatting)",
+        "Number(p) > 255": "an IPv4 octet (Python's ipaddress)",
+        "<< 8": "two bytes to an IPv6 group (Python's ipaddress)",
+        "n[3]": "an embedded IPv4 address's fourth byte (Python's ipaddress)",
+        "8 - tail.length": "eight IPv6 groups (Python's ipaddress)",
+        "parseInt(g, 16)": "an IPv6 group is hexadecimal",
+        "numbers.slice(0, 7)": "::1 is seven zero groups and a one (Python's ipaddress)",
+        "numbers[7]": "::1 is seven zero groups and a one (Python's ipaddress)",
+        "toFixed(6)": "round(value × factor, 6) as predicates.py shows the product (formatting)",
+        "floored > 0.5": "CPython's float floor division",
+    },
+}
+NUMBER = re.compile(
+    r"(?<![\w$.])(0[xX][0-9a-fA-F_]+n?|\d[\d_]*(?:\.\d*)?(?:[eE][+-]?\d+)?n?|\.\d+(?:[eE][+-]?\d+)?)"
+)
+REGEX_AFTER = (*"(,=:[!&|?{};+-*%<>~^", "return")
+
+
+def code_only(text: str) -> str:
+    """The script without its comments, strings, template text and regular expressions (each string left as
+    "", so that the code keeps its shape); a template's ${…} stays code."""
+    out: list[str] = []
+    templates: list[int] = []  # the brace depth each open ${ started at
+    depth = i = 0
+    while i < len(text):
+        ch = text[i]
+        if text.startswith("//", i):
+            i = text.find("\n", i) if "\n" in text[i:] else len(text)
+        elif text.startswith("/*", i):
+            i = text.index("*/", i + 2) + 2
+        elif ch == "/" and "".join(out).rstrip().endswith(REGEX_AFTER):
+            i, in_class = i + 1, False
+            while text[i] != "/" or in_class:
+                in_class = (in_class or text[i] == "[") and text[i] != "]"
+                i += 2 if text[i] == "\\" else 1
+            i += 1
+            while i < len(text) and text[i].isalpha():
+                i += 1
+            out.append('""')
+        elif ch in "\"'":
+            j = i + 1
+            while text[j] != ch:
+                j += 2 if text[j] == "\\" else 1
+            out.append('""')
+            i = j + 1
+        elif ch == "`" or (ch == "}" and templates and templates[-1] == depth):
+            if ch == "}":
+                templates.pop()
+            j = i + 1
+            while text[j] != "`" and not text.startswith("${", j):
+                j += 2 if text[j] == "\\" else 1
+            if text[j] == "`":
+                out.append('""')
+                i = j + 1
+            else:
+                templates.append(depth)
+                out.append('"" + (')
+                i = j + 2
+        else:
+            depth += {"{": 1, "}": -1}.get(ch, 0)
+            out.append(ch)
+            i += 1
+    return "".join(out)
+
+
+def typed_numbers(code: str, allowed: dict[str, str]) -> list[str]:
+    """Each number in ``code`` other than 0, 1 and 2 that no allowed fragment covers, as "line: number"."""
+    covered = [(m.start(), m.end()) for fragment in allowed for m in re.finditer(re.escape(fragment), code)]
+    found = []
+    for m in NUMBER.finditer(code):
+        token = m.group().rstrip("n").replace("_", "")
+        value = int(token, 16) if token[:2].lower() == "0x" else float(token)
+        if value in (0, 1, 2) or any(a <= m.start() and m.end() <= b for a, b in covered):
+            continue
+        found.append(f"{code.count(chr(10), 0, m.start()) + 1}: {m.group()}")
+    return found
+
+
+def rule_section(name: str) -> str:
+    path, start, end = SECTIONS[name]
+    text = path.read_text(encoding="utf-8")
+    first = re.search(start, text)
+    last = re.search(end, text[first.end() :]) if first else None
+    assert first and last, f"{path.name}: the section markers {start!r}, {end!r} were not found"
+    return code_only(text[first.end() : first.end() + last.start()])
+
+
+@pytest.mark.parametrize("name", sorted(SECTIONS))
+def test_no_engine_number_is_typed_in_a_scripts_rule_section(name):
+    code = rule_section(name)
+    assert code.count("\n") > 300  # the section was found and read whole
+    assert typed_numbers(code, ALLOWED[name]) == [], "read it from the export (TABLES) or allow it with why"
+
+
+@pytest.mark.parametrize("name", sorted(SECTIONS))
+def test_every_allowed_number_is_still_in_its_section(name):
+    code = rule_section(name)
+    assert sorted(fragment for fragment in ALLOWED[name] if fragment not in code) == []
+
+
+def test_a_number_typed_in_code_is_found_and_one_in_text_is_not():
+    script = (
+        "const a = gpuMib < 20 * 1024 ? 0.85 : 1; // 8192 in a comment\n"
+        'const b = "page 64" + `${x * 16} of 128` + /^\\d{1,3}$/.test(s) + fp8E4m3 + K.QWEN3_5;\n'
+        "/* 4096 */ const c = [0, 1, 2, -1, 2.0, 0x10, 4n, bits / 8];\n"
+    )
+    code = code_only(script)
+    assert typed_numbers(code, {}) == ["1: 20", "1: 1024", "1: 0.85", "2: 16", "3: 0x10", "3: 4n", "3: 8"]
+    assert typed_numbers(code, {"bits / 8": "bits in a byte", "0x10": "sixteen"}) == [
+        "1: 20",
+        "1: 1024",
+        "1: 0.85",
+        "2: 16",
+        "3: 4n",
+    ]
 
 
 # ------------------------------------------------------------------------------------------ loud failures

@@ -401,7 +401,7 @@
 
     // findings.py IMPACTS: errors refuse to start, warnings will misbehave, security advice, then style
     const IMPACTS = table("IMPACTS");
-    const IMPACT_OF = { error: "refuses", warning: "misbehaves", note: "style" };
+    const IMPACT_OF = table("IMPACT_OF");
 
     // core/suggest.py Suggestions: one check's "did you mean": each distinct name once per list, and at most
     // data.suggestions names in all
@@ -1061,10 +1061,11 @@
     const UNKNOWN = Object.freeze({ unknown: true });
     const NEGATIVE_NUMBER = /^-\p{Nd}+\n?$|^-\p{Nd}*\.\p{Nd}+\n?$/u;
     const HUMAN_INT = /^(\p{Nd}+(?:\.\p{Nd}+)?)(Ki|Mi|Gi|Ti|k|M|G|T)$/u;
-    const SI = { k: 3, M: 6, G: 9, T: 12 };
-    const IEC = { Ki: 10n, Mi: 20n, Gi: 30n, Ti: 40n };
+    const SI_POWERS = table("SI_POWERS");
+    const IEC_POWERS = table("IEC_POWERS");
     const JSON_TYPES = table("JSON_TYPES");
     const GOODPUT_SLO_METRICS = table("GOODPUT_SLO_METRICS");
+    const RETIRED_CUDA_GRAPH_BACKEND = table("RETIRED_CUDA_GRAPH_BACKEND");
 
     class BadValue extends Error {
       constructor(expected) {
@@ -1081,15 +1082,15 @@
       if (match) {
         const number = asciiDigits(match[1]);
         const suffix = match[2];
-        if (suffix in IEC) {
+        if (suffix in IEC_POWERS) {
           if (number.includes(".")) {
             const si = suffix === "Ki" ? "k" : suffix[0];
             throw new BadValue(message("check-expect-iec-without-decimals", { iec: suffix, number: match[1], si }));
           }
           if (number.length > MAX_STR_DIGITS) throw new BadValue(message("check-expect-human-int"));
-          return small(BigInt(number) * 2n ** IEC[suffix]);
+          return small(BigInt(number) * 2n ** BigInt(IEC_POWERS[suffix]));
         }
-        return small(decimalTimesPowerOfTen(number, SI[suffix]));
+        return small(decimalTimesPowerOfTen(number, SI_POWERS[suffix]));
       }
       const parsed = pyInt(value);
       if (parsed === undefined) throw new BadValue(message("check-expect-human-int"));
@@ -1146,7 +1147,7 @@
         if (!GOODPUT_SLO_METRICS.includes(name)) throw new BadValue(message("check-expect-goodput-slo", { keys: GOODPUT_SLO_METRICS.join(", ") }));
         return [name, positiveFloat(number)];
       }
-      if (kind === "parse_cuda_graph_backend_arg" && text === "tc_piecewise") throw new BadValue(message("check-expect-cuda-graph-backend"));
+      if (kind === "parse_cuda_graph_backend_arg" && text === RETIRED_CUDA_GRAPH_BACKEND) throw new BadValue(message("check-expect-cuda-graph-backend"));
       if (kind === "nullable_str") return !text || text === "None" ? null : text;
       return text;
     }

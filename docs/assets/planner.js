@@ -128,51 +128,46 @@
     if (arch === null) unknown.push("architecture");
     const mla = model.kv_formula === "mla";
     if (isDsa(model)) {
-      const fp8E4m3 = kv.engine_kv_value === "fp8_e4m3";
+      const fp8E4m3 = kv.engine_kv_value === K.DSA_SCALED_KV;
       const raw = platform !== "hopper" || !fp8E4m3;
-      const page = platform !== "cdna" || data.engine_defaults.use_aiter ? 64 : 1;
+      const page = platform !== "cdna" || data.engine_defaults.use_aiter ? K.DSA_PAGE_SIZE : 1;
       return made("dsa", page, raw);
     }
-    if (K.QWEN4_EXP.includes(arch) && isQsa(model)) return made({ hopper: "fa3", blackwell: "triton", cdna: "aiter" }[platform], 64);
+    if (K.QWEN4_EXP.includes(arch) && isQsa(model)) return made(K.QSA_BACKENDS[platform], K.QSA_PAGE_SIZE);
     if (platform === "cdna") {
-      if (!mla) return made("aiter", 1);
+      if (!mla) return made(K.ATTENTION_BACKENDS.rocm, 1);
       const heads = model.config.num_key_value_heads;
       if (heads === null) {
         unknown.push("kv-heads");
         return made(null, 1);
       }
       const perRank = Math.max(1, Math.floor(heads / tp));
-      return made(perRank === 16 || perRank === 128 ? "aiter" : "triton", 1);
+      return made(K.ATTENTION_BACKENDS[K.AITER_MLA_HEADS.includes(perRank) ? "rocm" : "rocm_mla_other"], 1);
     }
-    if (platform === "hopper") return made("fa3", 1);
-    if (mla) return K.DEEPSEEK_FAMILY.includes(arch) ? made("trtllm_mla", 64) : made("flashinfer", 1);
-    if (K.QWEN3_5_FAMILY.includes(arch)) return made("triton", 1);
+    if (platform === "hopper") return made(K.ATTENTION_BACKENDS.hopper, 1);
+    if (mla) return K.DEEPSEEK_FAMILY.includes(arch) ? made(K.ATTENTION_BACKENDS.sm100_deepseek_mla, K.TRTLLM_PAGE_SIZE) : made(K.ATTENTION_BACKENDS.sm100_mla, 1);
+    if (K.QWEN3_5_FAMILY.includes(arch)) return made(K.ATTENTION_BACKENDS.sm100_qwen3_5, 1);
     const c = model.config;
-    if (!K.GPT_OSS.includes(arch) && c.v_head_dim !== null && c.v_head_dim !== c.head_dim) return made("fa4", 128);
-    return made("trtllm_mha", 64);
+    if (!K.GPT_OSS.includes(arch) && c.v_head_dim !== null && c.v_head_dim !== c.head_dim) return made(K.ATTENTION_BACKENDS.sm100_fa4, K.FA4_PAGE_SIZE);
+    return made(K.ATTENTION_BACKENDS.sm100, K.TRTLLM_PAGE_SIZE);
   }
 
   function defaultMemFraction(gpuMib, tp) {
-    let chunk;
-    let maxBs;
-    if (gpuMib < 20 * 1024) [chunk, maxBs] = [2048, 8];
-    else if (gpuMib < 35 * 1024) [chunk, maxBs] = [4096, tp < 4 ? 48 : 160];
-    else if (gpuMib < 60 * 1024) [chunk, maxBs] = [4096, tp < 4 ? 32 : 160];
-    else if (gpuMib < 160 * 1024) [chunk, maxBs] = [8192, tp < 4 ? 256 : 512];
-    else [chunk, maxBs] = [16384, 512];
-    let reserved = 512;
-    reserved += Math.max(chunk, 2048) * 1.5;
-    reserved += ((tp * 1) / 8) * 1024;
-    reserved += maxBs * 2;
-    if (gpuMib > 60 * 1024) reserved = Math.max(reserved, 10 * 1024);
-    return pyRound((gpuMib - reserved) / gpuMib, 3);
+    const [, chunk, smallTpBs, largeTpBs] = K.MEM_FRACTION_TIERS.find(([below]) => below === null || gpuMib < below);
+    const maxBs = tp < K.SMALL_TP ? smallTpBs : largeTpBs;
+    let reserved = K.RESERVE_BASE_MIB;
+    reserved += Math.max(chunk, K.RESERVE_MIN_TOKENS) * K.RESERVE_MIB_PER_TOKEN;
+    reserved += ((tp * 1) / K.RESERVE_RANKS) * K.RESERVE_MIB_PER_RANKS;
+    reserved += maxBs * K.RESERVE_MIB_PER_GRAPH_BATCH;
+    if (gpuMib > K.RESERVE_FLOOR_ABOVE_MIB) reserved = Math.max(reserved, K.RESERVE_FLOOR_MIB);
+    return pyRound((gpuMib - reserved) / gpuMib, K.FRACTION_DIGITS);
   }
 
   function vlmFraction(fraction, hiddenSize, layers) {
     if (hiddenSize === null) return fraction * (K.VLM_BASE * K.VLM_FACTOR_MAX);
-    const vitLayers = layers !== null ? layers : 24;
-    const ratio = (vitLayers * hiddenSize ** 2) / (24 * 1024 ** 2);
-    const dynamic = Math.max(0.8, Math.min(1.05, 1.0 - 0.1 * (ratio - 1.0)));
+    const vitLayers = layers !== null ? layers : K.VIT_DEFAULT_LAYERS;
+    const ratio = (vitLayers * hiddenSize ** 2) / (K.VIT_BASELINE_LAYERS * K.VIT_BASELINE_HIDDEN ** 2);
+    const dynamic = Math.max(K.VLM_FACTOR_MIN, Math.min(K.VLM_FACTOR_MAX, 1.0 - K.VLM_SENSITIVITY * (ratio - 1.0)));
     return fraction * (K.VLM_BASE * dynamic);
   }
 
@@ -188,13 +183,13 @@
     const layers = dsaIndexerLayers(model);
     const dim = model.config.index_head_dim;
     if (layers === null || dim === null) return null;
-    return (dim + Math.floor(dim / K.DSA_QUANT_BLOCK) * 4) * layers;
+    return (dim + Math.floor(dim / K.DSA_QUANT_BLOCK) * K.DSA_SCALE_BYTES) * layers;
   }
 
   function dsaRow(model, raw, kvBytes) {
     const c = model.config;
     if (raw) return (c.kv_lora_rank + c.qk_rope_head_dim) * kvBytes;
-    return c.kv_lora_rank + Math.floor(c.kv_lora_rank / K.DSA_QUANT_BLOCK) * 4 + c.qk_rope_head_dim * 2;
+    return c.kv_lora_rank + Math.floor(c.kv_lora_rank / K.DSA_QUANT_BLOCK) * K.DSA_SCALE_BYTES + c.qk_rope_head_dim * 2;
   }
 
   function qsaIndexerBytes(model, fullLayers) {
@@ -220,8 +215,8 @@
   }
 
   function maxRunningRequests(tokens, context, given, slots) {
-    let estimated = Math.trunc((tokens / context) * 512);
-    estimated = Math.max(Math.min(estimated, 4096), 2048);
+    let estimated = Math.trunc((tokens / context) * K.REQUESTS_PER_CONTEXT);
+    estimated = Math.max(Math.min(estimated, K.MAX_REQUESTS_MAX), K.MAX_REQUESTS_MIN);
     let requests = Math.min(given !== null ? Math.max(1, given) : estimated, Math.floor(tokens / 2));
     if (slots !== null) requests = Math.min(requests, Math.floor(slots / (K.MAMBA_REQUEST_RATIO + K.MAMBA_TRACKING_SLOTS)));
     return requests;
@@ -448,7 +443,7 @@
     }
     let fraction = given !== null ? given : def;
     if (given === null && def !== null) notes.push("default-fraction");
-    let aiter = chosen.attention === "aiter" && ctx > K.AITER_CONTEXT_THRESHOLD;
+    let aiter = chosen.attention === K.ATTENTION_BACKENDS.rocm && ctx > K.AITER_CONTEXT_THRESHOLD;
     if (aiter && fraction !== null) {
       if (chosen.unknown.includes("architecture")) {
         // a per-model override could choose another backend: the unscaled fraction is the bound

@@ -541,7 +541,7 @@ def plan(
     fraction = mem_fraction_static if mem_fraction_static is not None else default
     if mem_fraction_static is None and default is not None:
         notes.append("default-fraction")
-    aiter = chosen.attention == "aiter" and ctx > sizing.AITER_CONTEXT_THRESHOLD
+    aiter = chosen.attention == sizing.ATTENTION_BACKENDS["rocm"] and ctx > sizing.AITER_CONTEXT_THRESHOLD
     if aiter and fraction is not None:
         # attention_hook.py:handle_attention_backend_compatibility:244-268 (a given fraction too, unless
         # SGLANG_AITER_HONOR_EXPLICIT_MEM_FRACTION is set, off by default)

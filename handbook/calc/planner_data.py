@@ -64,6 +64,34 @@ TABLES: dict[str, object] = {
     "MAMBA_REQUEST_RATIO": sizing.MAMBA_REQUEST_RATIO,
     "MAMBA_TRACKING_SLOTS": sizing.MAMBA_TRACKING_SLOTS,
     "DSA_QUANT_BLOCK": sizing.DSA_QUANT_BLOCK,
+    "DSA_SCALE_BYTES": sizing.DSA_SCALE_BYTES,
+    "AITER_MLA_HEADS": sizing.AITER_MLA_HEADS,
+    "TRTLLM_PAGE_SIZE": sizing.TRTLLM_PAGE_SIZE,
+    "FA4_PAGE_SIZE": sizing.FA4_PAGE_SIZE,
+    "DSA_PAGE_SIZE": sizing.DSA_PAGE_SIZE,
+    "QSA_PAGE_SIZE": sizing.QSA_PAGE_SIZE,
+    "QSA_BACKENDS": sizing.QSA_BACKENDS,
+    "ATTENTION_BACKENDS": sizing.ATTENTION_BACKENDS,
+    "DSA_SCALED_KV": sizing.DSA_SCALED_KV,
+    "MEM_FRACTION_TIERS": sizing.MEM_FRACTION_TIERS,
+    "SMALL_TP": sizing.SMALL_TP,
+    "RESERVE_BASE_MIB": sizing.RESERVE_BASE_MIB,
+    "RESERVE_MIN_TOKENS": sizing.RESERVE_MIN_TOKENS,
+    "RESERVE_MIB_PER_TOKEN": sizing.RESERVE_MIB_PER_TOKEN,
+    "RESERVE_RANKS": sizing.RESERVE_RANKS,
+    "RESERVE_MIB_PER_RANKS": sizing.RESERVE_MIB_PER_RANKS,
+    "RESERVE_MIB_PER_GRAPH_BATCH": sizing.RESERVE_MIB_PER_GRAPH_BATCH,
+    "RESERVE_FLOOR_ABOVE_MIB": sizing.RESERVE_FLOOR_ABOVE_MIB,
+    "RESERVE_FLOOR_MIB": sizing.RESERVE_FLOOR_MIB,
+    "FRACTION_DIGITS": sizing.FRACTION_DIGITS,
+    "VLM_SENSITIVITY": sizing.VLM_SENSITIVITY,
+    "VLM_FACTOR_MIN": sizing.VLM_FACTOR_MIN,
+    "VIT_BASELINE_LAYERS": sizing.VIT_BASELINE_LAYERS,
+    "VIT_BASELINE_HIDDEN": sizing.VIT_BASELINE_HIDDEN,
+    "VIT_DEFAULT_LAYERS": sizing.VIT_DEFAULT_LAYERS,
+    "REQUESTS_PER_CONTEXT": sizing.REQUESTS_PER_CONTEXT,
+    "MAX_REQUESTS_MIN": sizing.MAX_REQUESTS_MIN,
+    "MAX_REQUESTS_MAX": sizing.MAX_REQUESTS_MAX,
     "DTYPE_BYTES": sizing.DTYPE_BYTES,
     "PLATFORMS": sizing.PLATFORMS,
     "DSA_ARCHITECTURES": sizing.DSA_ARCHITECTURES,
@@ -86,7 +114,7 @@ def table_json(value: object) -> object:
     if isinstance(value, frozenset | set):
         return sorted(value)
     if isinstance(value, tuple):
-        return list(value)
+        return [table_json(v) for v in value]
     if isinstance(value, dict):
         return {"/".join(k) if isinstance(k, tuple) else k: table_json(v) for k, v in value.items()}
     return value

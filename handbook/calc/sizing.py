@@ -78,6 +78,7 @@ MAMBA_TRACKING_SLOTS = (
     2  # mem_cache/allocation_sizing.py:get_mamba_tracking_slots:11-19 (extra buffer, overlap)
 )
 DSA_QUANT_BLOCK = 128  # mem_cache/memory_pool.py:DSATokenToKVPool.quant_block_size:5279-5282
+DSA_SCALE_BYTES = 4  # one fp32 scale per DSA_QUANT_BLOCK (model_executor/pool_configurator.py:569)
 DTYPE_BYTES = {"float32": 4, "bfloat16": 2, "float16": 2}
 
 # ---------------------------------------------------------------------------------------------- platform
@@ -320,6 +321,33 @@ class Backend:
     unknown: tuple[str, ...]  # reason codes when a choice depends on something the KB lacks
 
 
+# aiter's MLA kernels take 16 or 128 heads per rank (arg_groups/model_override_base.py:339-344)
+AITER_MLA_HEADS = (16, 128)
+# Page sizes the backends force (function docstring below): trtllm_mla and trtllm_mha 64, fa4 128; DSA 64
+# × index_kpool (deepseek_v2.py:148-172); the QSA override's 64 (qwen4_exp.py:_qwen4_exp_overrides:20-97)
+TRTLLM_PAGE_SIZE = 64
+FA4_PAGE_SIZE = 128
+DSA_PAGE_SIZE = 64
+QSA_PAGE_SIZE = 64
+# The attention backend each branch of ``backend`` resolves, by the engine's names:
+# arg_groups/model_override_base.py:get_default_attn_backend:277-352 (ROCm aiter, MLA on ROCm triton
+# unless aiter takes its heads, Hopper fa3, SM100 MLA flashinfer, SM100 trtllm_mha) and the model overrides
+# cited on the architecture sets above (DeepSeek trtllm_mla, Qwen3.5 triton; fa4 where v_head_dim differs)
+ATTENTION_BACKENDS: dict[str, str] = {
+    "rocm": "aiter",
+    "rocm_mla_other": "triton",
+    "hopper": "fa3",
+    "sm100_mla": "flashinfer",
+    "sm100_deepseek_mla": "trtllm_mla",
+    "sm100_qwen3_5": "triton",
+    "sm100_fa4": "fa4",
+    "sm100": "trtllm_mha",
+}
+DSA_SCALED_KV = "fp8_e4m3"  # the --kv-cache-dtype whose DSA rows Hopper scales (flashmla_kv, below)
+# The QSA override's attention backend on each platform (qwen4_exp.py:_qwen4_exp_overrides:20-97)
+QSA_BACKENDS: dict[str, str] = {"hopper": "fa3", "blackwell": "triton", "cdna": "aiter"}
+
+
 def backend(model: Model, platform: Platform | None, tp: int, kv: Dtype) -> Backend:
     """The attention backend and page size SGLang resolves (no --attention-backend, --page-size given).
 
@@ -338,43 +366,95 @@ def backend(model: Model, platform: Platform | None, tp: int, kv: Dtype) -> Back
     if is_dsa(model):
         # DSA backends: overrides.py:_dsa_split_backend_resolution:600-743. ROCm: triton/triton (raw rows);
         # FP8 (e4m3) KV: trtllm on SM100 (raw), flashmla_kv on Hopper (scaled); BF16: trtllm decode on SM100.
-        fp8_e4m3 = kv.engine_kv_value == "fp8_e4m3"
+        fp8_e4m3 = kv.engine_kv_value == DSA_SCALED_KV
         raw = platform != "hopper" or not fp8_e4m3
         # 64 × index_kpool (1: configs/model_config.py:get_dsa_index_kpool:530-531); ROCm: 1 without aiter
-        page = 64 if platform != "cdna" or engine_defaults().use_aiter else 1
+        page = DSA_PAGE_SIZE if platform != "cdna" or engine_defaults().use_aiter else 1
         return Backend(attention="dsa", page_size=page, dsa_raw_layout=raw, unknown=tuple(unknown))
     if arch in QWEN4_EXP and is_qsa(model):
-        attention = {"hopper": "fa3", "blackwell": "triton", "cdna": "aiter"}[platform]
-        return Backend(attention=attention, page_size=64, dsa_raw_layout=True, unknown=tuple(unknown))
+        attention = QSA_BACKENDS[platform]
+        return Backend(
+            attention=attention, page_size=QSA_PAGE_SIZE, dsa_raw_layout=True, unknown=tuple(unknown)
+        )
     if platform == "cdna":
         if not mla:
-            return Backend(attention="aiter", page_size=1, dsa_raw_layout=True, unknown=tuple(unknown))
+            return Backend(
+                attention=ATTENTION_BACKENDS["rocm"], page_size=1, dsa_raw_layout=True, unknown=tuple(unknown)
+            )
         heads = model.config.num_key_value_heads
         if heads is None:
             return Backend(attention=None, page_size=1, dsa_raw_layout=True, unknown=(*unknown, "kv-heads"))
-        # aiter's MLA kernels take 16 or 128 heads per rank (model_override_base.py:339-344)
         per_rank = max(1, heads // tp)  # configs/model_config.py:get_num_kv_heads:1700-1711
-        attention = "aiter" if per_rank in (16, 128) else "triton"
+        aiter = per_rank in AITER_MLA_HEADS
+        attention = ATTENTION_BACKENDS["rocm" if aiter else "rocm_mla_other"]
         return Backend(attention=attention, page_size=1, dsa_raw_layout=True, unknown=tuple(unknown))
     if platform == "hopper":
-        return Backend(attention="fa3", page_size=1, dsa_raw_layout=True, unknown=tuple(unknown))
+        return Backend(
+            attention=ATTENTION_BACKENDS["hopper"], page_size=1, dsa_raw_layout=True, unknown=tuple(unknown)
+        )
     # Blackwell (SM100)
     if mla:
         if arch in DEEPSEEK_FAMILY:
-            return Backend(attention="trtllm_mla", page_size=64, dsa_raw_layout=True, unknown=tuple(unknown))
-        return Backend(attention="flashinfer", page_size=1, dsa_raw_layout=True, unknown=tuple(unknown))
+            return Backend(
+                attention=ATTENTION_BACKENDS["sm100_deepseek_mla"],
+                page_size=TRTLLM_PAGE_SIZE,
+                dsa_raw_layout=True,
+                unknown=tuple(unknown),
+            )
+        return Backend(
+            attention=ATTENTION_BACKENDS["sm100_mla"],
+            page_size=1,
+            dsa_raw_layout=True,
+            unknown=tuple(unknown),
+        )
     if arch in QWEN3_5_FAMILY:
-        return Backend(attention="triton", page_size=1, dsa_raw_layout=True, unknown=tuple(unknown))
+        return Backend(
+            attention=ATTENTION_BACKENDS["sm100_qwen3_5"],
+            page_size=1,
+            dsa_raw_layout=True,
+            unknown=tuple(unknown),
+        )
     c = model.config
     if arch not in GPT_OSS and c.v_head_dim is not None and c.v_head_dim != c.head_dim:
-        return Backend(attention="fa4", page_size=128, dsa_raw_layout=True, unknown=tuple(unknown))
-    return Backend(attention="trtllm_mha", page_size=64, dsa_raw_layout=True, unknown=tuple(unknown))
+        return Backend(
+            attention=ATTENTION_BACKENDS["sm100_fa4"],
+            page_size=FA4_PAGE_SIZE,
+            dsa_raw_layout=True,
+            unknown=tuple(unknown),
+        )
+    return Backend(
+        attention=ATTENTION_BACKENDS["sm100"],
+        page_size=TRTLLM_PAGE_SIZE,
+        dsa_raw_layout=True,
+        unknown=tuple(unknown),
+    )
 
 
 # ---------------------------------------------------------------------------------------------- fraction
 def py_round(x: float, digits: int) -> float:
     """Python's round(x, digits): half to even on the float's exact value (what the engine's round does)."""
     return float(Decimal(x).quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_EVEN))
+
+
+# memory_hook.py:handle_gpu_memory_settings:89-170: below each device size in MiB (None: any larger), the
+# chunked prefill size and the decode graph's largest batch below SMALL_TP ranks and from SMALL_TP on (the
+# wheel's 60-90 and 90-160 GiB tiers, :131-162, have the same values)
+MEM_FRACTION_TIERS = (
+    (20 * 1024, 2048, 8, 8),
+    (35 * 1024, 4096, 48, 160),
+    (60 * 1024, 4096, 32, 160),
+    (160 * 1024, 8192, 256, 512),
+    (None, 16384, 512, 512),
+)
+SMALL_TP = 4  # memory_hook.py:114 (cfg.tp_size < 4)
+# The reserve in MiB (memory_hook.py:305-315, reserve_for_graph_mb:368)
+RESERVE_BASE_MIB = 512  # :309
+RESERVE_MIN_TOKENS = 2048  # :305, max(chunked_prefill_size, 2048)
+RESERVE_MIB_PER_TOKEN = 1.5  # :310
+RESERVE_RANKS, RESERVE_MIB_PER_RANKS = 8, 1024  # :312, tp × pp / 8 × 1024
+RESERVE_MIB_PER_GRAPH_BATCH = 2  # :368, max_bs × 2
+RESERVE_FLOOR_ABOVE_MIB, RESERVE_FLOOR_MIB = 60 * 1024, 10 * 1024  # :314-315
+FRACTION_DIGITS = 3  # :325, round(…, 3)
 
 
 def default_mem_fraction(gpu_mib: float, tp: int) -> float:
@@ -385,28 +465,23 @@ def default_mem_fraction(gpu_mib: float, tp: int) -> float:
     (reserve_for_graph_mb:357-399, decode graph only: the prefill graph is off by default), at least 10 GiB
     above 60 GiB; fraction = round((memory − reserve) / memory, 3) (:324-328). MiB throughout.
     """
-    if gpu_mib < 20 * 1024:
-        chunk, max_bs = 2048, 8
-    elif gpu_mib < 35 * 1024:
-        chunk, max_bs = 4096, (48 if tp < 4 else 160)
-    elif gpu_mib < 60 * 1024:
-        chunk, max_bs = 4096, (32 if tp < 4 else 160)
-    elif gpu_mib < 160 * 1024:
-        chunk, max_bs = 8192, (256 if tp < 4 else 512)
-    else:
-        chunk, max_bs = 16384, 512
-    reserved = 512
-    reserved += max(chunk, 2048) * 1.5
-    reserved += tp * 1 / 8 * 1024
-    reserved += max_bs * 2
-    if gpu_mib > 60 * 1024:
-        reserved = max(reserved, 10 * 1024)
-    return py_round((gpu_mib - reserved) / gpu_mib, 3)
+    _, chunk, small_tp_bs, large_tp_bs = next(t for t in MEM_FRACTION_TIERS if t[0] is None or gpu_mib < t[0])
+    max_bs = small_tp_bs if tp < SMALL_TP else large_tp_bs
+    reserved = RESERVE_BASE_MIB
+    reserved += max(chunk, RESERVE_MIN_TOKENS) * RESERVE_MIB_PER_TOKEN
+    reserved += tp * 1 / RESERVE_RANKS * RESERVE_MIB_PER_RANKS
+    reserved += max_bs * RESERVE_MIB_PER_GRAPH_BATCH
+    if gpu_mib > RESERVE_FLOOR_ABOVE_MIB:
+        reserved = max(reserved, RESERVE_FLOOR_MIB)
+    return py_round((gpu_mib - reserved) / gpu_mib, FRACTION_DIGITS)
 
 
-# adjust_mem_fraction_for_vlm (memory_hook.py:417-462): × 0.95 × clamp(1 − 0.1 × (ratio − 1), 0.8, 1.05)
-VLM_BASE = 0.95
-VLM_FACTOR_MAX = 1.05
+# adjust_mem_fraction_for_vlm (memory_hook.py:417-462): × 0.95 × clamp(1 − 0.1 × (ratio − 1), 0.8, 1.05),
+# ratio: the encoder's layers × hidden² over ViT-L/14's 24 × 1024² (:444-445)
+VLM_BASE = 0.95  # :438
+VLM_SENSITIVITY = 0.1  # :457
+VLM_FACTOR_MIN, VLM_FACTOR_MAX = 0.8, 1.05  # :459
+VIT_BASELINE_LAYERS, VIT_BASELINE_HIDDEN = 24, 1024  # :444-445
 
 
 # What memory_hook.py:439-440 takes when the vision config has no such key
@@ -435,9 +510,10 @@ def vlm_fraction(fraction: float, hidden_size: int | None, layers: int | None) -
     """The multimodal adjustment of the default fraction; ``hidden_size`` None: its largest (a bound)."""
     if hidden_size is None:
         return fraction * (VLM_BASE * VLM_FACTOR_MAX)
-    vit_layers = layers if layers is not None else 24  # getattr(vision_config, "num_hidden_layers", 24)
-    ratio = vit_layers * hidden_size**2 / (24 * 1024**2)
-    dynamic = max(0.8, min(1.05, 1.0 - 0.1 * (ratio - 1.0)))
+    # getattr(vision_config, "num_hidden_layers", 24)
+    vit_layers = layers if layers is not None else VIT_DEFAULT_LAYERS
+    ratio = vit_layers * hidden_size**2 / (VIT_BASELINE_LAYERS * VIT_BASELINE_HIDDEN**2)
+    dynamic = max(VLM_FACTOR_MIN, min(VLM_FACTOR_MAX, 1.0 - VLM_SENSITIVITY * (ratio - 1.0)))
     return fraction * (VLM_BASE * dynamic)
 
 
@@ -460,7 +536,7 @@ def dsa_indexer_bytes(model: Model) -> int | None:
     dim = model.config.index_head_dim
     if layers is None or dim is None:
         return None
-    return (dim + dim // DSA_QUANT_BLOCK * 4) * layers
+    return (dim + dim // DSA_QUANT_BLOCK * DSA_SCALE_BYTES) * layers
 
 
 def dsa_row(model: Model, raw: bool, kv_bytes: int) -> int:
@@ -470,7 +546,7 @@ def dsa_row(model: Model, raw: bool, kv_bytes: int) -> int:
     c = model.config
     if raw:
         return (c.kv_lora_rank + c.qk_rope_head_dim) * kv_bytes
-    return c.kv_lora_rank + c.kv_lora_rank // DSA_QUANT_BLOCK * 4 + c.qk_rope_head_dim * 2
+    return c.kv_lora_rank + c.kv_lora_rank // DSA_QUANT_BLOCK * DSA_SCALE_BYTES + c.qk_rope_head_dim * 2
 
 
 def qsa_indexer_bytes(model: Model, full_layers: int) -> int | None:
@@ -518,12 +594,17 @@ def state_slots(rest_gib: float, per_request: int, ratio: float) -> int:
 
 
 # ---------------------------------------------------------------------------------------------- requests
+# kv_cache_configurator.py:resolve_max_num_reqs:3123-3124: tokens / context × 512, clamped to [2048, 4096]
+REQUESTS_PER_CONTEXT = 512
+MAX_REQUESTS_MIN, MAX_REQUESTS_MAX = 2048, 4096
+
+
 def max_running_requests(tokens: int, context: int, given: int | None, slots: int | None) -> int:
     """kv_cache_configurator.py:resolve_max_num_reqs:3119-3172: tokens / context × 512 clamped to
     [2048, 4096] (or the given value), at most half the tokens; a hybrid model's at most its state slots ÷ 5
     (_calculate_mamba_ratio:3062-3088: 3 + 2 tracking slots with the extra-buffer strategy and overlap)."""
-    estimated = int(tokens / context * 512)
-    estimated = max(min(estimated, 4096), 2048)
+    estimated = int(tokens / context * REQUESTS_PER_CONTEXT)
+    estimated = max(min(estimated, MAX_REQUESTS_MAX), MAX_REQUESTS_MIN)
     requests = min(max(1, given) if given is not None else estimated, tokens // 2)
     if slots is not None:
         requests = min(requests, slots // (MAMBA_REQUEST_RATIO + MAMBA_TRACKING_SLOTS))

@@ -29,12 +29,16 @@ from handbook.engine.snapshot import EngineSnapshot, Option, Parser
 UNKNOWN: Any = type("Unknown", (), {"__repr__": lambda self: "<unknown>"})()  # a placeholder's value
 _NEGATIVE_NUMBER = re.compile(r"^-\d+$|^-\d*\.\d+$")
 _HUMAN_INT = re.compile(r"(\d+(?:\.\d+)?)(Ki|Mi|Gi|Ti|k|M|G|T)")
-_SI = {"k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12}
-_IEC = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40}
+# human_readable_int's suffixes (sglang/srt/utils/common.py): SI as powers of ten, IEC as powers of two
+SI_POWERS = {"k": 3, "M": 6, "G": 9, "T": 12}
+IEC_POWERS = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40}
 JSON_TYPES = ("loads", "json_list_type", "parse_cuda_graph_config_arg")
 # The SLO keys --goodput accepts: sglang 0.5.23's GOODPUT_SLO_METRICS (sglang/benchmark/goodput.py:12), which
 # the benchmark's _goodput_slo (sglang/benchmark/serving.py:2251) checks before the number.
 GOODPUT_SLO_METRICS = ("ttft", "tpot", "e2el")
+# The retired --cuda-graph-backend that parse_cuda_graph_backend_arg refuses before argparse checks the
+# choices (sglang/srt/model_executor/cuda_graph_config.py:237-243)
+RETIRED_CUDA_GRAPH_BACKEND = "tc_piecewise"
 
 
 class BadValue(ValueError):
@@ -51,15 +55,15 @@ def _human_readable_int(text: str) -> int:
     match = _HUMAN_INT.fullmatch(value)
     if match:
         number, suffix = match.groups()
-        if suffix in _IEC:
+        if suffix in IEC_POWERS:
             if "." in number:
                 si = "k" if suffix == "Ki" else suffix[0]  # the SI kilo is lower-case
                 raise BadValue(message("check-expect-iec-without-decimals", iec=suffix, number=number, si=si))
             try:
-                return int(number) * _IEC[suffix]
+                return int(number) * 2 ** IEC_POWERS[suffix]
             except ValueError:  # more than 4,300 digits: int() refuses them, as in the engine
                 raise BadValue(message("check-expect-human-int")) from None
-        return int(Decimal(number) * _SI[suffix])
+        return int(Decimal(number) * 10 ** SI_POWERS[suffix])
     try:
         return int(value)
     except ValueError:
@@ -106,7 +110,7 @@ def convert(option: Option, text: str) -> Any:
         if name not in GOODPUT_SLO_METRICS:
             raise BadValue(message("check-expect-goodput-slo", keys=", ".join(GOODPUT_SLO_METRICS)))
         return name, _positive_float(number)  # "ttft" alone: the engine rejects the empty number
-    if kind == "parse_cuda_graph_backend_arg" and text == "tc_piecewise":
+    if kind == "parse_cuda_graph_backend_arg" and text == RETIRED_CUDA_GRAPH_BACKEND:
         raise BadValue(message("check-expect-cuda-graph-backend"))
     if kind == "nullable_str":
         return None if not text or text == "None" else text

@@ -45,15 +45,19 @@ MESSAGE_DOMAINS = ("checker", "deployment", "releases", "doctor")
 # The checker's fixed tables that checker.js reads from the export under "tables" instead of typing them
 # again, by the name checker.js gives each: the engine's spellings (torchrun's switches, the JSON-typed
 # options, the SLO keys of --goodput, sglang serve's own flag, the boolean words of its variables, the PD
-# flags), the order of impacts and the sizing's limits. tests/test_js_structure.py holds checker.js to this
-# list.
+# flags, human_readable_int's suffixes, the retired CUDA graph backend), the order of impacts, each
+# severity's impact and the sizing's limits. tests/test_js_structure.py holds checker.js to this list.
 TABLES: dict[str, Any] = {
     "TORCHRUN_SWITCHES": shell.TORCHRUN_SWITCHES,
     "JSON_TYPES": argv.JSON_TYPES,
+    "SI_POWERS": argv.SI_POWERS,
+    "IEC_POWERS": argv.IEC_POWERS,
     "GOODPUT_SLO_METRICS": argv.GOODPUT_SLO_METRICS,
+    "RETIRED_CUDA_GRAPH_BACKEND": argv.RETIRED_CUDA_GRAPH_BACKEND,
     "MODEL_TYPE": entrypoints.MODEL_TYPE,
     "BOOL_WORDS": envcheck.BOOL_WORDS,
     "IMPACTS": findings.IMPACTS,
+    "IMPACT_OF": findings.IMPACT_OF,
     "RANK": findings.RANK,
     "DEPLOY_LINK": deployment.LINK,
     "DEPLOY_ROLES": deployment.ROLES,

@@ -14,6 +14,8 @@ RANK = {severity: rank for rank, severity in enumerate(SEVERITIES)}
 # refuses to start (or to connect); a warning will misbehave; security advice (a rule marked ``security``)
 # comes next; any other note is style.
 IMPACTS = ("refuses", "misbehaves", "security", "style")
+# A finding's impact by its severity, where the finding is not a security rule's warning or note
+IMPACT_OF = {"error": "refuses", "warning": "misbehaves", "note": "style"}
 
 
 @dataclass(frozen=True)
@@ -44,11 +46,9 @@ class Finding:
     @property
     def impact(self) -> str:
         """refuses > misbehaves > security > style (IMPACTS)."""
-        if self.severity == "error":
-            return "refuses"
-        if self.security:
+        if self.security and self.severity != "error":
             return "security"
-        return "misbehaves" if self.severity == "warning" else "style"
+        return IMPACT_OF[self.severity]
 
     def format(self, lang: str, where: str = "") -> str:
         """``where:line: severity[code]: message`` — the form the CLI and the build print."""

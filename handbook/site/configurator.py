@@ -3,14 +3,15 @@
 ``Configurator(kb, snapshot).configure(choice)`` is what the page and ``python -m handbook configure`` show:
 the composer's result (handbook.calc.configure) with each command checked by the command checker, exactly
 as the page's scripts do it (docs/assets/configure.js, then checker.js). A composed command the checker
-finds an error in is never shown: the combination is refused with the checker's words. ``write_doctor_data``
-writes the two exports the pages load (assets/checker-data.json, assets/configurator-data.json); the
+finds an error in is never shown: the combination is refused with the checker's words. ``doctor_exports``
+computes the two exports the pages load (assets/checker-data.json, assets/configurator-data.json); the
 configurator's carries every planner result any combination asks for, computed here by composing them all.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -27,7 +28,6 @@ from handbook.calc.memory import Plan
 from handbook.checker.check import check_command
 from handbook.checker.export import CHECKER_DATA_PATH, checker_data
 from handbook.checker.findings import Finding
-from handbook.core.files import write_text
 from handbook.core.formatting import json_safe, thousands
 from handbook.core.messages import DOMAINS, message
 from handbook.core.paths import DOCS_DIR
@@ -174,16 +174,11 @@ def canonical_json(data: Any) -> str:
     return json_safe(json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":"))) + "\n"
 
 
-def write_doctor_data(
-    kb: KB, snapshot: EngineSnapshot, site_dir: Path, docs_dir: Path = DOCS_DIR
-) -> list[Path]:
-    """Write both exports under a built site's root; returns the files written."""
-    written = []
-    for rel, data in (
-        (CHECKER_DATA_PATH, checker_data(snapshot, kb)),
-        (CONFIGURATOR_DATA_PATH, Configurator(kb, snapshot, docs_dir).export()),
-    ):
-        target = Path(site_dir) / rel
-        write_text(target, canonical_json(data), root=Path(site_dir), folders=True)
-        written.append(target)
-    return written
+def doctor_exports(
+    kb: KB, snapshot: EngineSnapshot, docs_dir: Path = DOCS_DIR
+) -> dict[str, Callable[[], str]]:
+    """Both exports the pages load: path under the site's root → what computes its text."""
+    return {
+        CHECKER_DATA_PATH: lambda: canonical_json(checker_data(snapshot, kb)),
+        CONFIGURATOR_DATA_PATH: lambda: canonical_json(Configurator(kb, snapshot, docs_dir).export()),
+    }

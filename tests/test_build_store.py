@@ -115,3 +115,14 @@ def test_stored_exports_are_the_computed_bytes(site, tmp_path):
     assert {name for name in fresh} == {
         p.name.rsplit("-", 1)[0].replace("assets-", "assets/", 1) for p in site.store.folder.iterdir()
     }
+
+
+def test_a_rebuild_whose_inputs_kept_their_content_keeps_the_rendered_pages(site):
+    """mkdocs serve after a KB edit that changed no value (a comment) renders no page again; after any
+    change of content (here: another key), every page is rendered again."""
+    page = site.pages("en")[0]
+    site.render((site.docs_dir / "en" / page).read_text(encoding="utf-8"), "en", page)
+    again = load_site(previous=site)
+    assert again.store.key == site.store.key and again.rendered is site.rendered and again.rendered
+    site.store.key = "the key of other content"
+    assert load_site(previous=site).rendered == {}

@@ -119,9 +119,13 @@ class Site:
             raise SiteError(problems)
 
 
-def load_site(kb_root: Path = KB_ROOT, docs_dir: Path = DOCS_DIR) -> Site:
+def load_site(kb_root: Path = KB_ROOT, docs_dir: Path = DOCS_DIR, previous: Site | None = None) -> Site:
     """The KB loaded and put through every check ``python -m handbook validate`` runs, the pinned engine
-    snapshot and the diagrams' SVGs checked fresh; ``SiteError`` with every problem otherwise."""
+    snapshot and the diagrams' SVGs checked fresh; ``SiteError`` with every problem otherwise.
+
+    ``previous``: the state this one replaces (``mkdocs serve`` after a KB edit); while the build's inputs
+    have the same content (the same ``BuildStore`` key: an edit that changed no value), its rendered pages
+    are this one's too."""
     try:
         kb = load_kb(kb_root)
     except KBInvalid as exc:
@@ -145,7 +149,7 @@ def load_site(kb_root: Path = KB_ROOT, docs_dir: Path = DOCS_DIR) -> Site:
         raise SiteError(problems)
     checks = CheckCache(kb)
     findings = checks.findings(kb.recipes, kb.handbook.engine_version, snapshot)
-    return Site(
+    site = Site(
         kb=kb,
         docs_dir=docs_dir,
         snapshot=snapshot,
@@ -156,6 +160,9 @@ def load_site(kb_root: Path = KB_ROOT, docs_dir: Path = DOCS_DIR) -> Site:
         checks=checks,
         store=store,
     )
+    if previous is not None and previous.store is not None and previous.store.key == store.key:
+        site.rendered, site.build_store = previous.rendered, previous.build_store
+    return site
 
 
 def checked(kb: KB, docs_dir: Path, store: BuildStore) -> list[str]:

@@ -74,10 +74,18 @@ CHAPTER = re.compile(
     r"^(?:[a-z]{2}/)?\d\d-[^/]+/$"
 )  # 02-memory/, en/02-memory/: the page-weight target's pages
 SERVE_URL = "http://127.0.0.1:8000/"
-_COPY_IGNORE = shutil.ignore_patterns(
-    ".git", ".nox", ".venv", "site", "site.old", ".site-build-*", "__pycache__", ".pytest_cache",
-    ".ruff_cache", "*.egg-info", ".cache",
-)  # fmt: skip
+# Left out of the probe's copy of the tree: build outputs and caches at the repository's root (only there: the
+# package's own handbook/site/ must be copied, or the probe would import another checkout's), and anywhere
+# the interpreter's and tools' caches.
+_TOP_IGNORE = {".git", ".nox", ".venv", "site", "site.old", ".cache"}
+_ANY_IGNORE = shutil.ignore_patterns(
+    ".site-build-*", "__pycache__", ".pytest_cache", ".ruff_cache", "*.egg-info"
+)
+
+
+def _copy_ignore(folder: str, names: list[str]) -> set[str]:
+    top = _TOP_IGNORE & set(names) if Path(folder) == REPO_ROOT else set()
+    return top | _ANY_IGNORE(folder, names)
 
 
 def gzip_size(data: bytes) -> int:
@@ -563,7 +571,7 @@ def run_bench(work: Path, run_tests: bool = True, pairs: int = 3) -> dict:
     figures.update(paired_builds(work, pairs))
 
     tree = work / "tree"
-    shutil.copytree(REPO_ROOT, tree, ignore=_COPY_IGNORE)
+    shutil.copytree(REPO_ROOT, tree, ignore=_copy_ignore)
     env = {**os.environ, "PYTHONPATH": str(tree), "NO_MKDOCS_2_WARNING": "1"}
     done = subprocess.run(
         [sys.executable, "-m", "handbook.site.bench", "--probe", str(tree), str(work / "probe-site")],

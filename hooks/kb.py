@@ -33,7 +33,7 @@ def on_pre_build(config, **kwargs):
     if _site is not None and _site.is_current(KB_FOLDER, docs_dir):
         return  # the other language of this build, or a rebuild with the KB unchanged
     try:
-        _site = load_site(kb_root=KB_FOLDER, docs_dir=docs_dir)
+        _site = load_site(kb_root=KB_FOLDER, docs_dir=docs_dir, previous=_site)
         _site.preflight()
     except SiteError as exc:
         _site = None

@@ -291,3 +291,18 @@ def test_the_benchmarks_page_shows_the_recorded_figures_and_machine(tmp_path):
         "    The repository holds no <code>benchmarks/latest.json</code> yet: run <code>nox -s bench</code> "
         "and commit it."
     )
+
+
+def test_the_probe_copies_the_package_whole_and_leaves_out_the_builds():
+    """handbook/site/ is the package's (copied: else the probe imports another checkout's), site/ at the root
+    a build (left out), as are caches anywhere."""
+    from handbook.core.paths import REPO_ROOT
+    from handbook.site.bench import _copy_ignore
+
+    assert _copy_ignore(str(REPO_ROOT), ["site", ".cache", ".git", "handbook", "kb", "__pycache__"]) == {
+        "site",
+        ".cache",
+        ".git",
+        "__pycache__",
+    }
+    assert _copy_ignore(str(REPO_ROOT / "handbook"), ["site", "kb", "__pycache__"]) == {"__pycache__"}

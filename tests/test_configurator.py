@@ -15,12 +15,13 @@ from handbook.calc.checkpoints import listed_hardware
 from handbook.calc.configure import CONFIGURATOR_ANSWERS_DIR, CONFIGURATOR_DATA_PATH, choice_key
 from handbook.calc.recipe_text import command_text
 from handbook.checker import check_command
+from handbook.checker.export import CHECKER_DATA_PATH
 from handbook.cli import main
 from handbook.core.paths import DOCS_DIR
 from handbook.engine.snapshot import load_snapshot
 from handbook.kb.common import flags_in
 from handbook.kb.loader import load_kb
-from handbook.site.configurator import Configurator, write_doctor_data
+from handbook.site.configurator import Configurator, doctor_exports
 
 KB = load_kb()
 SNAPSHOT = load_snapshot()
@@ -248,15 +249,17 @@ def test_a_composed_flag_says_its_true_reason(configurator):
 
 
 # ------------------------------------------------------------------------------------------ the data files
-def test_the_page_loads_every_answer_as_data_computed_at_build_time(configurator, tmp_path):
-    written = write_doctor_data(KB, SNAPSHOT, tmp_path)
-    form = json.loads((tmp_path / CONFIGURATOR_DATA_PATH).read_text(encoding="utf-8"))
+def test_the_page_loads_every_answer_as_data_computed_at_build_time(configurator):
+    exports = doctor_exports(KB, SNAPSHOT)
+    form = json.loads(exports[CONFIGURATOR_DATA_PATH]())
     pairs = {(m["id"], h["id"]) for m in form["models"] for h in form["hardware"]}
-    assert len(written) == 2 + len(pairs)
+    assert set(exports) == {CHECKER_DATA_PATH, CONFIGURATOR_DATA_PATH} | {
+        f"{CONFIGURATOR_ANSWERS_DIR}/{model}/{gpu}.json" for model, gpu in pairs
+    }
     default = form["default_choice"]
     assert configurator.configure(default)["status"] == "recipe"
     for model, gpu in [("qwen3.5-397b-a17b", "h200"), ("glm-5.3", "h100"), ("deepseek-v4-pro", "mi355x")]:
-        answers = json.loads((tmp_path / CONFIGURATOR_ANSWERS_DIR / model / f"{gpu}.json").read_text("utf-8"))
+        answers = json.loads(exports[f"{CONFIGURATOR_ANSWERS_DIR}/{model}/{gpu}.json"]())
         choices = configurator.choices(model, gpu)
         assert sorted(answers["keys"]) == sorted(choice_key(c) for c in choices)
         for picked in choices[:: max(1, len(choices) // 40)]:

@@ -225,3 +225,23 @@ def test_whatever_a_renderer_writes_shows_invisible_characters_visibly(text):
 
     for rendered in (esc(text), attr(text)):
         assert not INVISIBLE.search(rendered)
+
+
+def test_libyaml_reads_every_kb_file_and_reads_it_as_the_careful_reader_does(monkeypatch):
+    """The fast reader (libyaml) is in use, and for every KB file it accepts gives the very data the
+    careful reader (PyYAML's composer, which locates every value) gives."""
+    from handbook.core.paths import KB_ROOT
+    from handbook.kb import yamlfile
+
+    assert yamlfile._FAST_LOADER is not None  # libyaml is a dependency of the dev environment
+    files = sorted(KB_ROOT.rglob("*.yaml"))
+    fast = {}
+    for path in files:
+        clean, data = yamlfile._fast_load(path.read_text(encoding="utf-8"))
+        if clean:
+            fast[path] = data
+    assert len(fast) == len(files)  # no KB file needs the careful reader
+    monkeypatch.setattr(yamlfile, "_FAST_LOADER", None)
+    for path, data in fast.items():
+        doc, problems = load_text(path.read_text(encoding="utf-8"), path.name)
+        assert problems == [] and repr(doc.data) == repr(data), path

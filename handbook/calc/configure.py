@@ -390,14 +390,17 @@ def gpu_choices(hw: Hardware) -> list[int]:
     return [n for n in GPU_CHOICES if hw.gpus_per_node is None or n <= hw.gpus_per_node]
 
 
+def configurable_models(kb: KB) -> list[Model]:
+    """The models the configurator offers: those with a precision (a checkpoint to run)."""
+    return [model for model in kb.models.values() if model.precisions]
+
+
 def configurator_data(kb: KB, snapshot: EngineSnapshot, docs_dir: Path = DOCS_DIR) -> dict[str, Any]:
     """The KB facts the composer reads."""
     sections = recipe_sections(docs_dir)
     models = []
     pd_models = {r.model for r in kb.recipes.values() if r.deployment and r.role == "prefill" and r.model}
-    for model in kb.models.values():
-        if not model.precisions:
-            continue
+    for model in configurable_models(kb):
         precisions = []
         for p in model.precisions:
             path = checkpoint(kb, model, p.dtype)[0]

@@ -147,13 +147,15 @@ class _StrictLoader(
 
 
 _CStrictLoader: type | None = None
-if hasattr(yaml, "CParser"):
+# libyaml's parser is yaml.cyaml.CParser (the yaml package does not re-export it); None without libyaml
+_CParser: type | None = getattr(getattr(yaml, "cyaml", None), "CParser", None)
+if _CParser is not None:
 
-    class _CStrict(yaml.CParser, yaml.constructor.SafeConstructor, _Core12):  # type: ignore[name-defined,misc]
+    class _CStrict(_CParser, yaml.constructor.SafeConstructor, _Core12):  # type: ignore[misc,valid-type]
         """libyaml's parser, with YAML 1.2's core schema."""
 
         def __init__(self, stream: str):
-            yaml.CParser.__init__(self, stream)
+            _CParser.__init__(self, stream)
             yaml.constructor.SafeConstructor.__init__(self)
             _Core12.__init__(self)
 

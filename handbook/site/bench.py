@@ -2,16 +2,18 @@
 
 What is measured, and how:
 - cold build: wall time of ``build_site`` (what ``nox -s build`` runs: a fresh ``python -m mkdocs build
-  --strict`` process, both languages, jieba included), with the engine-check cache (``.cache/checks``) as
-  the repository holds it.
+  --strict`` process, both languages, jieba included), with the build's caches (``.cache/checks``,
+  ``.cache/engine``, ``.cache/build``) as the repository holds them.
 - the floor: a site of two pages in each language with our theme, plugins and Markdown extensions but no KB
   hook (FLOOR_PAGES), built by the same ``build_site`` right before each cold build (``--pairs`` pairs,
   default 3: a loaded machine slows both alike); the ratio of the medians is the build's cost over the
   least any site like ours costs.
 - warm rebuild after a KB edit: what ``mkdocs serve`` does when a file under kb/ changes, reproduced in one
-  process on a copy of the tree (the real kb/ is never touched): build once, append a comment to a KB file,
-  then time ``load_config`` + ``build`` exactly as serve's builder calls them (same process, so the hook
-  module, jieba and the theme stay loaded; the KB is reloaded and every page re-rendered, as in serve).
+  process on a copy of the tree (the real kb/ is never touched; the copy has no .cache/, so its first build
+  computes every check and export): build once, append a comment to a KB file, then time ``load_config`` +
+  ``build`` exactly as serve's builder calls them (same process, so the hook module, jieba and the theme
+  stay loaded; the KB is reloaded, and as the comment changed no value the checks, exports and rendered
+  pages are read back by content, as in serve).
 - KB hooks: every event function of hooks/kb.py is wrapped with a wall-clock timer in that process's first
   (cold) build. Share = hook functions' time / that process's whole build (importing the package, loading
   the config, building). Importing the package the hook loads (the KB schema) is shown beside it, as a
@@ -74,10 +76,18 @@ CHAPTER = re.compile(
     r"^(?:[a-z]{2}/)?\d\d-[^/]+/$"
 )  # 02-memory/, en/02-memory/: the page-weight target's pages
 SERVE_URL = "http://127.0.0.1:8000/"
-_COPY_IGNORE = shutil.ignore_patterns(
-    ".git", ".nox", ".venv", "site", "site.old", ".site-build-*", "__pycache__", ".pytest_cache",
-    ".ruff_cache", "*.egg-info", ".cache",
-)  # fmt: skip
+# Left out of the probe's copy of the tree: build outputs and caches at the repository's root (only there: the
+# package's own handbook/site/ must be copied, or the probe would import another checkout's), and anywhere
+# the interpreter's and tools' caches.
+_TOP_IGNORE = {".git", ".nox", ".venv", "site", "site.old", ".cache"}
+_ANY_IGNORE = shutil.ignore_patterns(
+    ".site-build-*", "__pycache__", ".pytest_cache", ".ruff_cache", "*.egg-info"
+)
+
+
+def _copy_ignore(folder: str, names: list[str]) -> set[str]:
+    top = _TOP_IGNORE & set(names) if Path(folder) == REPO_ROOT else set()
+    return top | _ANY_IGNORE(folder, names)
 
 
 def gzip_size(data: bytes) -> int:
@@ -563,7 +573,7 @@ def run_bench(work: Path, run_tests: bool = True, pairs: int = 3) -> dict:
     figures.update(paired_builds(work, pairs))
 
     tree = work / "tree"
-    shutil.copytree(REPO_ROOT, tree, ignore=_COPY_IGNORE)
+    shutil.copytree(REPO_ROOT, tree, ignore=_copy_ignore)
     env = {**os.environ, "PYTHONPATH": str(tree), "NO_MKDOCS_2_WARNING": "1"}
     done = subprocess.run(
         [sys.executable, "-m", "handbook.site.bench", "--probe", str(tree), str(work / "probe-site")],

@@ -3,7 +3,7 @@
 ``Configurator(kb, snapshot).configure(choice)`` is what the page and ``python -m handbook configure`` show:
 the composer's answer (handbook.calc.configure) with each command checked by the command checker. A
 composed command the checker finds an error in is never shown: the combination is refused with the
-checker's words. ``write_doctor_data`` writes what the pages load: the checker's export
+checker's words. ``doctor_exports`` computes what the pages load: the checker's export
 (assets/checker-data.json), the configurator's form (assets/configurator-data.json) and, per model ×
 accelerator, every answer the form can ask for (assets/configurator/<model>/<accelerator>.json), which
 docs/assets/doctor.js only renders.
@@ -11,7 +11,9 @@ docs/assets/doctor.js only renders.
 
 from __future__ import annotations
 
+import functools
 import json
+from collections.abc import Callable
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -23,13 +25,13 @@ from handbook.calc.configure import (
     Planner,
     T,
     choice_key,
+    configurable_models,
     configurator_data,
 )
 from handbook.calc.memory import Plan
 from handbook.checker.check import check_command
 from handbook.checker.export import CHECKER_DATA_PATH, checker_data
 from handbook.checker.findings import Finding
-from handbook.core.files import write_text
 from handbook.core.formatting import json_safe, thousands
 from handbook.core.messages import message
 from handbook.core.paths import DOCS_DIR
@@ -227,23 +229,22 @@ def canonical_json(data: Any) -> str:
     return json_safe(json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":"))) + "\n"
 
 
-def write_doctor_data(
-    kb: KB, snapshot: EngineSnapshot, site_dir: Path, docs_dir: Path = DOCS_DIR
-) -> list[Path]:
-    """Write the checker's export, the configurator's form and every model × accelerator's answers under
-    a built site's root; returns the files written."""
-    configurator = Configurator(kb, snapshot, docs_dir)
-    files: list[tuple[str, Any]] = [
-        (CHECKER_DATA_PATH, checker_data(snapshot, kb)),
-        (CONFIGURATOR_DATA_PATH, configurator.form()),
-    ]
-    for model in configurator.data["models"]:
-        for hw in configurator.data["hardware"]:
-            rel = f"{CONFIGURATOR_ANSWERS_DIR}/{model['id']}/{hw['id']}.json"
-            files.append((rel, configurator.answers(model["id"], hw["id"])))
-    written = []
-    for rel, data in files:
-        target = Path(site_dir) / rel
-        write_text(target, canonical_json(data), root=Path(site_dir), folders=True)
-        written.append(target)
-    return written
+def doctor_exports(
+    kb: KB, snapshot: EngineSnapshot, docs_dir: Path = DOCS_DIR
+) -> dict[str, Callable[[], str]]:
+    """What the pages load: path under the site's root → what computes its text. The configurator is built
+    on the first computation only (a build whose exports are all stored never builds it)."""
+    configurator = functools.cache(lambda: Configurator(kb, snapshot, docs_dir))
+    exports: dict[str, Callable[[], str]] = {
+        CHECKER_DATA_PATH: lambda: canonical_json(checker_data(snapshot, kb)),
+        CONFIGURATOR_DATA_PATH: lambda: canonical_json(configurator().form()),
+    }
+    for model in configurable_models(kb):
+        for hw in kb.hardware.values():
+            rel = f"{CONFIGURATOR_ANSWERS_DIR}/{model.id}/{hw.id}.json"
+            exports[rel] = functools.partial(_answers_json, configurator, model.id, hw.id)
+    return exports
+
+
+def _answers_json(configurator: Callable[[], Configurator], model: str, hw: str) -> str:
+    return canonical_json(configurator().answers(model, hw))

@@ -12,8 +12,10 @@ the same tree writes the same bytes.
 
 from __future__ import annotations
 
+import hashlib
 import html
 import itertools
+import json
 import posixpath
 import re
 import subprocess
@@ -291,8 +293,21 @@ def exports(site: Site, site_url: str | None, repo: Path = REPO_ROOT) -> dict[st
         LLMS_FULL: llms_full_txt(site, site_url),
         # the production pack (manifests, alerts, dashboards): its runbook links need an absolute URL
         # (the build's site_url, else mkdocs.yml's: HANDBOOK_SITE_URL or the local preview)
-        **site_files(site.kb, site.snapshot, _base(site_url) or configured_site_url()),
+        **production_files(site, _base(site_url) or configured_site_url()),
     }
+
+
+def production_files(site: Site, site_url: str) -> dict[str, str]:
+    """The production pack's files (handbook.production.pack.site_files), kept by content in the site's
+    store: they depend on the KB, the snapshot, the code and ``site_url`` alone."""
+
+    def pack() -> str:
+        return json.dumps(site_files(site.kb, site.snapshot, site_url), ensure_ascii=False)
+
+    if site.store is None:
+        return site_files(site.kb, site.snapshot, site_url)
+    name = "production-" + hashlib.sha256(site_url.encode()).hexdigest()[:16]
+    return json.loads(site.store.text(name, pack))
 
 
 def write_exports(site_dir: Path, site: Site, site_url: str | None) -> list[Path]:

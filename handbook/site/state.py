@@ -6,13 +6,15 @@ along; everything here runs (and is tested) without MkDocs.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from handbook.calc.planner_data import write_planner_data
+from handbook.calc.planner_data import PLANNER_DATA_PATH, planner_json
 from handbook.checker.cache import CheckCache
 from handbook.checker.findings import Finding
+from handbook.core.files import write_text
 from handbook.core.paths import DOCS_DIR, KB_ROOT
 from handbook.core.text import LANGS
 from handbook.diagrams.catalogue import drawable
@@ -24,7 +26,8 @@ from handbook.kb.loader import KB, KBInvalid, load_kb
 from handbook.render import renderers  # noqa: F401 - registers every kb: renderer
 from handbook.render.context import RenderContext
 from handbook.render.markers import MarkerErrors, render_page
-from handbook.site.configurator import write_doctor_data
+from handbook.site.configurator import doctor_exports
+from handbook.site.stored import CLEAN, BuildStore
 from handbook.validation.registry import run_checks
 
 
@@ -53,6 +56,7 @@ class Site:
     figures: list[str]  # the diagrams' SVGs to publish, relative to the KB's repository (checked fresh)
     stamp: tuple[tuple[str, int], ...]
     checks: CheckCache | None = None  # the engine checks kept by content in .cache/ (None: check each time)
+    store: BuildStore | None = None  # the exports kept by content in .cache/ (None: computed each time)
     rendered: dict[tuple[str, str, int], str] = field(default_factory=dict)
     # what renderers compute once for both languages (RenderContext.once); a new Site starts empty
     build_store: dict[str, Any] = field(default_factory=dict)
@@ -87,11 +91,19 @@ class Site:
         root = self.docs_dir / lang
         return sorted(p.relative_to(root).as_posix() for p in root.rglob("*.md"))
 
+    def assets(self) -> dict[str, Callable[[], str]]:
+        """The planner's, the checker's and the configurator's KB exports: path under the site → text."""
+        return {
+            PLANNER_DATA_PATH: lambda: planner_json(self.kb),
+            **doctor_exports(self.kb, self.snapshot, self.docs_dir),
+        }
+
     def write_assets(self, site_dir: Path) -> None:
-        """Files the build adds to a language's built site: the planner's, the checker's and the
-        configurator's KB exports."""
-        write_planner_data(self.kb, site_dir)
-        write_doctor_data(self.kb, self.snapshot, site_dir, self.docs_dir)
+        """Files the build adds to the built site's root: the KB exports, each computed once per content
+        of its inputs (read back from the store while they are unchanged)."""
+        for rel, compute in self.assets().items():
+            text = compute() if self.store is None else self.store.text(rel, compute)
+            write_text(site_dir / rel, text, root=site_dir, folders=True)
 
     def preflight(self) -> None:
         """Render every page of both languages before anything is written; report all problems at once."""
@@ -107,15 +119,20 @@ class Site:
             raise SiteError(problems)
 
 
-def load_site(kb_root: Path = KB_ROOT, docs_dir: Path = DOCS_DIR) -> Site:
+def load_site(kb_root: Path = KB_ROOT, docs_dir: Path = DOCS_DIR, previous: Site | None = None) -> Site:
     """The KB loaded and put through every check ``python -m handbook validate`` runs, the pinned engine
-    snapshot and the diagrams' SVGs checked fresh; ``SiteError`` with every problem otherwise."""
+    snapshot and the diagrams' SVGs checked fresh; ``SiteError`` with every problem otherwise.
+
+    ``previous``: the state this one replaces (``mkdocs serve`` after a KB edit); while the build's inputs
+    have the same content (the same ``BuildStore`` key: an edit that changed no value), its rendered pages
+    are this one's too."""
     try:
         kb = load_kb(kb_root)
     except KBInvalid as exc:
         raise SiteError([str(p) for p in exc.problems]) from None
     stamp = kb_stamp(kb_root)
-    problems = [str(p) for p in run_checks(kb, docs_dir)]
+    store = BuildStore(kb, docs_dir)
+    problems = checked(kb, docs_dir, store)
     try:
         snapshot = load_snapshot(kb.handbook.engine_version)
     except SnapshotError as exc:
@@ -132,7 +149,7 @@ def load_site(kb_root: Path = KB_ROOT, docs_dir: Path = DOCS_DIR) -> Site:
         raise SiteError(problems)
     checks = CheckCache(kb)
     findings = checks.findings(kb.recipes, kb.handbook.engine_version, snapshot)
-    return Site(
+    site = Site(
         kb=kb,
         docs_dir=docs_dir,
         snapshot=snapshot,
@@ -141,4 +158,19 @@ def load_site(kb_root: Path = KB_ROOT, docs_dir: Path = DOCS_DIR) -> Site:
         stamp=stamp,
         recipe_findings=findings,
         checks=checks,
+        store=store,
     )
+    if previous is not None and previous.store is not None and previous.store.key == store.key:
+        site.rendered, site.build_store = previous.rendered, previous.build_store
+    return site
+
+
+def checked(kb: KB, docs_dir: Path, store: BuildStore) -> list[str]:
+    """Every problem ``python -m handbook validate`` finds; a clean verdict is kept by content, so that an
+    unchanged KB is not checked again (problems are found afresh each time, at their current lines)."""
+    if store.stored("validation") == CLEAN:
+        return []
+    problems = [str(p) for p in run_checks(kb, docs_dir)]
+    if not problems:
+        store.keep("validation", CLEAN)
+    return problems

@@ -1,0 +1,128 @@
+"""The site build's results kept by content (handbook/site/stored.py): a stored text is the computed text, and
+a change to the KB's values, the engine's files, the pages or the code computes again; a comment does not."""
+
+from __future__ import annotations
+
+import dataclasses
+import shutil
+from pathlib import Path
+
+import pytest
+
+from handbook.core.paths import DOCS_DIR, ENGINE_DIR, KB_ROOT
+from handbook.kb.loader import load_kb
+from handbook.site import state, stored
+from handbook.site.state import checked, load_site
+from handbook.site.stored import CLEAN, BuildStore, build_key
+
+KB = load_kb()
+
+
+def _renamed(kb, name: str):
+    """The KB with its first model's name changed (one value, nothing else)."""
+    first = next(iter(kb.models))
+    models = {**kb.models, first: kb.models[first].model_copy(update={"name": name})}
+    return dataclasses.replace(kb, models=models)
+
+
+def _copy(folder: Path, into: Path) -> Path:
+    shutil.copytree(folder, into)
+    return into
+
+
+def test_each_input_is_in_the_key(tmp_path, monkeypatch):
+    docs = _copy(DOCS_DIR, tmp_path / "docs")
+    engine = _copy(ENGINE_DIR, tmp_path / "engine")
+    key = build_key(KB, docs, engine)
+    assert build_key(KB, docs, engine) == key  # the same inputs, the same key
+    assert build_key(_renamed(KB, "Renamed"), docs, engine) != key
+    page = docs / "en" / "index.md"
+    page.write_bytes(page.read_bytes() + b"\n")
+    assert build_key(KB, docs, engine) != key
+    key = build_key(KB, docs, engine)
+    release = next(engine.glob("*.json"))
+    release.write_bytes(release.read_bytes() + b" ")
+    assert build_key(KB, docs, engine) != key
+    key = build_key(KB, docs, engine)
+    monkeypatch.setattr(stored, "code_digest", lambda: "another version of the package")
+    assert build_key(KB, docs, engine) != key
+
+
+def test_a_comment_in_a_kb_file_keeps_the_key_and_a_value_changes_it(tmp_path):
+    kb_copy = _copy(KB_ROOT, tmp_path / "kb")
+    model = sorted((kb_copy / "models").glob("*.yaml"))[0]
+    model.write_text(model.read_text(encoding="utf-8") + "\n# a note for editors\n", encoding="utf-8")
+    commented = load_kb(kb_copy)
+    assert build_key(commented, DOCS_DIR) == build_key(KB, DOCS_DIR)
+    text = model.read_text(encoding="utf-8")
+    name = commented.models[model.stem].name
+    model.write_text(text.replace(f"name: {name}", f"name: {name} (edited)", 1), encoding="utf-8")
+    edited = load_kb(kb_copy)
+    assert edited.models[model.stem].name == f"{name} (edited)"
+    assert build_key(edited, DOCS_DIR) != build_key(KB, DOCS_DIR)
+
+
+def test_a_stored_text_is_read_back_until_an_input_changes(tmp_path):
+    folder = tmp_path / ".cache" / "build"
+    computed: list[str] = []
+
+    def compute(text: str):
+        return lambda: computed.append(text) or text
+
+    first = BuildStore(KB, DOCS_DIR, folder)
+    assert first.text("assets/data.json", compute("one")) == "one"
+    assert BuildStore(KB, DOCS_DIR, folder).text("assets/data.json", compute("two")) == "one"
+    assert computed == ["one"]
+    edited = BuildStore(_renamed(KB, "Renamed"), DOCS_DIR, folder)
+    assert edited.text("assets/data.json", compute("three")) == "three"
+    assert computed == ["one", "three"]
+    # one file per name: the text kept under the old key is gone
+    assert [p.name for p in folder.iterdir()] == [f"assets-data.json-{edited.key[:32]}"]
+
+
+def test_only_a_clean_verdict_is_kept(tmp_path, monkeypatch):
+    store = BuildStore(KB, DOCS_DIR, tmp_path / ".cache" / "build")
+    problem = "kb/models/x.yaml:3: name: got '', expected a name"
+    monkeypatch.setattr(state, "run_checks", lambda kb, docs: [problem])
+    assert checked(KB, DOCS_DIR, store) == [problem]
+    assert store.stored("validation") is None  # checked again next time, at the lines of the time
+    monkeypatch.setattr(state, "run_checks", lambda kb, docs: [])
+    assert checked(KB, DOCS_DIR, store) == []
+    assert store.stored("validation") == CLEAN
+
+    def unreachable(kb, docs):
+        raise AssertionError("a KB already found clean was checked again")
+
+    monkeypatch.setattr(state, "run_checks", unreachable)
+    assert checked(KB, DOCS_DIR, store) == []
+
+
+@pytest.fixture(scope="module")
+def site():
+    return load_site()
+
+
+def test_stored_exports_are_the_computed_bytes(site, tmp_path):
+    """What the build writes from the store is what computing the exports again writes."""
+    fresh = {rel: compute() for rel, compute in site.assets().items()}
+    site.store = BuildStore(site.kb, site.docs_dir, tmp_path / ".cache" / "build")
+    for _ in range(2):  # computed and kept, then read back
+        out = tmp_path / "site"
+        shutil.rmtree(out, ignore_errors=True)
+        out.mkdir()
+        site.write_assets(out)
+        assert {rel: (out / rel).read_text(encoding="utf-8") for rel in fresh} == fresh
+    assert {name for name in fresh} == {
+        p.name.rsplit("-", 1)[0].replace("assets-", "assets/", 1) for p in site.store.folder.iterdir()
+    }
+
+
+def test_a_rebuild_whose_inputs_kept_their_content_keeps_the_rendered_pages(site):
+    """mkdocs serve after a KB edit that changed no value (a comment) renders no page again; after any
+    change of content (here: another key), every page is rendered again."""
+    page = site.pages("en")[0]
+    site.render((site.docs_dir / "en" / page).read_text(encoding="utf-8"), "en", page)
+    again = load_site(previous=site)
+    assert again.store.key == site.store.key and again.rendered is site.rendered and again.rendered
+    site.store.key = "the key of other content"
+    assert load_site(previous=site).rendered == {}

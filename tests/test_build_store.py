@@ -77,7 +77,7 @@ def test_a_stored_text_is_read_back_until_an_input_changes(tmp_path):
     assert edited.text("assets/data.json", compute("three")) == "three"
     assert computed == ["one", "three"]
     # one file per name: the text kept under the old key is gone
-    assert [p.name for p in folder.iterdir()] == [f"assets-data.json-{edited.key[:32]}"]
+    assert [p.name for p in folder.iterdir()] == [f"assets~data.json-{edited.key[:32]}"]
 
 
 def test_only_a_clean_verdict_is_kept(tmp_path, monkeypatch):
@@ -113,7 +113,7 @@ def test_stored_exports_are_the_computed_bytes(site, tmp_path):
         site.write_assets(out)
         assert {rel: (out / rel).read_text(encoding="utf-8") for rel in fresh} == fresh
     assert {name for name in fresh} == {
-        p.name.rsplit("-", 1)[0].replace("assets-", "assets/", 1) for p in site.store.folder.iterdir()
+        p.name.rsplit("-", 1)[0].replace("~", "/") for p in site.store.folder.iterdir()
     }
 
 

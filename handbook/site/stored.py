@@ -56,7 +56,9 @@ class BuildStore:
         self.key = build_key(kb, docs_dir, engine_dir)
 
     def _file(self, name: str) -> Path:
-        return self.folder / f"{name.replace('/', '-')}-{self.key[:32]}"
+        # one file per export: the path's folders joined by '~', which no KB id or export name holds (a '-'
+        # would make assets/configurator/a-b/c.json and assets/configurator/a/b-c.json one file)
+        return self.folder / f"{name.replace('/', '~')}-{self.key[:32]}"
 
     def stored(self, name: str) -> str | None:
         """The text kept as ``name`` under this key, or None."""

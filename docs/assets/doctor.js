@@ -542,7 +542,7 @@
       let answers;
       try {
         answers = await this.pair();
-      } catch (err) {
+      } catch {
         const status = this.root.querySelector(".cfg-status");
         status.replaceChildren(element("p", { class: "cfg-warn" }, template(this.m["cfg-load-failed"], { url: this.data.answers })));
         return;
@@ -590,7 +590,7 @@
         const command = answers.commands[index];
         if (command.recipe) used.add(command.recipe);
         out.push(this.renderCommand(command, lastPlan));
-        if (command.plan && command.plan.link) lastPlan = command.plan.link.query;
+        if (command.plan?.link) lastPlan = command.plan.link.query;
       }
       if (result.notes.length) {
         out.push(element("p", { class: "cfg-heading" }, m["cfg-notes"]));
@@ -664,7 +664,7 @@
         verdict.append(element("p", { class: "cfg-clean" }, template(m["cfg-checked-clean"], { version: this.data.engine_version })));
       }
       box.append(verdict);
-      if (command.plan && command.plan.link && command.plan.link.query !== lastPlan) box.append(this.renderPlan(command.plan));
+      if (command.plan?.link && command.plan.link.query !== lastPlan) box.append(this.renderPlan(command.plan));
       return box;
     }
 

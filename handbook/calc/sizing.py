@@ -273,10 +273,26 @@ def is_qsa(model: Model) -> bool:
     return model.config.indexer_n_heads is not None
 
 
+# configs/model_config.py:690-704: multimodal architectures the engine serves text-only unless
+# --enable-multimodal is given (so no encoder reservation, no vision fraction by default)
+MULTIMODAL_OFF_BY_DEFAULT = frozenset(
+    {
+        "Gemma3ForConditionalGeneration",
+        "Llama4ForConditionalGeneration",
+        "Step3VLForConditionalGeneration",
+        "InklingForConditionalGeneration",
+    }
+)
+
+
 def is_multimodal(model: Model) -> bool | None:
-    """configs/model_config.py:is_multimodal_model:2522-2529 (any of the config's architectures)."""
+    """Whether the engine serves the model as multimodal by default: configs/model_config.py:
+    is_multimodal_model:2522-2529 (any of the config's architectures), less the architectures it serves
+    text-only unless asked (:690-704, on the first architecture)."""
     archs = model.config.architectures
-    return None if not archs else any(a in MULTIMODAL for a in archs)
+    if not archs:
+        return None
+    return any(a in MULTIMODAL for a in archs) and archs[0] not in MULTIMODAL_OFF_BY_DEFAULT
 
 
 def is_hybrid_swa(model: Model) -> bool | None:
@@ -409,17 +425,17 @@ VLM_BASE = 0.95
 VLM_FACTOR_MAX = 1.05
 
 
-# What memory_hook.py:439-440 takes when the vision config has no such key
-VIT_DEFAULT_HIDDEN, VIT_DEFAULT_LAYERS = 1024, 24
+# What memory_hook.py:439 takes when the vision config has no num_hidden_layers
+VIT_DEFAULT_LAYERS = 24
 
 
 def vision_shape(model: Model) -> tuple[int, int] | None:
-    """The vision encoder's (hidden size, layers) as the engine reads them, its defaults where the file has
-    no such key; None: the KB does not hold the model's vision_config."""
+    """The vision encoder's (hidden size, layers) as the engine reads them, 24 layers where the config has
+    no num_hidden_layers; None: the KB does not hold the model's vision_config."""
     vision = model.config.vision_config
     if vision is None:
         return None
-    return (vision.hidden_size or VIT_DEFAULT_HIDDEN, vision.num_hidden_layers or VIT_DEFAULT_LAYERS)
+    return (vision.hidden_size, vision.num_hidden_layers or VIT_DEFAULT_LAYERS)
 
 
 def state_dtype(model: Model) -> str | None:
@@ -435,7 +451,7 @@ def vlm_fraction(fraction: float, hidden_size: int | None, layers: int | None) -
     """The multimodal adjustment of the default fraction; ``hidden_size`` None: its largest (a bound)."""
     if hidden_size is None:
         return fraction * (VLM_BASE * VLM_FACTOR_MAX)
-    vit_layers = layers if layers is not None else 24  # getattr(vision_config, "num_hidden_layers", 24)
+    vit_layers = layers if layers is not None else VIT_DEFAULT_LAYERS
     ratio = vit_layers * hidden_size**2 / (24 * 1024**2)
     dynamic = max(0.8, min(1.05, 1.0 - 0.1 * (ratio - 1.0)))
     return fraction * (VLM_BASE * dynamic)

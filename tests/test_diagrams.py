@@ -712,7 +712,8 @@ def test_the_kv_chart_draws_every_model_and_no_bar_for_an_unpublished_config():
             else "not in this KB: kv_lora_rank, qk_rope_head_dim"
         )
         assert unknown in dot  # Kimi-K3.1-Pro: said, not drawn
-        assert dot.count('BGCOLOR="#86efac"') == dot.count('BGCOLOR="#bbf7d0"') == 8  # 8 models known
+        # 9 models known (MiniMax-M3's layers and heads from its config.json)
+        assert dot.count('BGCOLOR="#86efac"') == dot.count('BGCOLOR="#bbf7d0"') == 9
     from handbook.diagrams import charts
 
     bars = rf'<TD WIDTH="(\d+)" HEIGHT="{charts.ROW_PT - 4}" FIXEDSIZE'

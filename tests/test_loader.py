@@ -157,7 +157,8 @@ def test_validate_judges_a_kb_in_a_folder_of_any_name(tmp_path, capsys):
     )
     assert main(["validate", "--kb", str(root)]) == 1
     err = capsys.readouterr().err
-    assert "knowledge/models/deepseek-v4-pro.yaml:63: notes[0].en: got 'must'" in err
+    line = page.read_text().splitlines().index("    en: It must run on many nodes") + 1
+    assert f"knowledge/models/deepseek-v4-pro.yaml:{line}: notes[0].en: got 'must'" in err
 
 
 # ------------------------------------------------------------------------------------------------ strict values

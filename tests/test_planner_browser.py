@@ -155,10 +155,11 @@ def test_unpublished_fields_say_so(page, site_url):
     assert figures["weights"] == ("本 KB 没有（params.total_b）", "")
     assert figures["max-tokens"] == ("本 KB 没有（params.total_b）", "")
     assert figures["kv-token-gpu"] == ("89,856 B (87.8 KiB)", "89856")
-    open_planner(page, site_url, "en", "?model=minimax-m3&gpu=gb200")
+    # DeepSeek-V4-Pro's config.json has no kv_lora_rank (its pool is its own): the KV is not in this KB
+    open_planner(page, site_url, "en", "?model=deepseek-v4-pro&gpu=gb200")
     figures = shown(page)
     assert figures["gpu"] == ("not in this KB (memory_gb)", "")
-    assert figures["kv-token"] == ("not in this KB (num_hidden_layers, num_key_value_heads, head_dim)", "")
+    assert figures["kv-token"] == ("not in this KB (kv_lora_rank)", "")
 
 
 def test_invalid_link_values_fall_back_with_a_visible_note(page, site_url):
@@ -168,7 +169,8 @@ def test_invalid_link_values_fall_back_with_a_visible_note(page, site_url):
         "The link's model=nope is not valid; the default deepseek-v3 is used instead.",
         "The link's tp=7 is not valid; the default auto is used instead.",
         "The link's mem-fraction-static=1.5 is not valid; the default — is used instead.",
-        "The link's context=abc is not valid; the default 8192 is used instead.",
+        # DeepSeek-V3 opens on the context every model serves (its own, derived, is 163,840)
+        "The link's context=abc is not valid; the default 131072 is used instead.",
     ]:
         assert note in status
     assert page.is_visible(".planner-status.planner-warn")

@@ -126,7 +126,7 @@ def test_a_derived_context_above_8192_brings_aiters_scaling_on_amd():
     "arch",
     [
         "Qwen2_5_VLForConditionalGeneration",
-        "Gemma3ForConditionalGeneration",
+        "Glm4vForConditionalGeneration",
         "KimiK25ForConditionalGeneration",
     ],
 )
@@ -177,10 +177,10 @@ def test_a_key_the_whole_config_lacks_takes_the_engines_default_exactly():
     exact = memory.plan(absent, H100, BF16, BF16, 8)
     assert "state-dtype" not in exact.bounds
     assert exact.state_bytes_per_request > unknown.state_bytes_per_request  # the bound took the smaller
-    # a vision config without hidden_size / num_hidden_layers keys: the engine's 1,024 and 24
-    bare = variant("qwen3.5-397b-a17b", vision_config=VisionConfig())
+    # a vision config without num_hidden_layers (Qwen-VL's depth): the engine's 24
+    bare = variant("qwen3.5-397b-a17b", vision_config=VisionConfig(hidden_size=1024))
     assert sizing.vision_shape(bare) == (1024, 24)
-    # ratio 1 → factor 0.95 exactly
+    # ratio 24 × 1,024² / (24 × 1,024²) = 1 → factor 0.95 exactly
     p = memory.plan(bare, H100, BF16, BF16, 8)
     assert p.mem_fraction_default == pytest.approx(p_default(H100, 8) * 0.95)
     assert "vision-config" not in p.bounds
@@ -211,3 +211,12 @@ def test_the_moe_gqa_count_matches_qwen3_30b_a3b_s_published_total():
     assert round(count.total / 1e9, 1) == 30.5
     # the dense Qwen2.5-7B (7.61B on its card) by the dense formula, biases aside (q, k, v: 0.3M in all)
     assert round(params.param_count(models["qwen2.5-7b"]).total / 1e9, 2) == 7.62
+
+
+@pytest.mark.parametrize("arch", sorted(sizing.MULTIMODAL_OFF_BY_DEFAULT))
+def test_architectures_the_engine_serves_text_only_by_default_get_no_reservation(arch):
+    # configs/model_config.py:690-704: Gemma-3, Llama-4, Step3-VL, Inkling without --enable-multimodal
+    model = variant("llama-3.1-8b", architectures=[arch])
+    assert sizing.is_multimodal(model) is False
+    p = memory.plan(model, H100, BF16, BF16, 1)
+    assert p.mm_reserve_bytes == 0 and "vlm-fraction" not in p.notes

@@ -96,6 +96,9 @@ def test_export_shape():
         "num_key_value_heads": 8,
         "head_dim": 64,
         "hidden_size": 2880,
+        "intermediate_size": 2880,
+        "vocab_size": 201088,
+        "tie_word_embeddings": False,
         "layer_types_count": {"full_attention": 18, "sliding_attention": 18},
     }
     assert {key: value for key, value in oss.items() if key != "config"} == {
@@ -243,9 +246,9 @@ def test_the_page_says_which_context_each_model_opens_on():
 
 
 def test_the_real_planner_page_names_the_models_that_open_on_the_default():
-    # DeepSeek-V3, the page's first model, publishes no native context in the KB: the prose must say why it
-    # opens on 8,192 tokens rather than on the 131,072 the paragraph names for the others
-    unpublished = [m for m in KB.models.values() if memory.native_context(m) is None]
-    assert KB.models[planner_data(KB)["defaults"]["model"]] in unpublished
-    text = _opening(KB, "en", "unpublished")
-    assert all(m.name in text for m in unpublished) and "8,192 tokens" in text
+    # every KB model has a native context now, stated or derived from its config.json as the engine derives
+    # it (DeepSeek-V3: max_position_embeddings 163,840, YaRN with the original length named): the sentence
+    # on models that open on the planner's default is left out
+    assert [m.id for m in KB.models.values() if memory.native_context(m) is None] == []
+    assert memory.native_context(KB.models["deepseek-v3"]) == 163_840
+    assert _opening(KB, "en", "unpublished") == ""

@@ -21,7 +21,11 @@ from handbook.core.paths import REPO_ROOT
 from handbook.kb.loader import load_kb
 from handbook.oracles import sizing as oracle
 
-KB = load_kb()
+BASE = load_kb()
+# the KB and the public configs it does not ship (tests/fixtures/extra-configs), imported as
+# `new model --from-config` imports them
+KB = oracle.with_extras(BASE, REPO_ROOT / oracle.EXTRA_CONFIGS)
+EXTRAS = [m for m in KB.models if m not in BASE.models]
 GOLDEN = REPO_ROOT / "tests" / "golden" / "sizing-0.5.23.json"
 REGENERATE = "nox -s engine-sizing"
 RECORDS = json.loads(GOLDEN.read_text(encoding="utf-8"))["records"]
@@ -79,7 +83,12 @@ def test_the_golden_covers_every_model_accelerator_tp_and_kv_dtype():
         )
         for r in RECORDS
     )
-    expected = sorted(itertools.product(KB.models, oracle.HW_IDS, oracle.TPS, oracle.KV_IDS, oracle.VARIANTS))
+    expected = sorted(
+        [
+            *itertools.product(BASE.models, oracle.HW_IDS, oracle.TPS, oracle.KV_IDS, oracle.VARIANTS),
+            *itertools.product(EXTRAS, oracle.EXTRA_HW_IDS, oracle.EXTRA_TPS, oracle.KV_IDS, oracle.VARIANTS),
+        ]
+    )
     assert seen == expected, f"the golden file does not cover the KB: run `{REGENERATE}`"
     assert not by_status("engine-error")
 
@@ -177,3 +186,23 @@ def test_a_changed_kb_field_makes_the_golden_stale():
     fresh = oracle.make_case(kb, case["model"], case["hw"], case["tp"], case["kv"], case["variant"])
     assert oracle.digest_of(oracle.build_config(kb, "glm-5.3"), fresh) != record["digest"]
     assert oracle.digest_of(config("glm-5.3"), fresh) == record["digest"]
+
+
+def test_the_extra_configs_cover_the_families_and_plan_like_the_engine():
+    """Six public models of other families, imported like a contributor's, one golden record each at least;
+    where their files give every input (dense GQA, MoE GQA) the planner is exact on every accelerator."""
+    assert (
+        sorted(EXTRAS)
+        == [
+            "gemma-3-27b-it",  # sliding window (one pool: not a hybrid-SWA architecture), multimodal off by default
+            "mixtral-8x7b",  # MoE GQA
+            "qwen2.5-7b",  # dense GQA
+            "qwen2.5-vl-7b",  # multimodal
+            "qwen3-30b-a3b",  # MoE GQA
+            "qwen3-next-80b-a3b",  # hybrid linear
+        ]
+    )
+    exact = {r["inputs"]["model"] for r in by_status("exact")}
+    assert {"qwen2.5-7b", "qwen3-30b-a3b"} <= exact
+    for model_id in EXTRAS:
+        assert any(r["inputs"]["model"] == model_id for r in RECORDS)

@@ -41,7 +41,7 @@ def test_models_with_a_published_total_or_no_formula_are_left_alone():
     assert params.param_count(KB.models["gpt-oss-120b"]) is None  # sliding-window layers: no formula
     assert params.param_count(KB.models["glm-5.3"]) is None  # a DSA indexer: no formula
     assert params.missing_fields(KB.models["qwen3.5-397b-a17b"]) == ["params.total_b"]
-    assert "vocab_size" in params.missing_fields(KB.models["glm-5"])  # MLA + MoE, fields unknown
+    assert params.missing_fields(KB.models["glm-5"]) == ["params.total_b"]  # its config has a DSA indexer
 
 
 # ------------------------------------------------------------------------------------------ engine defaults

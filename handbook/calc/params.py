@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from handbook.calc import sizing
 from handbook.kb.schema import Model
 
 DENSE_FIELDS = (
@@ -86,6 +87,8 @@ def formula_family(model: Model) -> tuple[str, tuple[str, ...]] | None:
     c = model.config
     linear_or_sliding = {"linear_attention", "sliding_attention"} & set(c.layer_types_count)
     if linear_or_sliding or c.full_attention_interval or c.index_topk is not None:
+        return None
+    if set(c.architectures or ()) & sizing.MULTIMODAL:  # the count would leave out the vision tower
         return None
     if model.attention.kv_formula == "gqa" and model.experts is None:
         return "dense-gqa", DENSE_FIELDS

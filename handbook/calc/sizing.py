@@ -274,10 +274,26 @@ def is_qsa(model: Model) -> bool:
     return model.config.indexer_n_heads is not None
 
 
+# configs/model_config.py:690-704: multimodal architectures the engine serves text-only unless
+# --enable-multimodal is given (so no encoder reservation, no vision fraction by default)
+MULTIMODAL_OFF_BY_DEFAULT = frozenset(
+    {
+        "Gemma3ForConditionalGeneration",
+        "Llama4ForConditionalGeneration",
+        "Step3VLForConditionalGeneration",
+        "InklingForConditionalGeneration",
+    }
+)
+
+
 def is_multimodal(model: Model) -> bool | None:
-    """configs/model_config.py:is_multimodal_model:2522-2529 (any of the config's architectures)."""
+    """Whether the engine serves the model as multimodal by default: configs/model_config.py:
+    is_multimodal_model:2522-2529 (any of the config's architectures), less the architectures it serves
+    text-only unless asked (:690-704, on the first architecture)."""
     archs = model.config.architectures
-    return None if not archs else any(a in MULTIMODAL for a in archs)
+    if not archs:
+        return None
+    return any(a in MULTIMODAL for a in archs) and archs[0] not in MULTIMODAL_OFF_BY_DEFAULT
 
 
 def is_hybrid_swa(model: Model) -> bool | None:
@@ -484,17 +500,17 @@ VLM_FACTOR_MIN, VLM_FACTOR_MAX = 0.8, 1.05  # :459
 VIT_BASELINE_LAYERS, VIT_BASELINE_HIDDEN = 24, 1024  # :444-445
 
 
-# What memory_hook.py:439-440 takes when the vision config has no such key
-VIT_DEFAULT_HIDDEN, VIT_DEFAULT_LAYERS = 1024, 24
+# What memory_hook.py:439 takes when the vision config has no num_hidden_layers
+VIT_DEFAULT_LAYERS = 24
 
 
 def vision_shape(model: Model) -> tuple[int, int] | None:
-    """The vision encoder's (hidden size, layers) as the engine reads them, its defaults where the file has
-    no such key; None: the KB does not hold the model's vision_config."""
+    """The vision encoder's (hidden size, layers) as the engine reads them, 24 layers where the config has
+    no num_hidden_layers; None: the KB does not hold the model's vision_config."""
     vision = model.config.vision_config
     if vision is None:
         return None
-    return (vision.hidden_size or VIT_DEFAULT_HIDDEN, vision.num_hidden_layers or VIT_DEFAULT_LAYERS)
+    return (vision.hidden_size, vision.num_hidden_layers or VIT_DEFAULT_LAYERS)
 
 
 def state_dtype(model: Model) -> str | None:

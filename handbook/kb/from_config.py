@@ -120,6 +120,8 @@ def _rope(text: dict[str, Any]) -> dict[str, Any] | None:
         "rope_type": rope.get("rope_type") or rope.get("type"),
         "factor": rope.get("factor"),
         "original_max_position_embeddings": rope.get("original_max_position_embeddings"),
+        "low_freq_factor": rope.get("low_freq_factor"),
+        "high_freq_factor": rope.get("high_freq_factor"),
     }
     kept = {k: v for k, v in kept.items() if v is not None}
     return kept or None
@@ -203,7 +205,7 @@ def model_from_config(
     if merged.get("is_hybrid_swa") is not None:
         cfg["is_hybrid_swa"] = bool(merged["is_hybrid_swa"])
     vision = config.get("vision_config")
-    if isinstance(vision, dict):
+    if isinstance(vision, dict) and vision.get("hidden_size") is not None:
         cfg["vision_config"] = {
             k: vision[k] for k in ("hidden_size", "num_hidden_layers") if vision.get(k) is not None
         }

@@ -209,9 +209,9 @@ class VisionConfig(Closed):
     """A multimodal checkpoint's ``vision_config``: SGLang's default --mem-fraction-static shrinks with the
     vision encoder's size (arg_groups/memory_hook.py:adjust_mem_fraction_for_vlm:417-462)."""
 
-    # None: the file has no such key (Qwen-VL vision configs name them depth and embed_dim), so the engine
-    # takes its defaults, 1,024 and 24 (memory_hook.py:439-440)
-    hidden_size: Width | None = None
+    hidden_size: Width
+    # None: neither the file nor its transformers config class has the key (Qwen-VL vision configs name it
+    # depth), so the engine takes 24 (memory_hook.py:439)
     num_hidden_layers: Layers | None = None
 
 
@@ -223,6 +223,9 @@ class RopeScaling(Closed):
     rope_type: NonEmpty | None = None  # ``rope_type`` (older configs: ``type``)
     factor: float | None = Field(default=None, gt=0, le=1024)
     original_max_position_embeddings: Tokens | None = None
+    # llama3 scaling's own keys: the engine's transformers refuses a llama3 rope_scaling without them
+    low_freq_factor: float | None = Field(default=None, gt=0, le=1024)
+    high_freq_factor: float | None = Field(default=None, gt=0, le=1024)
 
 
 class QuantizationConfig(Closed):

@@ -109,6 +109,16 @@ def poison(root: Path) -> tuple[int, list[str]]:
             # it: the strings of that file go back then
             if not located and problem.message.startswith("shell."):
                 located = [key for key in poisoned if key[0] == problem.file]
+            # a rule's quotes are checked against what its (poisoned) message quotes: a refusal of one field
+            # that no poisoned string lies under sends back the strings of its entity (rules[18].quotes →
+            # rules[18].message)
+            if not located and problem.path:
+                entity = problem.path.split(".", 1)[0] + "."
+                located = [
+                    key
+                    for key in poisoned
+                    if key[0] == problem.file and format_path(key[1]).startswith(entity)
+                ]
             for file, path in located:
                 node = docs[file]
                 for part in path[:-1]:

@@ -20,7 +20,7 @@
 
   class NotPublished extends Error {
     constructor(subject, missing) {
-      super(`${subject}: not published: ${missing.join(", ")}`);
+      super(`${subject}: not in this KB: ${missing.join(", ")}`);
       this.missing = missing;
     }
   }

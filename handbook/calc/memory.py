@@ -50,7 +50,7 @@ DEFAULT_CONTEXT = 8192
 
 
 class NotPublished(ValueError):
-    """A figure needs a field that no source gives; ``missing`` names the fields."""
+    """A figure needs a field this KB does not have; ``missing`` names the fields."""
 
     def __init__(self, subject: object, missing: list[str]):
         self.subject = getattr(subject, "id", subject)

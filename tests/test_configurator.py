@@ -317,6 +317,7 @@ def test_the_command_line_refuses_with_exit_1_and_rejects_bad_input_with_exit_2(
     err = capsys.readouterr().err
     assert "unknown model 'qwen3.5-397b' (did you mean 'qwen3.5-397b-a17b'?)" in err
     assert main([*base, "--model", "gpt-oss-120b", "--precision", "mxfp4", "--pd", "--lang", "en"]) == 2
-    assert "the KB has no PD-disaggregation command for gpt-oss-120b (it has them for: deepseek-v3, deepseek-v4-pro)" in (
-        capsys.readouterr().err
+    assert (
+        "the KB has no PD-disaggregation command for gpt-oss-120b (it has them for: deepseek-v3, deepseek-v4-pro)"
+        in (capsys.readouterr().err)
     )

@@ -228,7 +228,7 @@ def test_the_new_kind_gets_a_json_schema_and_an_editor_mapping(worked_example):
 def test_every_kind_is_declared_once_with_its_file():
     kinds = loader.KINDS
     assert [k.name for k in kinds] == [
-        "handbook", "sources", "dtypes", "hardware", "models", "attention", "groups", "recipes",
+        "handbook", "sources", "dtypes", "quantizations", "hardware", "models", "attention", "groups", "recipes",
         "pitfalls", "env_vars", "observability", "tuning", "architecture", "topologies", "claims", "edits",
         "rules", "resolved_defaults", "wording_exceptions", "glossary",
     ]  # fmt: skip
@@ -245,7 +245,16 @@ def test_every_kind_is_declared_once_with_its_file():
 
 def test_every_reference_in_the_schema_names_a_declared_kind():
     pools = {m.pool for kind in loader.KINDS for m in markers(kind.schema) if isinstance(m, Ref)}
-    assert pools == {"sources", "models", "hardware", "dtypes", "attention", "env_vars", "rules"}
+    assert pools == {
+        "sources",
+        "models",
+        "hardware",
+        "dtypes",
+        "quantizations",
+        "attention",
+        "env_vars",
+        "rules",
+    }
 
 
 def test_a_reference_to_an_undeclared_kind_fails_at_import(tmp_path):
@@ -260,7 +269,7 @@ def test_a_reference_to_an_undeclared_kind_fails_at_import(tmp_path):
     )  # fmt: skip
     assert run.returncode == 1
     assert run.stderr.splitlines()[-1] == (
-        "TypeError: AttentionFamily: got Ref('modles'), expected one of: sources, dtypes, hardware, models, "
+        "TypeError: AttentionFamily: got Ref('modles'), expected one of: sources, dtypes, quantizations, hardware, models, "
         "attention, groups, recipes, pitfalls, env_vars, claims, rules, glossary"
     )
 

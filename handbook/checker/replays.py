@@ -33,8 +33,10 @@ FORMAT = "handbook-recipe-replay/1"
 REPLAY_DIR = ENGINE_DIR
 RERUN = "nox -s engine-replay -- --stale"
 
-# KB bookkeeping in ``config:``, not config.json fields.
-# absent: keys the file lacks (not a key); quantization_config: the replay runs no quantized loader
+# KB bookkeeping in ``config:``, not config.json fields (the recipe replay and the sizing oracle both build a
+# config.json without them). absent: keys the file lacks (not a key); quantization_config: neither runs a
+# quantized loader (the oracle's weights per GPU are its input; on the CPU those loaders refuse the
+# accelerator-only methods)
 NOT_CONFIG_FIELDS = (
     "source",
     "field_sources",

@@ -59,6 +59,7 @@ from typing import Any
 
 from handbook.calc import memory, sizing
 from handbook.calc.planner_data import weight_dtypes
+from handbook.checker.replays import NOT_CONFIG_FIELDS
 from handbook.core.files import write_text
 from handbook.kb.loader import load_kb
 
@@ -108,18 +109,6 @@ ACCEPTANCE_FIELDS: dict[str, dict[str, tuple[Any, str]]] = {
         "text.model_type": ("qwen4_exp_text", "qwen3.8-flash-next-fp8-config-transcription"),
     },
 }
-# KB config fields that are not config.json keys as they stand.
-# quantization_config: the engine's quantized loaders are not what sizes the pool (the weights per GPU are
-# the case's input), and on the CPU they would refuse the accelerator-only methods.
-NOT_CONFIG_KEYS = {
-    "source",
-    "field_sources",
-    "layer_types_count",
-    "architectures",
-    "model_type",
-    "absent",
-    "quantization_config",
-}
 
 
 # ---------------------------------------------------------------------------------------------- inputs
@@ -165,7 +154,7 @@ def build_config(kb: Any, model_id: str) -> dict | None:
     text: dict[str, Any] = {}
     for name in type(c).model_fields:
         value = getattr(c, name)
-        if name in NOT_CONFIG_KEYS or value is None:
+        if name in NOT_CONFIG_FIELDS or value is None:
             continue
         text[name] = value.model_dump(exclude_none=True) if hasattr(value, "model_dump") else value
     types_ = layer_types(dict(c.layer_types_count), c.num_hidden_layers, c.full_attention_interval)

@@ -48,6 +48,26 @@ def test_each_input_is_in_the_key(tmp_path, monkeypatch):
     assert build_key(KB, docs, engine) != key
 
 
+def test_the_repository_files_the_checks_and_pages_read_are_in_the_key(tmp_path, monkeypatch):
+    """The source's text (the silent-change and source-parity checks read it), the drawn figures, the bench
+    record and mkdocs.yml: a stored clean verdict or export must not outlive an edit to any of them."""
+    source = tmp_path / "source" / "handbook.md"
+    figure = tmp_path / "assets" / "topologies" / "a.svg"
+    bench, yml = tmp_path / "benchmarks" / "latest.json", tmp_path / "mkdocs.yml"
+    for path, text in ((source, "源稿\n"), (figure, "<svg/>\n"), (bench, "{}\n"), (yml, "site_url: x\n")):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    monkeypatch.setattr(stored, "SOURCE_TEXT", source)
+    monkeypatch.setattr(stored, "REPO_ROOT", tmp_path)
+    monkeypatch.setattr(stored, "BENCH_RECORD", bench)
+    monkeypatch.setattr(stored, "MKDOCS_YML", yml)
+    key = build_key(KB, DOCS_DIR, ENGINE_DIR)
+    for path in (source, figure, bench, yml):
+        path.write_text(path.read_text(encoding="utf-8") + "\n", encoding="utf-8")
+        assert build_key(KB, DOCS_DIR, ENGINE_DIR) != key, path
+        key = build_key(KB, DOCS_DIR, ENGINE_DIR)
+
+
 def test_a_comment_in_a_kb_file_keeps_the_key_and_a_value_changes_it(tmp_path):
     kb_copy = _copy(KB_ROOT, tmp_path / "kb")
     model = sorted((kb_copy / "models").glob("*.yaml"))[0]

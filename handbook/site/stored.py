@@ -2,8 +2,9 @@
 
 The planner's, the checker's and the configurator's exports and the verdict that the KB passes every check
 (handbook.validation) depend only on the KB as loaded, the engine's files (kb/engine/: the snapshots, the
-release history, the replays), the pages under docs/ and the package's code and wording. ``build_key`` hashes
-all four; a stored result is read back only under the same key, so any change to any of them computes again.
+release history, the replays), the pages under docs/, the package's code and wording, and the repository files
+the checks and renderers read (source/, assets/, benchmarks/latest.json, mkdocs.yml). ``build_key`` hashes
+them all; a stored result is read back only under the same key, so any change to any of them computes again.
 
 The KB enters as parsed (its kb.json form): a comment or a reformatting of a KB file changes no key, a changed
 value does. The engine's files, the pages and the code enter as bytes. Only a clean check verdict is stored:
@@ -21,7 +22,7 @@ from pathlib import Path
 
 from handbook.checker.cache import code_digest
 from handbook.core.files import WriteRefused, write_text
-from handbook.core.paths import ENGINE_DIR
+from handbook.core.paths import BENCH_RECORD, ENGINE_DIR, MKDOCS_YML, REPO_ROOT, SOURCE_TEXT
 from handbook.kb.export import kb_export
 from handbook.kb.loader import KB
 
@@ -43,8 +44,18 @@ def kb_digest(kb: KB) -> str:
     return hashlib.sha256(kb_export(kb, None, None).model_dump_json().encode()).hexdigest()
 
 
+def file_digest(path: Path) -> str:
+    """One file's bytes (an empty digest when there is none)."""
+    return hashlib.sha256(path.read_bytes() if path.is_file() else b"").hexdigest()
+
+
 def build_key(kb: KB, docs_dir: Path, engine_dir: Path = ENGINE_DIR) -> str:
+    # besides the KB, the engine's files, the pages and the code, what the checks and the renderers read from
+    # the repository: the source's text (the silent-change and source-parity checks), the drawn figures, the
+    # committed bench record and mkdocs.yml (the site's URL)
     parts = (str(FORMAT), kb_digest(kb), folder_digest(engine_dir), folder_digest(docs_dir), code_digest())
+    parts += (folder_digest(SOURCE_TEXT.parent), folder_digest(REPO_ROOT / "assets"))
+    parts += (file_digest(BENCH_RECORD), file_digest(MKDOCS_YML))
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 
 

@@ -387,63 +387,34 @@ def backend(model: Model, platform: Platform | None, tp: int, kv: Dtype) -> Back
         # 64 × index_kpool (1: configs/model_config.py:get_dsa_index_kpool:530-531); ROCm: 1 without aiter
         page = DSA_PAGE_SIZE if platform != "cdna" or engine_defaults().use_aiter else 1
         return Backend(attention="dsa", page_size=page, dsa_raw_layout=raw, unknown=tuple(unknown))
+
+    def made(attention: str, page_size: int = 1) -> Backend:  # every backend below keeps DSA's raw rows
+        return Backend(attention=attention, page_size=page_size, dsa_raw_layout=True, unknown=tuple(unknown))
+
     if arch in QWEN4_EXP and is_qsa(model):
-        attention = QSA_BACKENDS[platform]
-        return Backend(
-            attention=attention, page_size=QSA_PAGE_SIZE, dsa_raw_layout=True, unknown=tuple(unknown)
-        )
+        return made(QSA_BACKENDS[platform], QSA_PAGE_SIZE)
     if platform == "cdna":
         if not mla:
-            return Backend(
-                attention=ATTENTION_BACKENDS["rocm"], page_size=1, dsa_raw_layout=True, unknown=tuple(unknown)
-            )
+            return made(ATTENTION_BACKENDS["rocm"])
         heads = model.config.num_key_value_heads
         if heads is None:
             return Backend(attention=None, page_size=1, dsa_raw_layout=True, unknown=(*unknown, "kv-heads"))
         per_rank = max(1, heads // tp)  # configs/model_config.py:get_num_kv_heads:1700-1711
         aiter = per_rank in AITER_MLA_HEADS
-        attention = ATTENTION_BACKENDS["rocm" if aiter else "rocm_mla_other"]
-        return Backend(attention=attention, page_size=1, dsa_raw_layout=True, unknown=tuple(unknown))
+        return made(ATTENTION_BACKENDS["rocm" if aiter else "rocm_mla_other"])
     if platform == "hopper":
-        return Backend(
-            attention=ATTENTION_BACKENDS["hopper"], page_size=1, dsa_raw_layout=True, unknown=tuple(unknown)
-        )
+        return made(ATTENTION_BACKENDS["hopper"])
     # Blackwell (SM100)
     if mla:
         if arch in DEEPSEEK_FAMILY:
-            return Backend(
-                attention=ATTENTION_BACKENDS["sm100_deepseek_mla"],
-                page_size=TRTLLM_PAGE_SIZE,
-                dsa_raw_layout=True,
-                unknown=tuple(unknown),
-            )
-        return Backend(
-            attention=ATTENTION_BACKENDS["sm100_mla"],
-            page_size=1,
-            dsa_raw_layout=True,
-            unknown=tuple(unknown),
-        )
+            return made(ATTENTION_BACKENDS["sm100_deepseek_mla"], TRTLLM_PAGE_SIZE)
+        return made(ATTENTION_BACKENDS["sm100_mla"])
     if arch in QWEN3_5_FAMILY:
-        return Backend(
-            attention=ATTENTION_BACKENDS["sm100_qwen3_5"],
-            page_size=1,
-            dsa_raw_layout=True,
-            unknown=tuple(unknown),
-        )
+        return made(ATTENTION_BACKENDS["sm100_qwen3_5"])
     c = model.config
     if arch not in GPT_OSS and c.v_head_dim is not None and c.v_head_dim != c.head_dim:
-        return Backend(
-            attention=ATTENTION_BACKENDS["sm100_fa4"],
-            page_size=FA4_PAGE_SIZE,
-            dsa_raw_layout=True,
-            unknown=tuple(unknown),
-        )
-    return Backend(
-        attention=ATTENTION_BACKENDS["sm100"],
-        page_size=TRTLLM_PAGE_SIZE,
-        dsa_raw_layout=True,
-        unknown=tuple(unknown),
-    )
+        return made(ATTENTION_BACKENDS["sm100_fa4"], FA4_PAGE_SIZE)
+    return made(ATTENTION_BACKENDS["sm100"], TRTLLM_PAGE_SIZE)
 
 
 # ---------------------------------------------------------------------------------------------- fraction

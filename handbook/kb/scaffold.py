@@ -526,6 +526,18 @@ def _today() -> datetime.date:
 _ENTRY = re.compile(r"^(?P<indent>[ ]*)- id:", re.MULTILINE)
 
 
+def _list_file_text(path: Path, shown: str, root: Path, kind: str) -> str:
+    """The text of the KB file an entry is appended to (kb/pitfalls.yaml, kb/rules.yaml): it must exist, be a
+    regular file and lie inside the KB; otherwise nothing is written."""
+    if not (path.exists() or path.is_symlink()):
+        raise ScaffoldError([f"{shown}: got no such file, expected the KB's {kind}"])
+    old, unreadable = read_text(path, shown)  # a regular file, not a link: nothing outside the KB is written
+    if old is None or not inside(path.parent, root):
+        reasons = [str(p) for p in unreadable] or [f"{shown}: leads out of the KB folder (a link)"]
+        raise ScaffoldError([*reasons, "nothing was written"])
+    return old
+
+
 def new_pitfall(entity_id: str, args: argparse.Namespace, root: Path) -> Written:
     known = KnownIds.read(root)
     checks = Checks(known)
@@ -540,12 +552,7 @@ def new_pitfall(entity_id: str, args: argparse.Namespace, root: Path) -> Written
                 "expected a new id (or edit that entry)"
             ]
         )
-    if not (path.exists() or path.is_symlink()):
-        raise ScaffoldError([f"{shown}: got no such file, expected the KB's pitfalls"])
-    old, unreadable = read_text(path, shown)  # a regular file, not a link: nothing outside the KB is written
-    if old is None or not inside(path.parent, root):
-        reasons = [str(p) for p in unreadable] or [f"{shown}: leads out of the KB folder (a link)"]
-        raise ScaffoldError([*reasons, "nothing was written"])
+    old = _list_file_text(path, shown, root, "pitfalls")
     checks.source(args.source)
     checks.refs("--model", args.model, "models")
     checks.refs("--hardware", args.hardware, "hardware")
@@ -679,12 +686,7 @@ def new_rule(entity_id: str, args: argparse.Namespace, root: Path, predicates: P
                 "expected a new id (or edit that rule)"
             ]
         )
-    if not (path.exists() or path.is_symlink()):
-        raise ScaffoldError([f"{shown}: got no such file, expected the KB's rules"])
-    old, unreadable = read_text(path, shown)  # a regular file, not a link: nothing outside the KB is written
-    if old is None or not inside(path.parent, root):
-        reasons = [str(p) for p in unreadable] or [f"{shown}: leads out of the KB folder (a link)"]
-        raise ScaffoldError([*reasons, "nothing was written"])
+    old = _list_file_text(path, shown, root, "rules")
     if args.predicate not in predicates:
         checks.problems.append(
             f"--predicate: got '{args.predicate}', expected one of: {', '.join(sorted(predicates))}"

@@ -42,7 +42,7 @@ def on_pre_build(config, **kwargs):
 
 def on_files(files, config, **kwargs):
     """Publish the diagrams' SVGs (kept in the repository's assets/, outside docs_dir) at the same paths."""
-    root = str(_site.kb.root.resolve().parent)
+    root = str(_site.kb_root.resolve().parent)
     for path in _site.figures:
         files.append(File(path, root, config["site_dir"], config["use_directory_urls"]))
     return files

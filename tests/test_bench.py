@@ -146,6 +146,18 @@ def test_the_report_prints_every_figure_with_its_verdict():
     )
 
 
+NO_CACHES = {"no_caches_hooks_s": 9.0, "no_caches_build_s": 12.0, "no_caches_hooks_share": 0.75}
+
+
+def test_the_share_with_no_caches_is_printed_beside_the_target_share():
+    record = {**RECORD, "figures": {**FIGURES, **NO_CACHES}}
+    lines = report_lines(record)
+    at = lines.index("    with importing the package (+0.10 s)                   10.0%   (not a target)")
+    assert (
+        lines[at + 1] == "    with no caches at all (9.00 s of 12.00 s)              75.0%   (not a target)"
+    )
+
+
 FLOOR = {
     "floor_build_s": 2.5,
     "floor_build_runs_s": [2.5, 2.4, 2.6],
@@ -285,7 +297,14 @@ def test_the_benchmarks_page_shows_the_recorded_figures_and_machine(tmp_path):
     ) in en
     assert "The <code>doctor/</code> page with everything it loads (gzip: css 26.0 kB" in en
     zh = render("zh")
-    assert "冷构建中知识库钩子函数所占比例（0.30 s / 4.00 s）" in zh and "<td>✔ 达标</td>" in zh
+    assert "冷构建（新进程，构建缓存与仓库中的一致）中知识库钩子函数所占比例（0.30 s / 4.00 s）" in zh
+    assert "<td>✔ 达标</td>" in zh and "没有任何缓存" not in zh  # the record has no figure for it
+    with_empty = tmp_path / "empty.json"
+    with_empty.write_text(json.dumps({**RECORD, "figures": {**FIGURES, **NO_CACHES}}), encoding="utf-8")
+    assert (
+        "<tr><td>The same with no caches at all (a fresh clone's first build: every check, page and export "
+        'computed; 9.00 s of 12.00 s)</td><td style="text-align: right">75.0%</td><td></td><td></td></tr>'
+    ) in render("en", with_empty)
     assert render("en", tmp_path / "none.json") == (
         '!!! info "No measurement yet"\n\n'
         "    The repository holds no <code>benchmarks/latest.json</code> yet: run <code>nox -s bench</code> "

@@ -132,9 +132,15 @@ def test_stored_exports_are_the_computed_bytes(site, tmp_path):
         out.mkdir()
         site.write_assets(out)
         assert {rel: (out / rel).read_text(encoding="utf-8") for rel in fresh} == fresh
-    assert {name for name in fresh} == {
+    assert {name for name in fresh} | {state.ASSET_NAMES} == {
         p.name.rsplit("-", 1)[0].replace("~", "/") for p in site.store.folder.iterdir()
     }
+
+    def unreachable():
+        raise AssertionError("an export kept for this content was computed again")
+
+    site.assets = unreachable  # reading them back needs neither the KB nor the list of exports
+    assert site.asset_texts() == fresh
 
 
 def test_a_rebuild_whose_inputs_kept_their_content_keeps_the_rendered_pages(site):
@@ -146,3 +152,53 @@ def test_a_rebuild_whose_inputs_kept_their_content_keeps_the_rendered_pages(site
     assert again.store.key == site.store.key and again.rendered is site.rendered and again.rendered
     site.store.key = "the key of other content"
     assert load_site(previous=site).rendered == {}
+
+
+def test_a_build_of_files_already_built_loads_no_kb_and_writes_the_same_site(tmp_path):
+    """The second build of the very same files reads every page, figure and export back without loading the
+    KB; a comment in a KB file loads it again (other bytes) but renders no page again (the same content)."""
+    kb_root = _copy(KB_ROOT, tmp_path / "kb")
+    _copy(KB_ROOT.parent / "assets", tmp_path / "assets")  # the diagrams are checked beside the KB
+    first = load_site(kb_root)
+    assert first.loaded is not None  # nothing stored yet: loaded and checked
+    first.preflight()
+    pages = dict(first.rendered)
+    texts = first.asset_texts()
+
+    store = first.store.folder
+    stale = store / "a-name-no-longer-kept-0123456789abcdef0123456789abcdef"
+    stale.write_text("kept by an older build\n", encoding="utf-8")
+    first.store.record_files(kb_root, DOCS_DIR)
+    assert not stale.exists()  # the store holds one build
+    again = load_site(kb_root)
+    again.preflight()
+    assert again.asset_texts() == texts and again.figures == first.figures
+    assert again.loaded is None  # the KB was never loaded
+    assert dict(again.rendered) == pages
+
+    model = sorted((kb_root / "models").glob("*.yaml"))[0]
+    model.write_text(model.read_text(encoding="utf-8") + "\n# a note for editors\n", encoding="utf-8")
+    commented = load_site(kb_root)
+    assert commented.loaded is not None and commented.store.key == first.store.key
+    commented.loaded = None  # from here on, loading the KB again would show as a computed page
+
+    def unreachable(markdown, ctx, where):
+        raise AssertionError(f"{where} was rendered again, though no value changed")
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(state, "render_page", unreachable)
+        commented.preflight()
+    assert dict(commented.rendered) == pages and commented.loaded is None
+
+
+def test_a_broken_kb_is_never_read_back_as_built(tmp_path):
+    """After a build was stored, a value that breaks a check is found (no stored build has these files)."""
+    kb_root = _copy(KB_ROOT, tmp_path / "kb")
+    _copy(KB_ROOT.parent / "assets", tmp_path / "assets")
+    load_site(kb_root)
+    model = sorted((kb_root / "models").glob("*.yaml"))[0]
+    text = model.read_text(encoding="utf-8")
+    model.write_text(text.replace("\nname: ", "\nname:\n_was: ", 1), encoding="utf-8")
+    with pytest.raises(state.SiteError) as raised:
+        load_site(kb_root)
+    assert raised.value.problems[0] == f"kb/models/{model.name}:2: name: got None, expected a valid string"

@@ -195,12 +195,35 @@ def test_links_resolve_like_mkdocs():
 # ------------------------------------------------------------------------------------------------ determinism
 @pytest.mark.slow
 def test_the_same_tree_gives_the_same_bytes():
-    first = exports.exports(load_site(), SITE_URL)
-    second = exports.exports(load_site(), SITE_URL)  # each load is fresh, as a second build's would be
+    def computed() -> dict[str, str]:
+        site = load_site()  # each load is fresh, as a second build's would be
+        site.store = None  # computed, not read back
+        return exports.exports(site, SITE_URL)
+
+    first, second = computed(), computed()
     pack = {name for name in first if name.startswith("production/")}
     assert first.keys() - pack == {"kb.json", "kb.schema.json", "llms.txt", "llms-full.txt"}
     assert pack, "the production pack is exported beside the KB"
     assert first == second
+    stored = load_site()
+    assert exports.exports(stored, SITE_URL) == first  # computed and kept, or read back: the same bytes
+    assert exports.exports(stored, SITE_URL) == first
+
+
+@pytest.mark.parametrize("commit", ["0" * 40, None])
+@pytest.mark.parametrize("modified", [True, False, None])
+def test_kb_json_kept_without_a_commit_gets_the_checkouts_as_written_with_it(site, commit, modified):
+    """The stored kb.json has no commit (a build outside git reads it too); the build puts the checkout's in."""
+    kept = kb_json(site.kb, None, None)
+    assert exports.with_source_state(kept, commit, modified) == kb_json(site.kb, commit, modified)
+
+
+def test_a_kb_json_without_the_unset_header_is_refused():
+    with pytest.raises(ValueError) as raised:
+        exports.with_source_state('{\n  "source_commit": "abc",\n  "source_modified": null,\n}', None, None)
+    assert (
+        str(raised.value) == "kb.json: its header has no unset source_commit and source_modified to fill in"
+    )
 
 
 @pytest.mark.site

@@ -263,5 +263,5 @@ def planner_json(kb: KB) -> str:
 def write_planner_data(kb: KB, site_dir: Path) -> Path:
     """Write the export under one built site root; returns the file written."""
     target = Path(site_dir) / PLANNER_DATA_PATH
-    write_text(target, planner_json(kb), root=Path(site_dir), folders=True)
+    write_text(target, planner_json(kb), root=Path(site_dir), folders=True, durable=False)
     return target

@@ -143,4 +143,4 @@ class CheckCache:
         root = self.folder.parent.parent
         text = json.dumps(stored, ensure_ascii=False, sort_keys=True)
         with contextlib.suppress(WriteRefused, OSError):  # a read-only checkout builds without keeping them
-            write_text(file, text, root=root, folders=True)
+            write_text(file, text, root=root, folders=True, durable=False)

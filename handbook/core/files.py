@@ -27,11 +27,16 @@ class WriteRefused(Exception):
     """A write that was not made; the message names the file and why, and nothing was changed."""
 
 
-def write_text(path: Path, text: str, *, root: Path, new: bool = False, folders: bool = False) -> None:
+def write_text(
+    path: Path, text: str, *, root: Path, new: bool = False, folders: bool = False, durable: bool = True
+) -> None:
     """Write ``text`` (UTF-8) to ``path``, which must lie below ``root``.
 
     ``new``: the file must not exist (the write fails rather than replace one that appeared meanwhile).
-    ``folders``: create missing folders below ``root`` (a build writing its own tree); never ``root``."""
+    ``folders``: create missing folders below ``root`` (a build writing its own tree); never ``root``.
+    ``durable``: flush the file to disk before it takes the name. A built site and the build's caches pass
+    False: they are written by the hundred on every build and made again after a crash, and the rename
+    still makes each file appear whole or not at all."""
     data = text.encode("utf-8")
     with _folder_of(path, root, folders) as (folder, name):
         _check_target(folder, name, path, new)
@@ -42,7 +47,8 @@ def write_text(path: Path, text: str, *, root: Path, new: bool = False, folders:
                 view = memoryview(data)
                 while view:
                     view = view[os.write(handle, view) :]
-                os.fsync(handle)
+                if durable:
+                    os.fsync(handle)
             finally:
                 os.close(handle)
             if new:

@@ -543,7 +543,7 @@ def _expanded(history: Path, version: str) -> EngineSnapshot:
     if not isinstance(data, dict):
         data = _history(history).expand(version)
         with contextlib.suppress(WriteRefused, OSError):  # a read-only checkout expands it every time
-            write_text(kept, json.dumps(data), root=kept.parent.parent.parent, folders=True)
+            write_text(kept, json.dumps(data), root=kept.parent.parent.parent, folders=True, durable=False)
     return parse_snapshot(data, source=f"{history} ({version})")
 
 

@@ -129,6 +129,9 @@ def benchmarks(ctx: RenderContext) -> str:
             "",
         ],
     ]
+    if "no_caches_hooks_share" in f:  # records before it was measured have none
+        empty = {"hooks": _seconds(f["no_caches_hooks_s"]), "build": _seconds(f["no_caches_build_s"])}
+        rows.append([ctx.msg("bench-hooks-no-caches", **empty), f"{f['no_caches_hooks_share']:.1%}", "", ""])
     if "tests_s" in f:
         rows.append(
             [ctx.msg("bench-tests"), _seconds(f["tests_s"]), "", f"<code>{esc(f['tests_summary'])}</code>"]

@@ -9,15 +9,16 @@ What is measured, and how:
   default 3: a loaded machine slows both alike); the ratio of the medians is the build's cost over the
   least any site like ours costs.
 - warm rebuild after a KB edit: what ``mkdocs serve`` does when a file under kb/ changes, reproduced in one
-  process on a copy of the tree (the real kb/ is never touched; the copy has no .cache/, so its first build
-  computes every check and export): build once, append a comment to a KB file, then time ``load_config`` +
-  ``build`` exactly as serve's builder calls them (same process, so the hook module, jieba and the theme
-  stay loaded; the KB is reloaded, and as the comment changed no value the checks, exports and rendered
-  pages are read back by content, as in serve).
+  process on a copy of the tree (the real kb/ is never touched) with the build's caches copied as the
+  repository holds them, like the cold build's: build once, append a comment to a KB file, then time
+  ``load_config`` + ``build`` exactly as serve's builder calls them (same process, so the hook module, jieba
+  and the theme stay loaded; the KB is reloaded, and as the comment changed no value the checks, exports and
+  rendered pages are read back by content, as in serve).
 - KB hooks: every event function of hooks/kb.py is wrapped with a wall-clock timer in that process's first
   (cold) build. Share = hook functions' time / that process's whole build (importing the package, loading
   the config, building). Importing the package the hook loads (the KB schema) is shown beside it, as a
-  second share that counts it as hook time too.
+  second share that counts it as hook time too. The same cold build is made once more in a copy with no
+  caches at all (a fresh clone's first build: every check, page and export computed) and shown beside it.
 - test suite: wall time of ``pytest`` on the cold-built site (as ``nox -s tests`` runs it).
 - site size: every file of the cold-built site. Page weight: each page is opened in chromium and every file
   it fetches (HTML, CSS, JS, the search worker and its scripts, images), except the search index, is counted
@@ -80,6 +81,7 @@ SERVE_URL = "http://127.0.0.1:8000/"
 # package's own handbook/site/ must be copied, or the probe would import another checkout's), and anywhere
 # the interpreter's and tools' caches.
 _TOP_IGNORE = {".git", ".nox", ".venv", "site", "site.old", ".cache"}
+CACHES = REPO_ROOT / ".cache"  # the build's caches (checks, engine snapshots, stored pages and exports)
 _ANY_IGNORE = shutil.ignore_patterns(
     ".site-build-*", "__pycache__", ".pytest_cache", ".ruff_cache", "*.egg-info"
 )
@@ -566,22 +568,33 @@ def paired_builds(work: Path, pairs: int) -> dict[str, Any]:
     }
 
 
+def _probe_in_copy(work: Path, name: str, with_caches: bool) -> dict:
+    """The in-process probe's figures, run in a copy of the tree (with the build's caches or without)."""
+    tree = work / name
+    shutil.copytree(REPO_ROOT, tree, ignore=_copy_ignore)
+    if with_caches and CACHES.is_dir():
+        shutil.copytree(CACHES, tree / CACHES.name)
+    env = {**os.environ, "PYTHONPATH": str(tree), "NO_MKDOCS_2_WARNING": "1"}
+    done = subprocess.run(
+        [sys.executable, "-m", "handbook.site.bench", "--probe", str(tree), str(work / f"probe-site-{name}")],
+        cwd=tree, env=env, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    if done.returncode != 0:
+        raise SystemExit(f"✖ the in-process build failed:\n{done.stderr[-4000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
 def run_bench(work: Path, run_tests: bool = True, pairs: int = 3) -> dict:
     """Every figure of the benchmark (the module's docstring says how); ``work`` is scratch space."""
     figures: dict = {}
     site = work / "site"
     figures.update(paired_builds(work, pairs))
 
-    tree = work / "tree"
-    shutil.copytree(REPO_ROOT, tree, ignore=_copy_ignore)
-    env = {**os.environ, "PYTHONPATH": str(tree), "NO_MKDOCS_2_WARNING": "1"}
-    done = subprocess.run(
-        [sys.executable, "-m", "handbook.site.bench", "--probe", str(tree), str(work / "probe-site")],
-        cwd=tree, env=env, capture_output=True, text=True, check=False,
-    )  # fmt: skip
-    if done.returncode != 0:
-        raise SystemExit(f"✖ the in-process build failed:\n{done.stderr[-4000:]}")
-    measured = json.loads(done.stdout.strip().splitlines()[-1])
+    measured = _probe_in_copy(work, "tree", with_caches=True)
+    empty = _probe_in_copy(work, "tree-no-caches", with_caches=False)
+    figures["no_caches_build_s"] = empty["import_s"] + empty["cold_s"]
+    figures["no_caches_hooks_s"] = empty["cold_hooks_s"]
+    figures["no_caches_hooks_share"] = empty["cold_hooks_s"] / figures["no_caches_build_s"]
     figures["warm_rebuild_s"] = measured["warm_s"]
     figures["hooks_s"] = measured["cold_hooks_s"]
     figures["hooks_import_s"] = measured["import_s"]
@@ -709,6 +722,11 @@ def report_lines(record: dict) -> list[str]:
             "(not a target)",
         ),
     ]
+    if "no_caches_hooks_share" in f:
+        empty = f"{f['no_caches_hooks_s']:.2f} s of {f['no_caches_build_s']:.2f} s"
+        lines.append(
+            row(f"    with no caches at all ({empty})", f"{f['no_caches_hooks_share']:.1%}", "(not a target)")
+        )
     for label, key in (("cold", "hooks_by_function_s"), ("warm", "warm_hooks_by_function_s")):
         if f.get(key):
             parts = ", ".join(f"{name} {seconds:.2f} s" for name, seconds in f[key].items())

@@ -74,7 +74,7 @@ class ExternalScripts:
         written = []
         for name, text in sorted(self.files.items()):
             path = site_root / name
-            write_text(path, text, root=site_root, folders=True)
+            write_text(path, text, root=site_root, folders=True, durable=False)
             written.append(path)
         return written
 

@@ -12,7 +12,6 @@ the same tree writes the same bytes.
 
 from __future__ import annotations
 
-import hashlib
 import html
 import itertools
 import json
@@ -282,38 +281,48 @@ def llms_full_txt(site: Site, site_url: str | None) -> str:
 
 # ------------------------------------------------------------------------------------------------ writing
 def exports(site: Site, site_url: str | None, repo: Path = REPO_ROOT) -> dict[str, str]:
-    """Every machine-readable file of the site: name (relative to the site root) → text."""
-    commit, modified = source_state(repo)
-    return {
-        KB_JSON: kb_json(site.kb, commit, modified),
-        # the committed copy (kb/schema/, kept fresh by `python -m handbook schema --check`): generating it
-        # again on every build costs more than the rest of the exports together
-        KB_SCHEMA: (repo / "kb" / "schema" / KB_SCHEMA).read_text(encoding="utf-8"),
-        LLMS: llms_txt(site, site_url),
-        LLMS_FULL: llms_full_txt(site, site_url),
-        # the production pack (manifests, alerts, dashboards): its runbook links need an absolute URL
-        # (the build's site_url, else mkdocs.yml's: HANDBOOK_SITE_URL or the local preview)
-        **production_files(site, _base(site_url) or configured_site_url()),
-    }
+    """Every machine-readable file of the site: name (relative to the site root) → text. Kept by content in
+    the site's store: they depend on the KB, the snapshot, the pages, the code and ``site_url`` alone; the
+    checkout's commit is put into kb.json afterwards (a build outside git, or at another commit, reads the
+    same stored texts)."""
+
+    def computed() -> str:
+        return json.dumps(
+            {
+                KB_JSON: kb_json(site.kb, None, None),
+                LLMS: llms_txt(site, site_url),
+                LLMS_FULL: llms_full_txt(site, site_url),
+                # the production pack (manifests, alerts, dashboards): its runbook links need an absolute URL
+                # (the build's site_url, else mkdocs.yml's: HANDBOOK_SITE_URL or the local preview)
+                **site_files(site.kb, site.snapshot, _base(site_url) or configured_site_url()),
+            },
+            ensure_ascii=False,
+        )
+
+    variant = json.dumps([site_url, configured_site_url()])
+    texts = json.loads(computed() if site.store is None else site.store.text("exports", computed, variant))
+    texts[KB_JSON] = with_source_state(texts[KB_JSON], *source_state(repo))
+    # the committed copy (kb/schema/, kept fresh by `python -m handbook schema --check`): generating it
+    # again on every build costs more than the rest of the exports together
+    return {**texts, KB_SCHEMA: (repo / "kb" / "schema" / KB_SCHEMA).read_text(encoding="utf-8")}
 
 
-def production_files(site: Site, site_url: str) -> dict[str, str]:
-    """The production pack's files (handbook.production.pack.site_files), kept by content in the site's
-    store: they depend on the KB, the snapshot, the code and ``site_url`` alone."""
+_NO_SOURCE_STATE = '\n  "source_commit": null,\n  "source_modified": null,\n'
 
-    def pack() -> str:
-        return json.dumps(site_files(site.kb, site.snapshot, site_url), ensure_ascii=False)
 
-    if site.store is None:
-        return site_files(site.kb, site.snapshot, site_url)
-    name = "production-" + hashlib.sha256(site_url.encode()).hexdigest()[:16]
-    return json.loads(site.store.text(name, pack))
+def with_source_state(text: str, commit: str | None, modified: bool | None) -> str:
+    """kb.json written with no commit (``kb_json(kb, None, None)``) as ``kb_json(kb, commit, modified)``
+    writes it: the two header fields, in place."""
+    if text.count(_NO_SOURCE_STATE) != 1:
+        raise ValueError("kb.json: its header has no unset source_commit and source_modified to fill in")
+    state = f'\n  "source_commit": {json.dumps(commit)},\n  "source_modified": {json.dumps(modified)},\n'
+    return text.replace(_NO_SOURCE_STATE, state, 1)
 
 
 def write_exports(site_dir: Path, site: Site, site_url: str | None) -> list[Path]:
     written = []
     for name, text in exports(site, site_url).items():
         path = site_dir / name
-        write_text(path, text, root=site_dir, folders=True)
+        write_text(path, text, root=site_dir, folders=True, durable=False)
         written.append(path)
     return written

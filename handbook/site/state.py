@@ -6,6 +6,7 @@ along; everything here runs (and is tested) without MkDocs.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -45,46 +46,80 @@ def kb_stamp(kb_root: Path) -> tuple[tuple[str, int], ...]:
     return tuple((str(p), p.stat().st_mtime_ns) for p in files)
 
 
-@dataclass(kw_only=True)
-class Site:
+@dataclass(frozen=True, kw_only=True)
+class Inputs:
+    """What computing a page or an export afresh needs. A build whose pages and exports are all stored for
+    its very files never loads them (``Site.inputs``)."""
+
     kb: KB
-    docs_dir: Path
     snapshot: EngineSnapshot
     drawn: tuple[dict[str, Figure], tuple[str, ...]]  # every figure that can be drawn, and the problems
     # each recipe's findings against the pinned snapshot, for the line under its command on both languages
     recipe_findings: dict[str, list[Finding]]
+    checks: CheckCache  # the engine checks kept by content in .cache/
+
+
+@dataclass(kw_only=True)
+class Site:
+    kb_root: Path
+    docs_dir: Path
     figures: list[str]  # the diagrams' SVGs to publish, relative to the KB's repository (checked fresh)
     stamp: tuple[tuple[str, int], ...]
-    checks: CheckCache | None = None  # the engine checks kept by content in .cache/ (None: check each time)
-    store: BuildStore | None = None  # the exports kept by content in .cache/ (None: computed each time)
+    store: BuildStore | None = None  # pages and exports kept by content in .cache/ (None: computed each time)
+    loaded: Inputs | None = None  # None until something must be computed
     rendered: dict[tuple[str, str, int], str] = field(default_factory=dict)
     # what renderers compute once for both languages (RenderContext.once); a new Site starts empty
     build_store: dict[str, Any] = field(default_factory=dict)
 
+    @property
+    def inputs(self) -> Inputs:
+        """The KB and what it pins, loaded on first use (this content already passed every check)."""
+        if self.loaded is None:
+            self.loaded = _inputs(_loaded_kb(self.kb_root))
+        return self.loaded
+
+    @property
+    def kb(self) -> KB:
+        return self.inputs.kb
+
+    @property
+    def snapshot(self) -> EngineSnapshot:
+        return self.inputs.snapshot
+
     def is_current(self, kb_root: Path, docs_dir: Path) -> bool:
         """Whether this state still describes ``kb_root`` (``mkdocs serve`` rebuilds after edits)."""
-        return (kb_root, docs_dir) == (self.kb.root, self.docs_dir) and kb_stamp(kb_root) == self.stamp
+        return (kb_root, docs_dir) == (self.kb_root, self.docs_dir) and kb_stamp(kb_root) == self.stamp
 
     def context(self, lang: str, page: str) -> RenderContext:
+        inputs = self.inputs
         return RenderContext(
-            self.kb,
+            inputs.kb,
             lang,
             page,
-            snapshot=self.snapshot,
+            snapshot=inputs.snapshot,
             docs_dir=self.docs_dir,
             command_status=True,
-            drawn=self.drawn,
-            recipe_findings=self.recipe_findings,
+            drawn=inputs.drawn,
+            recipe_findings=inputs.recipe_findings,
             build_store=self.build_store,
-            checks=self.checks,
+            checks=inputs.checks,
         )
 
     def render(self, markdown: str, lang: str, page: str) -> str:
-        """One page's markdown with its markers replaced (cached: the preflight already rendered it)."""
+        """One page's markdown with its markers replaced (cached: the preflight already rendered it; kept by
+        content in the store across builds)."""
         # the i18n plugin hands pages over without their final newline: key on the text without it
-        key = (lang, page, hash(markdown.rstrip("\n")))
+        text = markdown.rstrip("\n")
+        key = (lang, page, hash(text))
         if key not in self.rendered:
-            self.rendered[key] = render_page(markdown, self.context(lang, page), f"docs/{lang}/{page}")
+
+            def compute() -> str:
+                return render_page(markdown, self.context(lang, page), f"docs/{lang}/{page}")
+
+            store = self.store
+            self.rendered[key] = (
+                compute() if store is None else store.text(f"pages/{lang}/{page}", compute, text)
+            )
         return self.rendered[key]
 
     def pages(self, lang: str) -> list[str]:
@@ -98,12 +133,25 @@ class Site:
             **doctor_exports(self.kb, self.snapshot, self.docs_dir),
         }
 
+    def asset_texts(self) -> dict[str, str]:
+        """Each export's text, computed once per content of its inputs (read back from the store while they
+        are unchanged; the list of exports is kept too, so that reading them back needs no KB)."""
+        store = self.store
+        if store is None:
+            return {rel: compute() for rel, compute in self.assets().items()}
+        names = store.stored(ASSET_NAMES)
+        if names is not None:
+            kept = {rel: store.kept(rel) for rel in json.loads(names)}
+            if all(text is not None for text in kept.values()):
+                return kept  # type: ignore[return-value]
+        texts = {rel: store.text(rel, compute) for rel, compute in self.assets().items()}
+        store.keep(ASSET_NAMES, json.dumps(sorted(texts)))
+        return texts
+
     def write_assets(self, site_dir: Path) -> None:
-        """Files the build adds to the built site's root: the KB exports, each computed once per content
-        of its inputs (read back from the store while they are unchanged)."""
-        for rel, compute in self.assets().items():
-            text = compute() if self.store is None else self.store.text(rel, compute)
-            write_text(site_dir / rel, text, root=site_dir, folders=True)
+        """Files the build adds to the built site's root: the KB exports."""
+        for rel, text in self.asset_texts().items():
+            write_text(site_dir / rel, text, root=site_dir, folders=True, durable=False)
 
     def preflight(self) -> None:
         """Render every page of both languages before anything is written; report all problems at once."""
@@ -119,20 +167,67 @@ class Site:
             raise SiteError(problems)
 
 
+ASSET_NAMES = "asset-names"  # the store's list of the exports kept in it
+
+
 def load_site(kb_root: Path = KB_ROOT, docs_dir: Path = DOCS_DIR, previous: Site | None = None) -> Site:
     """The KB loaded and put through every check ``python -m handbook validate`` runs, the pinned engine
     snapshot and the diagrams' SVGs checked fresh; ``SiteError`` with every problem otherwise.
 
-    ``previous``: the state this one replaces (``mkdocs serve`` after a KB edit); while the build's inputs
-    have the same content (the same ``BuildStore`` key: an edit that changed no value), its rendered pages
-    are this one's too."""
+    When the store holds a build of these very files (every input as bytes, the KB's too), that build passed
+    every check and its figures are known: the KB is then loaded only if a page or an export must be
+    computed. ``previous``: the state this one replaces (``mkdocs serve`` after a KB edit); while the
+    build's inputs have the same content (the same ``BuildStore`` key: an edit that changed no value), its
+    rendered pages are this one's too."""
+    stamp = kb_stamp(kb_root)
+    store = BuildStore.recorded(kb_root, docs_dir)
+    figures = None if store is None or store.stored("validation") != CLEAN else store.stored(FIGURES)
+    if figures is None:
+        site = _checked_site(kb_root, docs_dir, stamp)
+    else:
+        site = Site(kb_root=kb_root, docs_dir=docs_dir, figures=json.loads(figures), stamp=stamp, store=store)
+    if previous is not None and previous.store is not None and previous.store.key == site.store.key:
+        site.rendered, site.build_store = previous.rendered, previous.build_store
+    return site
+
+
+FIGURES = "figures"  # the store's list of the diagrams' SVGs a checked build publishes
+
+
+def _loaded_kb(kb_root: Path) -> KB:
     try:
-        kb = load_kb(kb_root)
+        return load_kb(kb_root)
     except KBInvalid as exc:
         raise SiteError([str(p) for p in exc.problems]) from None
-    stamp = kb_stamp(kb_root)
+
+
+def _inputs(
+    kb: KB,
+    snapshot: EngineSnapshot | None = None,
+    drawn: tuple[dict[str, Figure], tuple[str, ...]] | None = None,
+) -> Inputs:
+    if snapshot is None:
+        try:
+            snapshot = load_snapshot(kb.handbook.engine_version)
+        except SnapshotError as exc:
+            raise SiteError([str(exc)]) from None
+    checks = CheckCache(kb)
+    return Inputs(
+        kb=kb,
+        snapshot=snapshot,
+        drawn=drawable(kb) if drawn is None else drawn,
+        recipe_findings=checks.findings(kb.recipes, kb.handbook.engine_version, snapshot),
+        checks=checks,
+    )
+
+
+def _checked_site(kb_root: Path, docs_dir: Path, stamp: tuple[tuple[str, int], ...]) -> Site:
+    """A build not stored yet: the KB loaded and checked, its figures checked fresh; recorded in the store
+    (with the files it was built from) once it passed."""
+    kb = _loaded_kb(kb_root)
     store = BuildStore(kb, docs_dir)
     problems = checked(kb, docs_dir, store)
+    snapshot = None
     try:
         snapshot = load_snapshot(kb.handbook.engine_version)
     except SnapshotError as exc:
@@ -147,22 +242,10 @@ def load_site(kb_root: Path = KB_ROOT, docs_dir: Path = DOCS_DIR, previous: Site
             problems += exc.problems
     if problems:
         raise SiteError(problems)
-    checks = CheckCache(kb)
-    findings = checks.findings(kb.recipes, kb.handbook.engine_version, snapshot)
-    site = Site(
-        kb=kb,
-        docs_dir=docs_dir,
-        snapshot=snapshot,
-        drawn=drawn,
-        figures=figures,
-        stamp=stamp,
-        recipe_findings=findings,
-        checks=checks,
-        store=store,
-    )
-    if previous is not None and previous.store is not None and previous.store.key == store.key:
-        site.rendered, site.build_store = previous.rendered, previous.build_store
-    return site
+    store.keep(FIGURES, json.dumps(figures))
+    store.record_files(kb_root, docs_dir)
+    inputs = _inputs(kb, snapshot, drawn)
+    return Site(kb_root=kb_root, docs_dir=docs_dir, figures=figures, stamp=stamp, store=store, loaded=inputs)
 
 
 def checked(kb: KB, docs_dir: Path, store: BuildStore) -> list[str]:

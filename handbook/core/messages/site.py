@@ -239,8 +239,14 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "Warm rebuild after a KB edit (as <code>mkdocs serve</code> does it)",
     ),
     "bench-hooks": (
-        "冷构建中知识库钩子函数所占比例（{hooks} / {build}）",
-        "Share of the KB hook functions in a cold build ({hooks} of {build})",
+        "冷构建（新进程，构建缓存与仓库中的一致）中知识库钩子函数所占比例（{hooks} / {build}）",
+        "Share of the KB hook functions in a cold build (a new process, the build's caches as the repository"
+        " holds them; {hooks} of {build})",
+    ),
+    "bench-hooks-no-caches": (
+        "同上，但没有任何缓存（新克隆的第一次构建：检查、页面与导出全部重新计算；{hooks} / {build}）",
+        "The same with no caches at all (a fresh clone's first build: every check, page and export computed;"
+        " {hooks} of {build})",
     ),
     "bench-hooks-import": (
         "同上，并计入导入 handbook 包的 {seconds}",

@@ -385,6 +385,7 @@
   // Step 1. opts: tp, ep, mem_fraction_static, context, page_size, max_total_tokens, swa_full_tokens_ratio,
   // free_gib, max_running_requests (null: the engine's)
   function planInputs(data, model, hw, weightsDtype, kv, opts) {
+    useTables(data);
     const engine = data.engine_defaults;
     const tp = opts.tp;
     const ep = opts.ep ?? 1;
@@ -675,7 +676,6 @@
 
   // ------------------------------------------------------------------------------------------ plan
   function plan(data, model, hw, weightsDtype, kv, opts) {
-    useTables(data);
     const asked = planInputs(data, model, hw, weightsDtype, kv, opts);
     const engine = planEngine(asked);
     const device = planDevice(asked);
@@ -1433,6 +1433,22 @@
     layoutProblems,
     resolveContext,
     plan,
+    // plan()'s steps, for the tests at their boundaries (tests/test_plan_steps.py)
+    steps: {
+      planInputs,
+      planEngine,
+      planDevice,
+      planFraction,
+      planFreeMemory,
+      planWeights,
+      planCell,
+      planState,
+      planBudget,
+      planRequests,
+      planPlacement,
+      planBounded,
+      assemblePlan,
+    },
     smallestTp,
     autoTp,
     ruleMaxRunningRequests,

@@ -141,6 +141,26 @@ class Settings:
 
 
 @dataclass(frozen=True)
+class Refusal:
+    """Why the planner composes no command: the message with its values, and the nearest choice with one."""
+
+    key: str
+    values: dict[str, Any]
+    alternative: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class PlannerTp:
+    """The TP the planner's command runs at, and why."""
+
+    tp: int
+    span: int  # the nodes one instance spans
+    basis: str  # memory.AutoTp's basis
+    why: Text  # the --tp-size line's reason
+    settings: Settings
+
+
+@dataclass(frozen=True)
 class Inputs:
     """``Settings`` read as the planner takes them (None: the engine's or the planner's own value)."""
 
@@ -1082,6 +1102,9 @@ class Composer:
             "link": {"page": PLANNER_PAGE, "query": urlencode(params)},
         }
 
+    # -------------------------------------------------------------------------- composing from the planner
+    # Where no recipe serves the choice: the context is checked, the planner's TP fitted to the GPUs chosen,
+    # the command's lines gathered with a reason each, the notes added, then one command per role.
     def _from_planner(
         self,
         choice: dict[str, Any],
@@ -1093,83 +1116,103 @@ class Composer:
         notes: list[Text],
         result: dict[str, Any],
     ) -> list[dict[str, Any]]:
-        kbm, kbh = self.kb.models[model["id"]], self.kb.hardware[hw["id"]]
-        why = result["why"]
-
-        def refuse(
-            key: str, alternative: dict[str, Any] | None = None, **values: Any
-        ) -> list[dict[str, Any]]:
-            why.append(T(self.message(key, **values)))
-            result["alternative"] = alternative
+        """The planner's commands for the choice, or none, with why in ``result`` (and the nearest choice
+        that has one)."""
+        sized = self._context_refusal(choice, model) or self._planner_tp(choice, model, hw, precision, goal)
+        if isinstance(sized, Refusal):
+            result["why"].append(T(self.message(sized.key, **sized.values)))
+            result["alternative"] = sized.alternative
             return []
+        if sized.basis == "weights-only":
+            notes.append(self.message("cfg-note-weights-only", model=model["name"]))
+        base, reasons = self._planner_entries(choice, model, hw, precision, goal, sized)
+        self._cap_running(choice, precision, base, reasons, notes)
+        self._key_flags_note(model, base, notes)
+        self._idle_note(choice, sized.tp, sized.span, notes)
+        return [self._role_command(role, base, reasons, sized.span) for role in roles]
 
+    def _context_refusal(self, choice: dict[str, Any], model: dict[str, Any]) -> Refusal | None:
+        """A context beyond the model's native one, refused (with the model's long-context recipe, if any)."""
+        context, native = choice["context"], model["native"]
+        if native is None or context <= native:
+            return None
+        values = {"context": thousands(context), "model": model["name"], "native": thousands(native)}
+        long = [r for r in self.by_model.get(model["id"], []) if r["strategy"] == "long-context"]
+        if long:
+            titled = values | {"title": self.text(long[0]["title"])}
+            return Refusal("cfg-refused-context-recipe", titled, {"context": native})
+        return Refusal("cfg-refused-context", values, {"context": native})
+
+    def _planner_tp(
+        self, choice: dict[str, Any], model: dict[str, Any], hw: dict[str, Any], precision: dict[str, Any],
+        goal: dict[str, Any],
+    ) -> PlannerTp | Refusal:  # fmt: skip
+        """The planner's TP for the context under the goal's settings, fitted to the GPUs chosen: an
+        instance that needs more than one node takes all of each node's GPUs."""
+        kbm, kbh = self.kb.models[model["id"]], self.kb.hardware[hw["id"]]
         context = choice["context"]
-        native = model["native"]
-        if native is not None and context > native:
-            long = [r for r in self.by_model.get(model["id"], []) if r["strategy"] == "long-context"]
-            if long:
-                r = long[0]
-                return refuse(
-                    "cfg-refused-context-recipe", {"context": native}, context=thousands(context),
-                    model=model["name"], native=thousands(native), title=self.text(r["title"]),
-                )  # fmt: skip
-            return refuse(
-                "cfg-refused-context", {"context": native}, context=thousands(context), model=model["name"],
-                native=thousands(native),
-            )  # fmt: skip
         goal_settings = self.settings(goal["lines"])
-        if native is None or context != native:
+        if model["native"] is None or context != model["native"]:
             goal_settings[CONTEXT_FLAG] = str(context)
         settings = Settings.of(goal_settings)
         auto = self.planner.auto(kbm, kbh, precision["dtype"], settings)
         if auto is None:  # a value the planner does not take (a KV spelling no dtype of the KB has)
             lines = [text for text, pairs in goal["lines"] if self.canonical(pairs[0][0]) in SETTINGS_FLAGS]
-            return refuse("cfg-refused-settings", goal=self.text(goal["name"]), lines=", ".join(lines))
+            return Refusal(
+                "cfg-refused-settings", {"goal": self.text(goal["name"]), "lines": ", ".join(lines)}
+            )
         tp, basis = auto
         if basis == "unknown":
             probe = self.planner.record(kbm, kbh, precision["dtype"], "1", "", settings)
             missing = probe["missing"] if probe else {}
             if "memory" in missing:
-                return refuse("cfg-refused-memory", gpu=hw["name"], fields=", ".join(missing["memory"]))
-            return refuse(
-                "cfg-refused-weights", model=model["name"], fields=", ".join(missing.get("weights", []))
-            )
+                return Refusal(
+                    "cfg-refused-memory", {"gpu": hw["name"], "fields": ", ".join(missing["memory"])}
+                )
+            fields = ", ".join(missing.get("weights", []))
+            return Refusal("cfg-refused-weights", {"model": model["name"], "fields": fields})
         gpus, nodes = choice["gpus"], choice["nodes"]
-        total = gpus * nodes
         instances = 2 if choice["pd"] else 1
-        context_shown = thousands(context)
+        shown = thousands(context)
         if basis == "none-fits":
             smaller = {"context": model["contexts"][0]} if context != model["contexts"][0] else None
-            return refuse(
-                "cfg-refused-none-fits", smaller,
-                model=model["name"], precision=precision["name"], context=context_shown, gpu=hw["name"],
-            )  # fmt: skip
-        if tp * instances > total:
+            values = {
+                "model": model["name"],
+                "precision": precision["name"],
+                "context": shown,
+                "gpu": hw["name"],
+            }
+            return Refusal("cfg-refused-none-fits", values, smaller)
+        if tp * instances > gpus * nodes:
             need = -(-tp * instances // gpus)
             # the nearest choice that holds it: more GPUs in each of these nodes, else more nodes
             wider = [g for g in hw["gpus"] if g * nodes >= tp * instances]
             more = [n for n in self.data["nodes"] if n >= need]
             alternative = {"gpus": wider[0]} if wider else {"nodes": more[0]} if more else None
-            return refuse(
-                "cfg-refused-gpus", alternative, tp=tp, instances=instances, gpus=gpus, nodes=nodes,
-                gpu=hw["name"], need=need, context=context_shown,
-            )  # fmt: skip
-        if tp > gpus:  # one instance spans nodes: all of each node's GPUs
-            span = -(-tp // gpus)
-            tp = span * gpus
-            if self.data["layout"].get(f"{model['id']}|{tp}"):
-                return refuse(
-                    "cfg-refused-layout", nodes=span, tp=tp, model=model["name"], heads=model["heads"]
-                )
-            tp_why = self.message("cfg-why-tp-nodes", nodes=span, gpus=gpus, context=context_shown)
-        else:
-            span = 1
+            values = {"tp": tp, "instances": instances, "gpus": gpus, "nodes": nodes, "gpu": hw["name"]}
+            return Refusal("cfg-refused-gpus", values | {"need": need, "context": shown}, alternative)
+        if tp <= gpus:
             key = "cfg-why-tp-weights-only" if basis == "weights-only" else "cfg-why-tp"
-            tp_why = self.message(key, context=context_shown)
-        if basis == "weights-only":
-            notes.append(self.message("cfg-note-weights-only", model=model["name"]))
+            return PlannerTp(
+                tp=tp, span=1, basis=basis, why=self.message(key, context=shown), settings=settings
+            )
+        span = -(-tp // gpus)  # one instance spans nodes: all of each node's GPUs
+        tp = span * gpus
+        if self.data["layout"].get(f"{model['id']}|{tp}"):
+            values = {"nodes": span, "tp": tp, "model": model["name"], "heads": model["heads"]}
+            return Refusal("cfg-refused-layout", values)
+        why = self.message("cfg-why-tp-nodes", nodes=span, gpus=gpus, context=shown)
+        return PlannerTp(tp=tp, span=span, basis=basis, why=why, settings=settings)
+
+    def _planner_entries(
+        self, choice: dict[str, Any], model: dict[str, Any], hw: dict[str, Any], precision: dict[str, Any],
+        goal: dict[str, Any], sized: PlannerTp,
+    ) -> tuple[list[list[Any]], list[Text]]:  # fmt: skip
+        """The command's lines and each one's reason: the planner's launch lines that have a reason, the
+        model's parsers, then the goal's flags the planner's lines do not already carry."""
+        kbm, kbh = self.kb.models[model["id"]], self.kb.hardware[hw["id"]]
         planner_lines = self.planner.launch_lines(
-            kbm, kbh, precision["dtype"], tp, settings, precision["path"]
+            kbm, kbh, precision["dtype"], sized.tp, sized.settings, precision["path"]
         )
         base: list[list[Any]] = []
         reasons: list[Text] = []
@@ -1179,7 +1222,7 @@ class Composer:
             if name == "--kv-cache-dtype" and name not in goal_flags:
                 continue  # the engine's own KV dtype (the model's), which the plan assumes as well
             reason = self._planner_reason(
-                name, value, model, precision, hw, goal, goal_flags, tp_why, context
+                name, value, model, precision, hw, goal, goal_flags, sized.why, choice["context"]
             )
             if reason is None:
                 continue  # no true reason to give: the flag is left to the engine
@@ -1198,7 +1241,10 @@ class Composer:
                 continue  # a planner input: the planner's lines already carry the goal's value
             base.append([text, pairs])
             reasons.append(self._goal_reason(goal))
-        self._cap_running(choice, precision, base, reasons, notes)
+        return base, reasons
+
+    def _key_flags_note(self, model: dict[str, Any], base: list[list[Any]], notes: list[Text]) -> None:
+        """The model's recommended flags the command does not set, named with the layout they belong to."""
         present = {flag for e in base for flag in self.line_flags(e)}
         missing = [
             line
@@ -1211,42 +1257,41 @@ class Composer:
                     "cfg-note-key-flags", flags=", ".join(missing), layout=self.text(model["layout"])
                 )
             )
-        self._idle_note(choice, tp, span, notes)
-        commands = []
-        for role in roles:
-            if role == "router":
-                entries = [list(e) for e in self.data["router_lines"]]
-                why_router = [self.message("cfg-why-router")] * len(entries)
-                commands.append(
-                    self._command(role, None, entries, why_router, module=MODULES["launch_router"])
-                )
-                continue
-            entries = [list(e) for e in base]
-            role_reasons = list(reasons)
-            if span > 1:
-                master = PD_MASTERS[role]
-                for text, reason in (
-                    (f"--nnodes {span}", self.message("cfg-why-nnodes", nodes=span)),
-                    ("--node-rank <node-rank>", self.message("cfg-why-node-rank", last=span - 1)),
-                    (
-                        f"--dist-init-addr {master}:{DIST_PORT}",
-                        self.message("cfg-why-dist-init-addr", master=master),
-                    ),
-                ):
-                    entries.append([text, line_pairs(text)])
-                    role_reasons.append(reason)
-            if role in PD_PORTS:
-                host = PD_HOSTS[role]
-                for text, reason in (
-                    (f"--disaggregation-mode {role}", self.message("cfg-why-pd-mode")),
-                    ("--disaggregation-ib-device <ib-device>", self.message("cfg-why-pd-ib")),
-                    (f"--host {host}", self.message("cfg-why-pd-host", host=host)),
-                    (f"--port {PD_PORTS[role]}", self.message("cfg-why-pd-port")),
-                ):
-                    entries.append([text, line_pairs(text)])
-                    role_reasons.append(reason)
-            commands.append(self._command(role, None, entries, role_reasons))
-        return commands
+
+    def _role_command(
+        self, role: str, base: list[list[Any]], reasons: list[Text], span: int
+    ) -> dict[str, Any]:
+        """One role's command: the router's own lines, else the lines with the multi-node and PD flags the
+        role needs."""
+        if role == "router":
+            entries = [list(e) for e in self.data["router_lines"]]
+            why_router = [self.message("cfg-why-router")] * len(entries)
+            return self._command(role, None, entries, why_router, module=MODULES["launch_router"])
+        entries = [list(e) for e in base]
+        role_reasons = list(reasons)
+        added: list[tuple[str, Text]] = []
+        if span > 1:
+            master = PD_MASTERS[role]
+            added += [
+                (f"--nnodes {span}", self.message("cfg-why-nnodes", nodes=span)),
+                ("--node-rank <node-rank>", self.message("cfg-why-node-rank", last=span - 1)),
+                (
+                    f"--dist-init-addr {master}:{DIST_PORT}",
+                    self.message("cfg-why-dist-init-addr", master=master),
+                ),
+            ]
+        if role in PD_PORTS:
+            host = PD_HOSTS[role]
+            added += [
+                (f"--disaggregation-mode {role}", self.message("cfg-why-pd-mode")),
+                ("--disaggregation-ib-device <ib-device>", self.message("cfg-why-pd-ib")),
+                (f"--host {host}", self.message("cfg-why-pd-host", host=host)),
+                (f"--port {PD_PORTS[role]}", self.message("cfg-why-pd-port")),
+            ]
+        for text, reason in added:
+            entries.append([text, line_pairs(text)])
+            role_reasons.append(reason)
+        return self._command(role, None, entries, role_reasons)
 
     def _cap_running(
         self,

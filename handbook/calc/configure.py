@@ -418,103 +418,12 @@ def configurable_models(kb: KB) -> list[Model]:
 def configurator_data(kb: KB, snapshot: EngineSnapshot, docs_dir: Path = DOCS_DIR) -> dict[str, Any]:
     """The KB facts the composer reads."""
     sections = recipe_sections(docs_dir)
-    models = []
     pd_models = {r.model for r in kb.recipes.values() if r.deployment and r.role == "prefill" and r.model}
-    for model in configurable_models(kb):
-        precisions = []
-        for p in model.precisions:
-            path = checkpoint(kb, model, p.dtype)[0]
-            sources = {}
-            for entry in p.runs_on:
-                for hw in entry.hardware:
-                    sources.setdefault(hw, []).append(
-                        {"source": entry.source, "where": T(entry.where), "verified": entry.verified}
-                    )
-            precisions.append(
-                {
-                    "dtype": p.dtype,
-                    "name": kb.dtypes[p.dtype].name,
-                    "path": path,
-                    "hardware": listed_hardware(p),
-                    "runs_on": sources,
-                }
-            )
-        own = [r for r in kb.recipes.values() if r.model == model.id]
-        found = sections.chapter_of_recipe
-        section = next((found[r.id] for r in own if found.get(r.id, "").startswith("06-")), None)
-        rec = model.recommended
-        models.append(
-            {
-                "id": model.id,
-                "name": model.name,
-                "precisions": precisions,
-                "tool_call": model.parsers.tool_call if model.parsers else None,
-                "reasoning": model.parsers.reasoning if model.parsers else None,
-                "pd": model.id in pd_models,
-                "section": section,
-                "native": model.context.native if model.context else None,
-                "extended": model.context.extended if model.context else None,
-                "contexts": context_choices(model),
-                "key_flags": [flag_line_text(f) for f in rec.key_flags] if rec else [],
-                "key_flag_names": [flags_in([flag_line_text(f)])[0][0] for f in rec.key_flags] if rec else [],
-                "layout": T(rec.layout) if rec else None,
-                "rules": {r.flag: r.rule for r in rule_flags(kb, model)},
-                "heads": model.config.num_attention_heads,
-            }
-        )
-    used_models = {m["id"] for m in models}
-    recipes = []
-    for recipe in kb.recipes.values():
-        if recipe.model not in used_models or recipe.program not in ("launch_server", "launch_router"):
-            continue
-        if recipe.kind not in ("launch", "router"):
-            continue
-        recipes.append(_recipe(kb, recipe, sections.of_recipe))
-    goals = []
-    scenarios = {s.id: s for s in kb.tuning.scenarios}
-    for goal in GOALS:
-        scenario = scenarios.get(goal.scenario) if goal.scenario else None
-        name = T(message(goal.label)) if goal.label else T(scenario.name)  # type: ignore[union-attr]
-        # the context is the reader's own input: a scenario's --context-length gives way to it
-        lines = [
-            line for line in (scenario.flags if scenario else []) if flags_in([line])[0][0] != CONTEXT_FLAG
-        ]
-        goals.append(
-            {
-                "id": goal.id,
-                "kind": goal.kind,
-                "name": name,
-                "strategies": list(goal.strategies),
-                "scenario": T(scenario.name) if scenario else None,
-                "reason": T(scenario.reason) if scenario else None,
-                "lines": _lines(lines),
-            }
-        )
-    flags = set(PLAN_FLAGS) | {"--model-path", "--reasoning-parser", "--tool-call-parser"}
-    flags |= {"--nnodes", "--node-rank", "--dist-init-addr", "--disaggregation-mode"}
-    flags |= {
-        "--disaggregation-ib-device",
-        "--host",
-        "--port",
-        "--swa-full-tokens-ratio",
-        "--max-total-tokens",
-    }
-    for g in goals:
-        flags |= {f for _, fv in g["lines"] for f, _ in fv}
-    for m in models:
-        flags |= set(m["rules"])
-    flags |= {f for r in recipes if r["program"] == "launch_server" for _, fv in r["lines"] for f, _ in fv}
-    links = {}
-    for flag in sorted(flags):
-        link = flag_link(kb, snapshot, flag, "launch_server")
-        if link:
-            links[flag] = link
-    router_links = {}
-    for _, fv in _lines(list(ROUTER_LINES)):
-        for flag, _ in fv:
-            link = flag_link(kb, snapshot, flag, "launch_router")
-            if link:
-                router_links[flag] = link
+    models = [_model_entry(kb, model, sections, pd_models) for model in configurable_models(kb)]
+    recipes = _recipe_entries(kb, {m["id"] for m in models}, sections)
+    goals = _goal_entries(kb)
+    flags = _command_flags(models, goals, recipes)
+    router_flags = [flag for _, fv in _lines(list(ROUTER_LINES)) for flag, _ in fv]
     shown = {m["section"] for m in models} | {r["link"] for r in recipes}
     return {
         "schema_version": SCHEMA_VERSION,
@@ -545,8 +454,8 @@ def configurator_data(kb: KB, snapshot: EngineSnapshot, docs_dir: Path = DOCS_DI
         "goals": goals,
         "recipes": recipes,
         "nodes": list(NODE_CHOICES),
-        "links": links,
-        "router_links": router_links,
+        "links": _flag_links(kb, snapshot, sorted(flags), "launch_server"),
+        "router_links": _flag_links(kb, snapshot, router_flags, "launch_router"),
         "router_lines": _lines(list(ROUTER_LINES)),
         "canonical": _canonical(
             snapshot, flags | {f for r in recipes for _, fv in r["lines"] for f, _ in fv}
@@ -559,6 +468,121 @@ def configurator_data(kb: KB, snapshot: EngineSnapshot, docs_dir: Path = DOCS_DI
             if memory.layout_problems(kb.models[m["id"]], tp)
         },
     }
+
+
+def _precision_entries(kb: KB, model: Model) -> list[dict[str, Any]]:
+    """Each precision of the model: its checkpoint, and the sources that name it on each accelerator."""
+    precisions = []
+    for p in model.precisions:
+        sources: dict[str, list[dict[str, Any]]] = {}
+        for entry in p.runs_on:
+            for hw in entry.hardware:
+                sources.setdefault(hw, []).append(
+                    {"source": entry.source, "where": T(entry.where), "verified": entry.verified}
+                )
+        precisions.append(
+            {
+                "dtype": p.dtype,
+                "name": kb.dtypes[p.dtype].name,
+                "path": checkpoint(kb, model, p.dtype)[0],
+                "hardware": listed_hardware(p),
+                "runs_on": sources,
+            }
+        )
+    return precisions
+
+
+def _model_entry(kb: KB, model: Model, sections: Sections, pd_models: set[str]) -> dict[str, Any]:
+    """What the composer reads of a model: precisions, parsers, contexts, recommended flags, rules."""
+    own = [r for r in kb.recipes.values() if r.model == model.id]
+    found = sections.chapter_of_recipe
+    section = next((found[r.id] for r in own if found.get(r.id, "").startswith("06-")), None)
+    rec = model.recommended
+    return {
+        "id": model.id,
+        "name": model.name,
+        "precisions": _precision_entries(kb, model),
+        "tool_call": model.parsers.tool_call if model.parsers else None,
+        "reasoning": model.parsers.reasoning if model.parsers else None,
+        "pd": model.id in pd_models,
+        "section": section,
+        "native": model.context.native if model.context else None,
+        "extended": model.context.extended if model.context else None,
+        "contexts": context_choices(model),
+        "key_flags": [flag_line_text(f) for f in rec.key_flags] if rec else [],
+        "key_flag_names": [flags_in([flag_line_text(f)])[0][0] for f in rec.key_flags] if rec else [],
+        "layout": T(rec.layout) if rec else None,
+        "rules": {r.flag: r.rule for r in rule_flags(kb, model)},
+        "heads": model.config.num_attention_heads,
+    }
+
+
+def _recipe_entries(kb: KB, models: set[str], sections: Sections) -> list[dict[str, Any]]:
+    """The launch and router commands of the configurable models, as the composer starts from them."""
+    return [
+        _recipe(kb, recipe, sections.of_recipe)
+        for recipe in kb.recipes.values()
+        if recipe.model in models
+        and recipe.program in ("launch_server", "launch_router")
+        and recipe.kind in ("launch", "router")
+    ]
+
+
+def _goal_entries(kb: KB) -> list[dict[str, Any]]:
+    """Each goal with its name and the flags of its tuning scenario, less the context (the reader's own)."""
+    goals = []
+    scenarios = {s.id: s for s in kb.tuning.scenarios}
+    for goal in GOALS:
+        scenario = scenarios.get(goal.scenario) if goal.scenario else None
+        name = T(message(goal.label)) if goal.label else T(scenario.name)  # type: ignore[union-attr]
+        # the context is the reader's own input: a scenario's --context-length gives way to it
+        lines = [
+            line for line in (scenario.flags if scenario else []) if flags_in([line])[0][0] != CONTEXT_FLAG
+        ]
+        goals.append(
+            {
+                "id": goal.id,
+                "kind": goal.kind,
+                "name": name,
+                "strategies": list(goal.strategies),
+                "scenario": T(scenario.name) if scenario else None,
+                "reason": T(scenario.reason) if scenario else None,
+                "lines": _lines(lines),
+            }
+        )
+    return goals
+
+
+def _command_flags(
+    models: list[dict[str, Any]], goals: list[dict[str, Any]], recipes: list[dict[str, Any]]
+) -> set[str]:
+    """Every launch_server flag a composed command can hold: the planner's, the parsers', the multi-node and
+    PD ones, the goals', the models' rules, and the launch recipes'."""
+    flags = set(PLAN_FLAGS) | {"--model-path", "--reasoning-parser", "--tool-call-parser"}
+    flags |= {"--nnodes", "--node-rank", "--dist-init-addr", "--disaggregation-mode"}
+    flags |= {
+        "--disaggregation-ib-device",
+        "--host",
+        "--port",
+        "--swa-full-tokens-ratio",
+        "--max-total-tokens",
+    }
+    for g in goals:
+        flags |= {f for _, fv in g["lines"] for f, _ in fv}
+    for m in models:
+        flags |= set(m["rules"])
+    flags |= {f for r in recipes if r["program"] == "launch_server" for _, fv in r["lines"] for f, _ in fv}
+    return flags
+
+
+def _flag_links(kb: KB, snapshot: EngineSnapshot, flags: list[str], program: str) -> dict[str, str]:
+    """Each flag's link to its parameter's entry, where it has one (in the order given)."""
+    links = {}
+    for flag in flags:
+        link = flag_link(kb, snapshot, flag, program)
+        if link:
+            links[flag] = link
+    return links
 
 
 def _canonical(snapshot: EngineSnapshot, flags: set[str]) -> dict[str, str]:

@@ -377,10 +377,14 @@
     return model.context_native !== null ? model.context_native : defaults.context_when_unpublished;
   }
 
-  // ------------------------------------------------------------------------------------------ plan
-  // opts: tp, ep, mem_fraction_static, context, page_size, max_total_tokens, swa_full_tokens_ratio, free_gib,
-  // max_running_requests (null: the engine's)
-  function plan(data, model, hw, weightsDtype, kv, opts) {
+  // ------------------------------------------------------------------------------------------ plan's steps
+  // plan() runs these steps in this order, as handbook/calc/memory.py does under the same names (snake_case
+  // there): each returns its figures (the Python step's field names) with the notes and bounds it raised and,
+  // where a field is not in this KB, what is missing (null when nothing is).
+
+  // Step 1. opts: tp, ep, mem_fraction_static, context, page_size, max_total_tokens, swa_full_tokens_ratio,
+  // free_gib, max_running_requests (null: the engine's)
+  function planInputs(data, model, hw, weightsDtype, kv, opts) {
     useTables(data);
     const engine = data.engine_defaults;
     const tp = opts.tp;
@@ -400,262 +404,352 @@
     if (!weightsDtype.weights) throw new Error(`${weightsDtype.id} is not a weights dtype`);
     const kvSize = elementBytes(kv);
     weightShare(0, tp, ep);
-    const nativeContext = model.context_native;
-    const ctx = resolveContext(model, opts.context, data.defaults);
-    const c = model.config;
-    const missing = {};
-    const notes = [];
-    const bounds = [];
+    return {
+      model,
+      hw,
+      weights_dtype: weightsDtype,
+      kv,
+      kv_size: kvSize,
+      tp,
+      ep,
+      context: resolveContext(model, opts.context, data.defaults),
+      context_native: model.context_native,
+      mem_fraction_static: given,
+      page_size: pageGiven,
+      max_total_tokens: cap,
+      max_running_requests: runningGiven,
+      swa_full_tokens_ratio: ratio,
+      free_gib: freeGib,
+      engine,
+      data,
+    };
+  }
 
-    const platform = platformOf(hw);
-    const chosen = backend(data, model, platform, tp, kv);
-    bounds.push(...chosen.unknown);
-    const page = pageGiven === null ? chosen.page_size : pageGiven;
-    if (pageGiven === null && page > 1) notes.push("page-size");
+  // Step 2: what the engine resolves before sizing anything: platform, attention backend, page size.
+  function planEngine(asked) {
+    const platform = platformOf(asked.hw);
+    const chosen = backend(asked.data, asked.model, platform, asked.tp, asked.kv);
+    const page = asked.page_size === null ? chosen.page_size : asked.page_size;
+    const notes = asked.page_size === null && page > 1 ? ["page-size"] : [];
+    return { platform, backend: chosen, page_size: page, notes, bounds: [...chosen.unknown], missing: null };
+  }
 
-    let device = null;
+  // Step 3: the accelerator's memory, or the fields that would give it.
+  function planDevice(asked) {
     try {
-      device = deviceMemory(hw);
+      return { device: deviceMemory(asked.hw), notes: [], bounds: [], missing: null };
     } catch (err) {
       if (!(err instanceof NotPublished)) throw err;
-      missing.memory = err.missing;
+      return { device: null, notes: [], bounds: [], missing: err.missing };
     }
-    let fractionBounded = false;
+  }
+
+  // Step 4: --mem-fraction-static: given, or the engine's default for this GPU and TP; × 0.85 for aiter above
+  // 8,192 tokens, a given fraction too unless the engine honours it.
+  function planFraction(asked, engine, device) {
+    const given = asked.mem_fraction_static;
+    const mem = device.device;
+    const chosen = engine.backend;
+    const notes = [];
+    const bounds = [];
+    let bounded = false;
     let def = null;
-    if (device !== null) {
-      def = defaultMemFraction(device.mib, tp);
-      if (isMultimodal(model)) {
-        const vision = model.vision_shape;
+    if (mem !== null) {
+      def = defaultMemFraction(mem.mib, asked.tp);
+      if (isMultimodal(asked.model)) {
+        const vision = asked.model.vision_shape;
         def = vlmFraction(def, vision ? vision[0] : null, vision ? vision[1] : null);
         if (given === null) {
           notes.push("vlm-fraction");
           if (vision === null) {
             bounds.push("vision-config");
-            fractionBounded = true;
+            bounded = true;
           }
         }
       }
-      if (device.basis === "nominal-bound" && (freeGib === null || given === null)) {
+      if (mem.basis === "nominal-bound" && (asked.free_gib === null || given === null)) {
         notes.push("memory-bound");
         bounds.push("reported-memory");
-        fractionBounded = fractionBounded || given === null;
+        bounded = bounded || given === null;
       }
     }
     let fraction = given !== null ? given : def;
     if (given === null && def !== null) notes.push("default-fraction");
-    let aiter = chosen.attention === K.ATTENTION_BACKENDS.rocm && ctx > K.AITER_CONTEXT_THRESHOLD;
+    const longContext = asked.context > K.AITER_CONTEXT_THRESHOLD;
+    let aiter = chosen.attention === K.ATTENTION_BACKENDS.rocm && longContext;
     if (aiter && fraction !== null) {
       if (chosen.unknown.includes("architecture")) {
         // a per-model override could choose another backend: the unscaled fraction is the bound
         aiter = false;
-        fractionBounded = true;
-      } else if (!(given !== null && engine.aiter_honors_explicit_fraction)) {
+        bounded = true;
+      } else if (!(given !== null && asked.engine.aiter_honors_explicit_fraction)) {
         fraction = fraction * K.AITER_FRACTION_SCALE;
         notes.push("aiter");
       } else aiter = false;
     }
-    if (chosen.unknown.includes("kv-heads") && ctx > K.AITER_CONTEXT_THRESHOLD) fractionBounded = true;
+    if (chosen.unknown.includes("kv-heads") && longContext) bounded = true;
+    return { default: def, fraction, aiter_scaled: aiter && fraction !== null, bounded, notes, bounds, missing: null };
+  }
 
+  // Step 5: free memory before loading (given, else the device-reported memory) and its split.
+  function planFreeMemory(asked, device, fraction) {
+    const notes = [];
     let free = null;
-    if (freeGib !== null) free = freeGib * GIB;
-    else if (device !== null) {
-      free = device.mib * MIB;
+    if (asked.free_gib !== null) free = asked.free_gib * GIB;
+    else if (device.device !== null) {
+      free = device.device.mib * MIB;
       notes.push("free-assumed");
     }
     let fixed = null;
     let rest = null;
-    if (free !== null && fraction !== null) {
-      fixed = free * fraction;
-      rest = free * (1 - fraction);
+    if (free !== null && fraction.fraction !== null) {
+      fixed = free * fraction.fraction;
+      rest = free * (1 - fraction.fraction);
     }
-    const multimodal = isMultimodal(model);
-    const mmReserve = multimodal ? engine.vlm_cache_mib * MIB : 0.0;
+    const multimodal = isMultimodal(asked.model);
+    const mmReserve = multimodal ? asked.engine.vlm_cache_mib * MIB : 0.0;
     if (multimodal) notes.push("multimodal-reserve");
+    return { free, static: fixed, rest, mm_reserve: mmReserve, notes, bounds: [], missing: null };
+  }
 
-    let total = null;
-    let perGpu = null;
-    let weightsBasis = null;
-    let weightsFormula = null;
-    let weightsParams = null;
+  // Step 6: the weights, and one GPU's share of them.
+  function planWeights(asked) {
+    const notes = [];
+    if (K.QWEN4_EXP.includes(architecture(asked.model)) && asked.hw.vendor === "nvidia") notes.push("ple-offload");
+    let w = null;
     try {
-      const w = weights(model, weightsDtype);
-      [total, weightsBasis, weightsFormula, weightsParams] = [w.total_bytes, w.basis, w.formula, w.params];
-      perGpu = weightShare(total, tp, ep);
-      if (w.basis === "formula") notes.push("weights-formula");
+      w = weights(asked.model, asked.weights_dtype);
     } catch (err) {
       if (!(err instanceof NotPublished)) throw err;
-      missing.weights = err.missing;
+      return { weights: null, per_gpu: null, notes, bounds: [], missing: err.missing };
     }
-    if (K.QWEN4_EXP.includes(architecture(model)) && hw.vendor === "nvidia") notes.push("ple-offload");
+    if (w.basis === "formula") notes.push("weights-formula");
+    return { weights: w, per_gpu: weightShare(w.total_bytes, asked.tp, asked.ep), notes, bounds: [], missing: null };
+  }
 
+  // Step 7: one token's bytes on one GPU: attention rows in the engine's layout, the indexers, the SWA share.
+  function planCell(asked, engine) {
+    const model = asked.model;
+    const tp = asked.tp;
     let cell = null;
     try {
-      cell = kvCell(model, kv, tp);
+      cell = kvCell(model, asked.kv, tp);
     } catch (err) {
       if (!(err instanceof NotPublished)) throw err;
-      missing.kv = err.missing;
+      const none = { kv_bytes_per_token: null, rows: null, indexer: null, swa: null, per_token: null };
+      return { ...none, notes: [], bounds: [], missing: err.missing };
     }
-    let rows = null;
-    let indexer = null;
-    let swa = null;
-    let perToken = null;
-    if (cell !== null) {
-      [rows, indexer, swa] = [cell.per_rank_bytes, 0, cell.swa_per_rank_bytes];
-      if (cell.formula === "mla" && tp > 1) notes.push("mla-replicated");
-      if (cell.formula === "gqa" && tp > c.num_key_value_heads) notes.push("kv-heads-replicated");
-      if (swa) notes.push("swa-pool");
-      if (isDsa(model)) {
-        rows = dsaRow(model, chosen.dsa_raw_layout, kvSize) * cell.layers_counted;
-        if (!chosen.dsa_raw_layout) notes.push("dsa-fp8-layout");
-        const dsa = dsaIndexerBytes(model);
-        if (dsa === null) bounds.push("indexer");
-        else {
-          indexer = dsa;
-          notes.push("sparse-indexer");
-        }
-      } else if (isQsa(model)) {
-        const qsa = qsaIndexerBytes(model, cell.layers_counted);
-        if (qsa === null) bounds.push("indexer");
-        else {
-          indexer = qsa;
-          notes.push("qsa-indexer");
-        }
-      }
-      perToken = swa ? rows + indexer + ratio * swa : rows + indexer;
+    const notes = [];
+    const bounds = [];
+    let [rows, indexer, swa] = [cell.per_rank_bytes, 0, cell.swa_per_rank_bytes];
+    if (cell.formula === "mla" && tp > 1) notes.push("mla-replicated");
+    if (cell.formula === "gqa" && tp > model.config.num_key_value_heads) notes.push("kv-heads-replicated");
+    if (swa) notes.push("swa-pool");
+    let found = 0;
+    let note = null;
+    if (isDsa(model)) {
+      rows = dsaRow(model, engine.backend.dsa_raw_layout, asked.kv_size) * cell.layers_counted;
+      if (!engine.backend.dsa_raw_layout) notes.push("dsa-fp8-layout");
+      [found, note] = [dsaIndexerBytes(model), "sparse-indexer"];
+    } else if (isQsa(model)) [found, note] = [qsaIndexerBytes(model, cell.layers_counted), "qsa-indexer"];
+    if (found === null) bounds.push("indexer");
+    else if (note !== null) {
+      indexer = found;
+      notes.push(note);
     }
+    const ratio = asked.swa_full_tokens_ratio;
+    const perToken = swa ? rows + indexer + ratio * swa : rows + indexer;
+    return { kv_bytes_per_token: cell.bytes_per_token, rows, indexer, swa, per_token: perToken, notes, bounds, missing: null };
+  }
 
-    const linear = hasLinearAttention(model);
-    const stateShapeKnown = linear && K.LINEAR_FIELDS.every((name) => c[name] !== null);
-    let perRequest = null;
-    let smallestState = null;
-    if (linear) {
-      notes.push("linear-state");
-      if (!stateShapeKnown) bounds.push("state-shape");
-      else {
-        const linearLayers = layerSplit(model).linear;
-        const ssm = model.state_dtype;
-        if (ssm === null) {
-          bounds.push("state-dtype");
-          perRequest = stateBytesPerRequest(data, model, linearLayers, tp, "float32");
-          smallestState = stateBytesPerRequest(data, model, linearLayers, tp, "bfloat16");
-        } else perRequest = stateBytesPerRequest(data, model, linearLayers, tp, ssm);
-      }
+  // Step 8: one request's recurrent state on one GPU, for linear-attention layers (an unknown dtype bounds
+  // both sides: float32 the largest, a 2-byte one the smallest).
+  function planState(asked) {
+    const model = asked.model;
+    const tp = asked.tp;
+    if (!hasLinearAttention(model)) return { linear: false, per_request: null, smallest: null, notes: [], bounds: [], missing: null };
+    const notes = ["linear-state"];
+    if (!K.LINEAR_FIELDS.every((name) => model.config[name] !== null)) {
+      return { linear: true, per_request: null, smallest: null, notes, bounds: ["state-shape"], missing: null };
     }
+    const layers = layerSplit(model).linear;
+    const ssm = model.state_dtype;
+    if (ssm !== null) {
+      const perRequest = stateBytesPerRequest(asked.data, model, layers, tp, ssm);
+      return { linear: true, per_request: perRequest, smallest: null, notes, bounds: [], missing: null };
+    }
+    return {
+      linear: true,
+      per_request: stateBytesPerRequest(asked.data, model, layers, tp, "float32"),
+      smallest: stateBytesPerRequest(asked.data, model, layers, tp, "bfloat16"),
+      notes,
+      bounds: ["state-dtype"],
+      missing: null,
+    };
+  }
 
-    let budget = null;
+  // Step 9: the budget after the weights, in GiB and in the engine's order of operations, then the state pool
+  // of linear-attention layers taken from it first; what is left is the KV pool.
+  function planBudget(asked, fraction, free, share, state) {
+    if (free.free === null || fraction.fraction === null || share.per_gpu === null) {
+      return { budget: null, slots: null, state_pool: null, kv_pool: null, kv_pool_gib: null, refused: false, notes: [], bounds: [], missing: null };
+    }
+    const pre = free.free / GIB;
+    const after = pre - share.per_gpu / GIB;
+    let restGib = after - pre * (1 - fraction.fraction) - free.mm_reserve / GIB;
+    const budget = restGib * GIB;
     let slots = null;
     let statePool = null;
-    let pool = null;
-    let tokens = null;
-    let swaTokens = null;
-    let requests = null;
-    let running = null;
-    let refused = false;
-    if (free !== null && fraction !== null && perGpu !== null) {
-      const pre = free / GIB;
-      const after = pre - perGpu / GIB;
-      let restGib = after - pre * (1 - fraction) - mmReserve / GIB;
-      budget = restGib * GIB;
-      if (linear && restGib > 0) {
-        const r = engine.mamba_full_memory_ratio;
-        const share = (restGib * r) / (1 + r);
-        if (perRequest === null) restGib = restGib - share / 2;
-        else if (smallestState !== null) {
-          slots = stateSlots(restGib, smallestState, r);
-          statePool = share * GIB;
-          restGib = restGib - share + perRequest / GIB;
-        } else {
-          slots = stateSlots(restGib, perRequest, r);
-          statePool = (slots + 1) * perRequest;
-          restGib = restGib - statePool / GIB;
-        }
-      }
-      refused = restGib <= 0 || (slots !== null && slots <= 0);
-      pool = !refused ? Math.max(0.0, restGib * GIB) : 0.0;
-      if (perToken !== null) {
-        if (refused) tokens = 0;
-        else {
-          const available = Math.trunc(restGib * GIB);
-          tokens = kvPoolTokens(available, perToken, page, cap);
-          const uncapped = kvPoolTokens(available, perToken, page);
-          if (tokens < uncapped) notes.push("capped");
-        }
-        if (swa) {
-          swaTokens = Math.floor(tokens * ratio);
-          swaTokens -= swaTokens % page;
-        }
-        requests = Math.floor(tokens / ctx);
-        running = tokens ? maxRunningRequests(tokens, ctx, runningGiven, slots) : 0;
-        if (running < maxRunningRequests(tokens, ctx, runningGiven, null)) notes.push("state-capped");
+    if (state.linear && restGib > 0) {
+      const r = asked.engine.mamba_full_memory_ratio;
+      const part = (restGib * r) / (1 + r);
+      if (state.per_request === null) restGib = restGib - part / 2;
+      else if (state.smallest !== null) {
+        slots = stateSlots(restGib, state.smallest, r);
+        statePool = part * GIB;
+        restGib = restGib - part + state.per_request / GIB;
+      } else {
+        slots = stateSlots(restGib, state.per_request, r);
+        statePool = (slots + 1) * state.per_request;
+        restGib = restGib - statePool / GIB;
       }
     }
+    const refused = restGib <= 0 || (slots !== null && slots <= 0);
+    const pool = !refused ? Math.max(0.0, restGib * GIB) : 0.0;
+    return { budget, slots, state_pool: statePool, kv_pool: pool, kv_pool_gib: restGib, refused, notes: [], bounds: [], missing: null };
+  }
 
-    notes.push(...layoutProblems(model, tp));
-    if (nativeContext !== null && ctx > nativeContext) notes.push("context-over-native");
-    if (hw.gpus_per_node === null) {
+  // Step 10: the tokens the KV pool holds (floored to the page, capped by --max-total-tokens), the SWA pool's
+  // tokens, the requests.
+  function planRequests(asked, engine, cell, budget) {
+    if (budget.kv_pool_gib === null || cell.per_token === null) {
+      return { max_tokens: null, swa_tokens: null, max_requests: null, max_running_requests: null, notes: [], bounds: [], missing: null };
+    }
+    const ctx = asked.context;
+    const page = engine.page_size;
+    const given = asked.max_running_requests;
+    const notes = [];
+    let tokens = 0;
+    if (!budget.refused) {
+      const available = Math.trunc(budget.kv_pool_gib * GIB);
+      tokens = kvPoolTokens(available, cell.per_token, page, asked.max_total_tokens);
+      if (tokens < kvPoolTokens(available, cell.per_token, page)) notes.push("capped");
+    }
+    let swaTokens = null;
+    if (cell.swa) {
+      swaTokens = Math.floor(tokens * asked.swa_full_tokens_ratio);
+      swaTokens -= swaTokens % page;
+    }
+    const running = tokens ? maxRunningRequests(tokens, ctx, given, budget.slots) : 0;
+    if (running < maxRunningRequests(tokens, ctx, given, null)) notes.push("state-capped");
+    const requests = Math.floor(tokens / ctx);
+    return { max_tokens: tokens, swa_tokens: swaTokens, max_requests: requests, max_running_requests: running, notes, bounds: [], missing: null };
+  }
+
+  // Step 11: the notes on where the plan runs: layouts SGLang refuses, a context beyond the model's, a TP group
+  // larger than one server.
+  function planPlacement(asked) {
+    const tp = asked.tp;
+    const perNode = asked.hw.gpus_per_node;
+    const notes = layoutProblems(asked.model, tp);
+    if (asked.context_native !== null && asked.context > asked.context_native) notes.push("context-over-native");
+    if (perNode === null) {
       if (tp > 1) notes.push("multi-node-unknown");
-    } else if (tp > hw.gpus_per_node) notes.push("multi-node");
+    } else if (tp > perNode) notes.push("multi-node");
+    return notes;
+  }
 
-    if (bounds.length) notes.push("bounds");
+  // Step 12: the figures (planner figure keys) a bound reaches, each once, in the order found.
+  function planBounded(asked, fraction, bounds) {
     const bounded = [];
     if (bounds.includes("reported-memory")) {
       bounded.push("gpu");
-      if (freeGib === null) bounded.push("free");
+      if (asked.free_gib === null) bounded.push("free");
     }
-    if (fractionBounded && fraction !== null) bounded.push("fraction");
+    if (fraction.bounded && fraction.fraction !== null) bounded.push("fraction");
     if (bounded.includes("free") || bounded.includes("fraction")) bounded.push("static", "rest", "budget", "state", "kv-pool");
     if (bounds.includes("state-dtype") || bounds.includes("state-shape")) bounded.push("state", "kv-pool");
     if (bounds.length) bounded.push("max-tokens", "swa-tokens", "requests", "running");
     if (bounds.includes("platform") || bounds.includes("architecture")) bounded.push("page");
+    return [...new Set(bounded)];
+  }
+
+  // ------------------------------------------------------------------------------------------ plan
+  function plan(data, model, hw, weightsDtype, kv, opts) {
+    const asked = planInputs(data, model, hw, weightsDtype, kv, opts);
+    const engine = planEngine(asked);
+    const device = planDevice(asked);
+    const fraction = planFraction(asked, engine, device);
+    const free = planFreeMemory(asked, device, fraction);
+    const share = planWeights(asked);
+    const cell = planCell(asked, engine);
+    const state = planState(asked);
+    const budget = planBudget(asked, fraction, free, share, state);
+    const requests = planRequests(asked, engine, cell, budget);
+    return assemblePlan(asked, engine, device, fraction, free, share, cell, state, budget, requests);
+  }
+
+  // The steps' figures as one plan (handbook/calc/memory.py's Plan, field for field), with their notes, the
+  // placement notes, and what a bound reaches.
+  function assemblePlan(asked, engine, device, fraction, free, share, cell, state, budget, requests) {
+    const steps = [engine, device, fraction, free, share, cell, state, budget, requests];
+    const bounds = steps.flatMap((step) => step.bounds);
+    const notes = [...steps.flatMap((step) => step.notes), ...planPlacement(asked)];
+    if (bounds.length) notes.push("bounds");
+    const missing = {};
+    for (const [key, step] of [["memory", device], ["weights", share], ["kv", cell]]) {
+      if (step.missing !== null) missing[key] = step.missing;
+    }
+    const w = share.weights;
     return {
-      model: model.id,
-      hardware: hw.id,
-      weights_dtype: weightsDtype.id,
-      kv_dtype: kv.id,
-      tp,
-      ep,
-      context: ctx,
-      context_native: nativeContext,
-      platform,
-      attention_backend: chosen.attention,
-      page_size: page,
-      page_size_given: pageGiven !== null,
-      mem_fraction_given: given,
-      mem_fraction_default: def,
-      aiter_scaled: aiter && fraction !== null,
-      mem_fraction_static: fraction,
-      max_total_tokens: cap,
-      max_running_requests_given: runningGiven,
-      swa_full_tokens_ratio: ratio,
-      nominal_gb: hw.memory_gb,
-      device_mib: device ? device.mib : null,
-      free_given: freeGib !== null,
-      free_bytes: free,
-      static_bytes: fixed,
-      rest_bytes: rest,
-      mm_reserve_bytes: mmReserve,
-      weights_bytes: total,
-      weights_basis: weightsBasis,
-      weights_formula: weightsFormula,
-      weights_params: weightsParams,
-      weights_per_gpu: perGpu,
-      kv_budget_bytes: budget,
-      state_bytes_per_request: smallestState !== null ? smallestState : perRequest,
-      state_slots: slots,
-      state_pool_bytes: statePool,
-      kv_pool_bytes: pool,
-      kv_bytes_per_token: cell ? cell.bytes_per_token : null,
-      kv_cell_per_gpu: rows,
-      indexer_bytes_per_token: indexer,
-      swa_cell_per_gpu: swa,
-      pool_bytes_per_token: perToken,
-      max_tokens: tokens,
-      swa_tokens: swaTokens,
-      max_requests: requests,
-      max_running_requests: running,
-      refused,
+      model: asked.model.id,
+      hardware: asked.hw.id,
+      weights_dtype: asked.weights_dtype.id,
+      kv_dtype: asked.kv.id,
+      tp: asked.tp,
+      ep: asked.ep,
+      context: asked.context,
+      context_native: asked.context_native,
+      platform: engine.platform,
+      attention_backend: engine.backend.attention,
+      page_size: engine.page_size,
+      page_size_given: asked.page_size !== null,
+      mem_fraction_given: asked.mem_fraction_static,
+      mem_fraction_default: fraction.default,
+      aiter_scaled: fraction.aiter_scaled,
+      mem_fraction_static: fraction.fraction,
+      max_total_tokens: asked.max_total_tokens,
+      max_running_requests_given: asked.max_running_requests,
+      swa_full_tokens_ratio: asked.swa_full_tokens_ratio,
+      nominal_gb: asked.hw.memory_gb,
+      device_mib: device.device ? device.device.mib : null,
+      free_given: asked.free_gib !== null,
+      free_bytes: free.free,
+      static_bytes: free.static,
+      rest_bytes: free.rest,
+      mm_reserve_bytes: free.mm_reserve,
+      weights_bytes: w ? w.total_bytes : null,
+      weights_basis: w ? w.basis : null,
+      weights_formula: w ? w.formula : null,
+      weights_params: w ? w.params : null,
+      weights_per_gpu: share.per_gpu,
+      kv_budget_bytes: budget.budget,
+      state_bytes_per_request: state.smallest !== null ? state.smallest : state.per_request,
+      state_slots: budget.slots,
+      state_pool_bytes: budget.state_pool,
+      kv_pool_bytes: budget.kv_pool,
+      kv_bytes_per_token: cell.kv_bytes_per_token,
+      kv_cell_per_gpu: cell.rows,
+      indexer_bytes_per_token: cell.indexer,
+      swa_cell_per_gpu: cell.swa,
+      pool_bytes_per_token: cell.per_token,
+      max_tokens: requests.max_tokens,
+      swa_tokens: requests.swa_tokens,
+      max_requests: requests.max_requests,
+      max_running_requests: requests.max_running_requests,
+      refused: budget.refused,
       bounds: K.BOUND_CODES.filter((code) => bounds.includes(code)),
-      bounded: [...new Set(bounded)],
+      bounded: planBounded(asked, fraction, bounds),
       missing,
       notes: K.NOTE_CODES.filter((code) => notes.includes(code)),
     };
@@ -1339,6 +1433,22 @@
     layoutProblems,
     resolveContext,
     plan,
+    // plan()'s steps, for the tests at their boundaries (tests/test_plan_steps.py)
+    steps: {
+      planInputs,
+      planEngine,
+      planDevice,
+      planFraction,
+      planFreeMemory,
+      planWeights,
+      planCell,
+      planState,
+      planBudget,
+      planRequests,
+      planPlacement,
+      planBounded,
+      assemblePlan,
+    },
     smallestTp,
     autoTp,
     ruleMaxRunningRequests,

@@ -141,6 +141,26 @@ class Settings:
 
 
 @dataclass(frozen=True)
+class Refusal:
+    """Why the planner composes no command: the message with its values, and the nearest choice with one."""
+
+    key: str
+    values: dict[str, Any]
+    alternative: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class PlannerTp:
+    """The TP the planner's command runs at, and why."""
+
+    tp: int
+    span: int  # the nodes one instance spans
+    basis: str  # memory.AutoTp's basis
+    why: Text  # the --tp-size line's reason
+    settings: Settings
+
+
+@dataclass(frozen=True)
 class Inputs:
     """``Settings`` read as the planner takes them (None: the engine's or the planner's own value)."""
 
@@ -398,103 +418,12 @@ def configurable_models(kb: KB) -> list[Model]:
 def configurator_data(kb: KB, snapshot: EngineSnapshot, docs_dir: Path = DOCS_DIR) -> dict[str, Any]:
     """The KB facts the composer reads."""
     sections = recipe_sections(docs_dir)
-    models = []
     pd_models = {r.model for r in kb.recipes.values() if r.deployment and r.role == "prefill" and r.model}
-    for model in configurable_models(kb):
-        precisions = []
-        for p in model.precisions:
-            path = checkpoint(kb, model, p.dtype)[0]
-            sources = {}
-            for entry in p.runs_on:
-                for hw in entry.hardware:
-                    sources.setdefault(hw, []).append(
-                        {"source": entry.source, "where": T(entry.where), "verified": entry.verified}
-                    )
-            precisions.append(
-                {
-                    "dtype": p.dtype,
-                    "name": kb.dtypes[p.dtype].name,
-                    "path": path,
-                    "hardware": listed_hardware(p),
-                    "runs_on": sources,
-                }
-            )
-        own = [r for r in kb.recipes.values() if r.model == model.id]
-        found = sections.chapter_of_recipe
-        section = next((found[r.id] for r in own if found.get(r.id, "").startswith("06-")), None)
-        rec = model.recommended
-        models.append(
-            {
-                "id": model.id,
-                "name": model.name,
-                "precisions": precisions,
-                "tool_call": model.parsers.tool_call if model.parsers else None,
-                "reasoning": model.parsers.reasoning if model.parsers else None,
-                "pd": model.id in pd_models,
-                "section": section,
-                "native": model.context.native if model.context else None,
-                "extended": model.context.extended if model.context else None,
-                "contexts": context_choices(model),
-                "key_flags": [flag_line_text(f) for f in rec.key_flags] if rec else [],
-                "key_flag_names": [flags_in([flag_line_text(f)])[0][0] for f in rec.key_flags] if rec else [],
-                "layout": T(rec.layout) if rec else None,
-                "rules": {r.flag: r.rule for r in rule_flags(kb, model)},
-                "heads": model.config.num_attention_heads,
-            }
-        )
-    used_models = {m["id"] for m in models}
-    recipes = []
-    for recipe in kb.recipes.values():
-        if recipe.model not in used_models or recipe.program not in ("launch_server", "launch_router"):
-            continue
-        if recipe.kind not in ("launch", "router"):
-            continue
-        recipes.append(_recipe(kb, recipe, sections.of_recipe))
-    goals = []
-    scenarios = {s.id: s for s in kb.tuning.scenarios}
-    for goal in GOALS:
-        scenario = scenarios.get(goal.scenario) if goal.scenario else None
-        name = T(message(goal.label)) if goal.label else T(scenario.name)  # type: ignore[union-attr]
-        # the context is the reader's own input: a scenario's --context-length gives way to it
-        lines = [
-            line for line in (scenario.flags if scenario else []) if flags_in([line])[0][0] != CONTEXT_FLAG
-        ]
-        goals.append(
-            {
-                "id": goal.id,
-                "kind": goal.kind,
-                "name": name,
-                "strategies": list(goal.strategies),
-                "scenario": T(scenario.name) if scenario else None,
-                "reason": T(scenario.reason) if scenario else None,
-                "lines": _lines(lines),
-            }
-        )
-    flags = set(PLAN_FLAGS) | {"--model-path", "--reasoning-parser", "--tool-call-parser"}
-    flags |= {"--nnodes", "--node-rank", "--dist-init-addr", "--disaggregation-mode"}
-    flags |= {
-        "--disaggregation-ib-device",
-        "--host",
-        "--port",
-        "--swa-full-tokens-ratio",
-        "--max-total-tokens",
-    }
-    for g in goals:
-        flags |= {f for _, fv in g["lines"] for f, _ in fv}
-    for m in models:
-        flags |= set(m["rules"])
-    flags |= {f for r in recipes if r["program"] == "launch_server" for _, fv in r["lines"] for f, _ in fv}
-    links = {}
-    for flag in sorted(flags):
-        link = flag_link(kb, snapshot, flag, "launch_server")
-        if link:
-            links[flag] = link
-    router_links = {}
-    for _, fv in _lines(list(ROUTER_LINES)):
-        for flag, _ in fv:
-            link = flag_link(kb, snapshot, flag, "launch_router")
-            if link:
-                router_links[flag] = link
+    models = [_model_entry(kb, model, sections, pd_models) for model in configurable_models(kb)]
+    recipes = _recipe_entries(kb, {m["id"] for m in models}, sections)
+    goals = _goal_entries(kb)
+    flags = _command_flags(models, goals, recipes)
+    router_flags = [flag for _, fv in _lines(list(ROUTER_LINES)) for flag, _ in fv]
     shown = {m["section"] for m in models} | {r["link"] for r in recipes}
     return {
         "schema_version": SCHEMA_VERSION,
@@ -525,8 +454,8 @@ def configurator_data(kb: KB, snapshot: EngineSnapshot, docs_dir: Path = DOCS_DI
         "goals": goals,
         "recipes": recipes,
         "nodes": list(NODE_CHOICES),
-        "links": links,
-        "router_links": router_links,
+        "links": _flag_links(kb, snapshot, sorted(flags), "launch_server"),
+        "router_links": _flag_links(kb, snapshot, router_flags, "launch_router"),
         "router_lines": _lines(list(ROUTER_LINES)),
         "canonical": _canonical(
             snapshot, flags | {f for r in recipes for _, fv in r["lines"] for f, _ in fv}
@@ -539,6 +468,121 @@ def configurator_data(kb: KB, snapshot: EngineSnapshot, docs_dir: Path = DOCS_DI
             if memory.layout_problems(kb.models[m["id"]], tp)
         },
     }
+
+
+def _precision_entries(kb: KB, model: Model) -> list[dict[str, Any]]:
+    """Each precision of the model: its checkpoint, and the sources that name it on each accelerator."""
+    precisions = []
+    for p in model.precisions:
+        sources: dict[str, list[dict[str, Any]]] = {}
+        for entry in p.runs_on:
+            for hw in entry.hardware:
+                sources.setdefault(hw, []).append(
+                    {"source": entry.source, "where": T(entry.where), "verified": entry.verified}
+                )
+        precisions.append(
+            {
+                "dtype": p.dtype,
+                "name": kb.dtypes[p.dtype].name,
+                "path": checkpoint(kb, model, p.dtype)[0],
+                "hardware": listed_hardware(p),
+                "runs_on": sources,
+            }
+        )
+    return precisions
+
+
+def _model_entry(kb: KB, model: Model, sections: Sections, pd_models: set[str]) -> dict[str, Any]:
+    """What the composer reads of a model: precisions, parsers, contexts, recommended flags, rules."""
+    own = [r for r in kb.recipes.values() if r.model == model.id]
+    found = sections.chapter_of_recipe
+    section = next((found[r.id] for r in own if found.get(r.id, "").startswith("06-")), None)
+    rec = model.recommended
+    return {
+        "id": model.id,
+        "name": model.name,
+        "precisions": _precision_entries(kb, model),
+        "tool_call": model.parsers.tool_call if model.parsers else None,
+        "reasoning": model.parsers.reasoning if model.parsers else None,
+        "pd": model.id in pd_models,
+        "section": section,
+        "native": model.context.native if model.context else None,
+        "extended": model.context.extended if model.context else None,
+        "contexts": context_choices(model),
+        "key_flags": [flag_line_text(f) for f in rec.key_flags] if rec else [],
+        "key_flag_names": [flags_in([flag_line_text(f)])[0][0] for f in rec.key_flags] if rec else [],
+        "layout": T(rec.layout) if rec else None,
+        "rules": {r.flag: r.rule for r in rule_flags(kb, model)},
+        "heads": model.config.num_attention_heads,
+    }
+
+
+def _recipe_entries(kb: KB, models: set[str], sections: Sections) -> list[dict[str, Any]]:
+    """The launch and router commands of the configurable models, as the composer starts from them."""
+    return [
+        _recipe(kb, recipe, sections.of_recipe)
+        for recipe in kb.recipes.values()
+        if recipe.model in models
+        and recipe.program in ("launch_server", "launch_router")
+        and recipe.kind in ("launch", "router")
+    ]
+
+
+def _goal_entries(kb: KB) -> list[dict[str, Any]]:
+    """Each goal with its name and the flags of its tuning scenario, less the context (the reader's own)."""
+    goals = []
+    scenarios = {s.id: s for s in kb.tuning.scenarios}
+    for goal in GOALS:
+        scenario = scenarios.get(goal.scenario) if goal.scenario else None
+        name = T(message(goal.label)) if goal.label else T(scenario.name)  # type: ignore[union-attr]
+        # the context is the reader's own input: a scenario's --context-length gives way to it
+        lines = [
+            line for line in (scenario.flags if scenario else []) if flags_in([line])[0][0] != CONTEXT_FLAG
+        ]
+        goals.append(
+            {
+                "id": goal.id,
+                "kind": goal.kind,
+                "name": name,
+                "strategies": list(goal.strategies),
+                "scenario": T(scenario.name) if scenario else None,
+                "reason": T(scenario.reason) if scenario else None,
+                "lines": _lines(lines),
+            }
+        )
+    return goals
+
+
+def _command_flags(
+    models: list[dict[str, Any]], goals: list[dict[str, Any]], recipes: list[dict[str, Any]]
+) -> set[str]:
+    """Every launch_server flag a composed command can hold: the planner's, the parsers', the multi-node and
+    PD ones, the goals', the models' rules, and the launch recipes'."""
+    flags = set(PLAN_FLAGS) | {"--model-path", "--reasoning-parser", "--tool-call-parser"}
+    flags |= {"--nnodes", "--node-rank", "--dist-init-addr", "--disaggregation-mode"}
+    flags |= {
+        "--disaggregation-ib-device",
+        "--host",
+        "--port",
+        "--swa-full-tokens-ratio",
+        "--max-total-tokens",
+    }
+    for g in goals:
+        flags |= {f for _, fv in g["lines"] for f, _ in fv}
+    for m in models:
+        flags |= set(m["rules"])
+    flags |= {f for r in recipes if r["program"] == "launch_server" for _, fv in r["lines"] for f, _ in fv}
+    return flags
+
+
+def _flag_links(kb: KB, snapshot: EngineSnapshot, flags: list[str], program: str) -> dict[str, str]:
+    """Each flag's link to its parameter's entry, where it has one (in the order given)."""
+    links = {}
+    for flag in flags:
+        link = flag_link(kb, snapshot, flag, program)
+        if link:
+            links[flag] = link
+    return links
 
 
 def _canonical(snapshot: EngineSnapshot, flags: set[str]) -> dict[str, str]:
@@ -1082,6 +1126,9 @@ class Composer:
             "link": {"page": PLANNER_PAGE, "query": urlencode(params)},
         }
 
+    # -------------------------------------------------------------------------- composing from the planner
+    # Where no recipe serves the choice: the context is checked, the planner's TP fitted to the GPUs chosen,
+    # the command's lines gathered with a reason each, the notes added, then one command per role.
     def _from_planner(
         self,
         choice: dict[str, Any],
@@ -1093,83 +1140,103 @@ class Composer:
         notes: list[Text],
         result: dict[str, Any],
     ) -> list[dict[str, Any]]:
-        kbm, kbh = self.kb.models[model["id"]], self.kb.hardware[hw["id"]]
-        why = result["why"]
-
-        def refuse(
-            key: str, alternative: dict[str, Any] | None = None, **values: Any
-        ) -> list[dict[str, Any]]:
-            why.append(T(self.message(key, **values)))
-            result["alternative"] = alternative
+        """The planner's commands for the choice, or none, with why in ``result`` (and the nearest choice
+        that has one)."""
+        sized = self._context_refusal(choice, model) or self._planner_tp(choice, model, hw, precision, goal)
+        if isinstance(sized, Refusal):
+            result["why"].append(T(self.message(sized.key, **sized.values)))
+            result["alternative"] = sized.alternative
             return []
+        if sized.basis == "weights-only":
+            notes.append(self.message("cfg-note-weights-only", model=model["name"]))
+        base, reasons = self._planner_entries(choice, model, hw, precision, goal, sized)
+        self._cap_running(choice, precision, base, reasons, notes)
+        self._key_flags_note(model, base, notes)
+        self._idle_note(choice, sized.tp, sized.span, notes)
+        return [self._role_command(role, base, reasons, sized.span) for role in roles]
 
+    def _context_refusal(self, choice: dict[str, Any], model: dict[str, Any]) -> Refusal | None:
+        """A context beyond the model's native one, refused (with the model's long-context recipe, if any)."""
+        context, native = choice["context"], model["native"]
+        if native is None or context <= native:
+            return None
+        values = {"context": thousands(context), "model": model["name"], "native": thousands(native)}
+        long = [r for r in self.by_model.get(model["id"], []) if r["strategy"] == "long-context"]
+        if long:
+            titled = values | {"title": self.text(long[0]["title"])}
+            return Refusal("cfg-refused-context-recipe", titled, {"context": native})
+        return Refusal("cfg-refused-context", values, {"context": native})
+
+    def _planner_tp(
+        self, choice: dict[str, Any], model: dict[str, Any], hw: dict[str, Any], precision: dict[str, Any],
+        goal: dict[str, Any],
+    ) -> PlannerTp | Refusal:  # fmt: skip
+        """The planner's TP for the context under the goal's settings, fitted to the GPUs chosen: an
+        instance that needs more than one node takes all of each node's GPUs."""
+        kbm, kbh = self.kb.models[model["id"]], self.kb.hardware[hw["id"]]
         context = choice["context"]
-        native = model["native"]
-        if native is not None and context > native:
-            long = [r for r in self.by_model.get(model["id"], []) if r["strategy"] == "long-context"]
-            if long:
-                r = long[0]
-                return refuse(
-                    "cfg-refused-context-recipe", {"context": native}, context=thousands(context),
-                    model=model["name"], native=thousands(native), title=self.text(r["title"]),
-                )  # fmt: skip
-            return refuse(
-                "cfg-refused-context", {"context": native}, context=thousands(context), model=model["name"],
-                native=thousands(native),
-            )  # fmt: skip
         goal_settings = self.settings(goal["lines"])
-        if native is None or context != native:
+        if model["native"] is None or context != model["native"]:
             goal_settings[CONTEXT_FLAG] = str(context)
         settings = Settings.of(goal_settings)
         auto = self.planner.auto(kbm, kbh, precision["dtype"], settings)
         if auto is None:  # a value the planner does not take (a KV spelling no dtype of the KB has)
             lines = [text for text, pairs in goal["lines"] if self.canonical(pairs[0][0]) in SETTINGS_FLAGS]
-            return refuse("cfg-refused-settings", goal=self.text(goal["name"]), lines=", ".join(lines))
+            return Refusal(
+                "cfg-refused-settings", {"goal": self.text(goal["name"]), "lines": ", ".join(lines)}
+            )
         tp, basis = auto
         if basis == "unknown":
             probe = self.planner.record(kbm, kbh, precision["dtype"], "1", "", settings)
             missing = probe["missing"] if probe else {}
             if "memory" in missing:
-                return refuse("cfg-refused-memory", gpu=hw["name"], fields=", ".join(missing["memory"]))
-            return refuse(
-                "cfg-refused-weights", model=model["name"], fields=", ".join(missing.get("weights", []))
-            )
+                return Refusal(
+                    "cfg-refused-memory", {"gpu": hw["name"], "fields": ", ".join(missing["memory"])}
+                )
+            fields = ", ".join(missing.get("weights", []))
+            return Refusal("cfg-refused-weights", {"model": model["name"], "fields": fields})
         gpus, nodes = choice["gpus"], choice["nodes"]
-        total = gpus * nodes
         instances = 2 if choice["pd"] else 1
-        context_shown = thousands(context)
+        shown = thousands(context)
         if basis == "none-fits":
             smaller = {"context": model["contexts"][0]} if context != model["contexts"][0] else None
-            return refuse(
-                "cfg-refused-none-fits", smaller,
-                model=model["name"], precision=precision["name"], context=context_shown, gpu=hw["name"],
-            )  # fmt: skip
-        if tp * instances > total:
+            values = {
+                "model": model["name"],
+                "precision": precision["name"],
+                "context": shown,
+                "gpu": hw["name"],
+            }
+            return Refusal("cfg-refused-none-fits", values, smaller)
+        if tp * instances > gpus * nodes:
             need = -(-tp * instances // gpus)
             # the nearest choice that holds it: more GPUs in each of these nodes, else more nodes
             wider = [g for g in hw["gpus"] if g * nodes >= tp * instances]
             more = [n for n in self.data["nodes"] if n >= need]
             alternative = {"gpus": wider[0]} if wider else {"nodes": more[0]} if more else None
-            return refuse(
-                "cfg-refused-gpus", alternative, tp=tp, instances=instances, gpus=gpus, nodes=nodes,
-                gpu=hw["name"], need=need, context=context_shown,
-            )  # fmt: skip
-        if tp > gpus:  # one instance spans nodes: all of each node's GPUs
-            span = -(-tp // gpus)
-            tp = span * gpus
-            if self.data["layout"].get(f"{model['id']}|{tp}"):
-                return refuse(
-                    "cfg-refused-layout", nodes=span, tp=tp, model=model["name"], heads=model["heads"]
-                )
-            tp_why = self.message("cfg-why-tp-nodes", nodes=span, gpus=gpus, context=context_shown)
-        else:
-            span = 1
+            values = {"tp": tp, "instances": instances, "gpus": gpus, "nodes": nodes, "gpu": hw["name"]}
+            return Refusal("cfg-refused-gpus", values | {"need": need, "context": shown}, alternative)
+        if tp <= gpus:
             key = "cfg-why-tp-weights-only" if basis == "weights-only" else "cfg-why-tp"
-            tp_why = self.message(key, context=context_shown)
-        if basis == "weights-only":
-            notes.append(self.message("cfg-note-weights-only", model=model["name"]))
+            return PlannerTp(
+                tp=tp, span=1, basis=basis, why=self.message(key, context=shown), settings=settings
+            )
+        span = -(-tp // gpus)  # one instance spans nodes: all of each node's GPUs
+        tp = span * gpus
+        if self.data["layout"].get(f"{model['id']}|{tp}"):
+            values = {"nodes": span, "tp": tp, "model": model["name"], "heads": model["heads"]}
+            return Refusal("cfg-refused-layout", values)
+        why = self.message("cfg-why-tp-nodes", nodes=span, gpus=gpus, context=shown)
+        return PlannerTp(tp=tp, span=span, basis=basis, why=why, settings=settings)
+
+    def _planner_entries(
+        self, choice: dict[str, Any], model: dict[str, Any], hw: dict[str, Any], precision: dict[str, Any],
+        goal: dict[str, Any], sized: PlannerTp,
+    ) -> tuple[list[list[Any]], list[Text]]:  # fmt: skip
+        """The command's lines and each one's reason: the planner's launch lines that have a reason, the
+        model's parsers, then the goal's flags the planner's lines do not already carry."""
+        kbm, kbh = self.kb.models[model["id"]], self.kb.hardware[hw["id"]]
         planner_lines = self.planner.launch_lines(
-            kbm, kbh, precision["dtype"], tp, settings, precision["path"]
+            kbm, kbh, precision["dtype"], sized.tp, sized.settings, precision["path"]
         )
         base: list[list[Any]] = []
         reasons: list[Text] = []
@@ -1179,7 +1246,7 @@ class Composer:
             if name == "--kv-cache-dtype" and name not in goal_flags:
                 continue  # the engine's own KV dtype (the model's), which the plan assumes as well
             reason = self._planner_reason(
-                name, value, model, precision, hw, goal, goal_flags, tp_why, context
+                name, value, model, precision, hw, goal, goal_flags, sized.why, choice["context"]
             )
             if reason is None:
                 continue  # no true reason to give: the flag is left to the engine
@@ -1198,7 +1265,10 @@ class Composer:
                 continue  # a planner input: the planner's lines already carry the goal's value
             base.append([text, pairs])
             reasons.append(self._goal_reason(goal))
-        self._cap_running(choice, precision, base, reasons, notes)
+        return base, reasons
+
+    def _key_flags_note(self, model: dict[str, Any], base: list[list[Any]], notes: list[Text]) -> None:
+        """The model's recommended flags the command does not set, named with the layout they belong to."""
         present = {flag for e in base for flag in self.line_flags(e)}
         missing = [
             line
@@ -1211,42 +1281,41 @@ class Composer:
                     "cfg-note-key-flags", flags=", ".join(missing), layout=self.text(model["layout"])
                 )
             )
-        self._idle_note(choice, tp, span, notes)
-        commands = []
-        for role in roles:
-            if role == "router":
-                entries = [list(e) for e in self.data["router_lines"]]
-                why_router = [self.message("cfg-why-router")] * len(entries)
-                commands.append(
-                    self._command(role, None, entries, why_router, module=MODULES["launch_router"])
-                )
-                continue
-            entries = [list(e) for e in base]
-            role_reasons = list(reasons)
-            if span > 1:
-                master = PD_MASTERS[role]
-                for text, reason in (
-                    (f"--nnodes {span}", self.message("cfg-why-nnodes", nodes=span)),
-                    ("--node-rank <node-rank>", self.message("cfg-why-node-rank", last=span - 1)),
-                    (
-                        f"--dist-init-addr {master}:{DIST_PORT}",
-                        self.message("cfg-why-dist-init-addr", master=master),
-                    ),
-                ):
-                    entries.append([text, line_pairs(text)])
-                    role_reasons.append(reason)
-            if role in PD_PORTS:
-                host = PD_HOSTS[role]
-                for text, reason in (
-                    (f"--disaggregation-mode {role}", self.message("cfg-why-pd-mode")),
-                    ("--disaggregation-ib-device <ib-device>", self.message("cfg-why-pd-ib")),
-                    (f"--host {host}", self.message("cfg-why-pd-host", host=host)),
-                    (f"--port {PD_PORTS[role]}", self.message("cfg-why-pd-port")),
-                ):
-                    entries.append([text, line_pairs(text)])
-                    role_reasons.append(reason)
-            commands.append(self._command(role, None, entries, role_reasons))
-        return commands
+
+    def _role_command(
+        self, role: str, base: list[list[Any]], reasons: list[Text], span: int
+    ) -> dict[str, Any]:
+        """One role's command: the router's own lines, else the lines with the multi-node and PD flags the
+        role needs."""
+        if role == "router":
+            entries = [list(e) for e in self.data["router_lines"]]
+            why_router = [self.message("cfg-why-router")] * len(entries)
+            return self._command(role, None, entries, why_router, module=MODULES["launch_router"])
+        entries = [list(e) for e in base]
+        role_reasons = list(reasons)
+        added: list[tuple[str, Text]] = []
+        if span > 1:
+            master = PD_MASTERS[role]
+            added += [
+                (f"--nnodes {span}", self.message("cfg-why-nnodes", nodes=span)),
+                ("--node-rank <node-rank>", self.message("cfg-why-node-rank", last=span - 1)),
+                (
+                    f"--dist-init-addr {master}:{DIST_PORT}",
+                    self.message("cfg-why-dist-init-addr", master=master),
+                ),
+            ]
+        if role in PD_PORTS:
+            host = PD_HOSTS[role]
+            added += [
+                (f"--disaggregation-mode {role}", self.message("cfg-why-pd-mode")),
+                ("--disaggregation-ib-device <ib-device>", self.message("cfg-why-pd-ib")),
+                (f"--host {host}", self.message("cfg-why-pd-host", host=host)),
+                (f"--port {PD_PORTS[role]}", self.message("cfg-why-pd-port")),
+            ]
+        for text, reason in added:
+            entries.append([text, line_pairs(text)])
+            role_reasons.append(reason)
+        return self._command(role, None, entries, role_reasons)
 
     def _cap_running(
         self,

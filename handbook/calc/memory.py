@@ -460,6 +460,442 @@ class Plan:
         return None if self.kv_budget_bytes is None else max(0.0, -self.kv_budget_bytes)
 
 
+# ------------------------------------------------------------------------------------------- plan's steps
+# plan() runs these steps in this order, each deciding one part of the engine's sizing from the ones before
+# it; docs/assets/planner.js runs the same steps under the same names (camelCase). A step returns its
+# figures with the notes and bounds it raised (NOTE_CODES, BOUND_CODES) and, where a field is not in this
+# KB, what is missing (None when nothing is).
+@dataclass(frozen=True, kw_only=True)
+class PlanInputs:
+    """What plan() was asked, checked, with the ratio and the context resolved."""
+
+    model: Model
+    hw: Hardware
+    weights_dtype: Dtype
+    kv: Dtype
+    kv_size: int  # bytes per KV element
+    tp: int
+    ep: int
+    context: int  # the one asked for, else the model's native one, else DEFAULT_CONTEXT
+    context_native: int | None
+    mem_fraction_static: float | None  # as given
+    page_size: int | None  # as given
+    max_total_tokens: int | None
+    max_running_requests: int | None  # as given
+    swa_full_tokens_ratio: float  # as given, else the engine's
+    free_gib: float | None
+    engine: sizing.EngineDefaults
+
+
+def plan_inputs(
+    model: Model,
+    hw: Hardware,
+    weights_dtype: Dtype,
+    kv: Dtype,
+    tp: int,
+    *,
+    mem_fraction_static: float | None = None,
+    context: int | None = None,
+    page_size: int | None = None,
+    max_total_tokens: int | None = None,
+    ep: int = 1,
+    swa_full_tokens_ratio: float | None = None,
+    free_gib: float | None = None,
+    max_running_requests: int | None = None,
+) -> PlanInputs:
+    """Step 1: the inputs, or ``ValueError`` for an impossible one."""
+    engine = sizing.engine_defaults()
+    ratio = engine.swa_full_tokens_ratio if swa_full_tokens_ratio is None else swa_full_tokens_ratio
+    if mem_fraction_static is not None and not 0 < mem_fraction_static < 1:
+        raise ValueError(f"mem_fraction_static must be in (0, 1), got {mem_fraction_static}")
+    if not 0 < ratio <= 1:
+        raise ValueError(f"swa_full_tokens_ratio must be in (0, 1], got {ratio}")
+    if max_total_tokens is not None and max_total_tokens < 1:
+        raise ValueError(f"max_total_tokens must be at least 1, got {max_total_tokens}")
+    if max_running_requests is not None and max_running_requests < 1:
+        raise ValueError(f"max_running_requests must be at least 1, got {max_running_requests}")
+    if page_size is not None and page_size < 1:
+        raise ValueError(f"page_size must be at least 1, got {page_size}")
+    if free_gib is not None and free_gib <= 0:
+        raise ValueError(f"free memory must be positive, got {free_gib}")
+    if "weights" not in weights_dtype.use:
+        raise ValueError(f"{weights_dtype.id} is not a weights dtype")
+    kv_size = element_bytes(kv)  # validates the KV dtype
+    weight_share(0.0, tp, ep)  # validates tp and ep
+    native = native_context(model)
+    return PlanInputs(
+        model=model,
+        hw=hw,
+        weights_dtype=weights_dtype,
+        kv=kv,
+        kv_size=kv_size,
+        tp=tp,
+        ep=ep,
+        context=resolve_context(model, context),
+        context_native=native,
+        mem_fraction_static=mem_fraction_static,
+        page_size=page_size,
+        max_total_tokens=max_total_tokens,
+        max_running_requests=max_running_requests,
+        swa_full_tokens_ratio=ratio,
+        free_gib=free_gib,
+        engine=engine,
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class PlanStep:
+    notes: tuple[str, ...] = ()
+    bounds: tuple[str, ...] = ()
+    missing: tuple[str, ...] | None = None  # the fields not in this KB that the step's figures need
+
+
+@dataclass(frozen=True, kw_only=True)
+class EngineChoice(PlanStep):
+    platform: sizing.Platform | None
+    backend: sizing.Backend
+    page_size: int  # the given one, else the backend's
+
+
+def plan_engine(asked: PlanInputs) -> EngineChoice:
+    """Step 2: what the engine resolves before sizing anything: platform, attention backend, page size."""
+    platform = sizing.platform_of(asked.hw)
+    chosen = sizing.backend(asked.model, platform, asked.tp, asked.kv)
+    page = chosen.page_size if asked.page_size is None else asked.page_size
+    notes = ("page-size",) if asked.page_size is None and page > 1 else ()
+    return EngineChoice(
+        platform=platform, backend=chosen, page_size=page, notes=notes, bounds=tuple(chosen.unknown)
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class Device(PlanStep):
+    device: DeviceMemory | None
+
+
+def plan_device(asked: PlanInputs) -> Device:
+    """Step 3: the accelerator's memory, or the fields that would give it."""
+    try:
+        return Device(device=device_memory(asked.hw))
+    except NotPublished as exc:
+        return Device(device=None, missing=tuple(exc.missing))
+
+
+@dataclass(frozen=True, kw_only=True)
+class Fraction(PlanStep):
+    default: float | None  # the engine's default for this GPU and TP (multimodal factor in)
+    fraction: float | None  # what sizes the pool (aiter's × 0.85 in); None: not computable
+    aiter_scaled: bool
+    bounded: bool  # the fraction is an upper bound
+
+
+def plan_fraction(asked: PlanInputs, engine: EngineChoice, device: Device) -> Fraction:
+    """Step 4: --mem-fraction-static: given, or the engine's default for this GPU and TP; × 0.85 for aiter
+    above 8,192 tokens (attention_hook.py:handle_attention_backend_compatibility:244-268, a given fraction too
+    unless SGLANG_AITER_HONOR_EXPLICIT_MEM_FRACTION is set, off by default)."""
+    given, mem, chosen = asked.mem_fraction_static, device.device, engine.backend
+    notes: list[str] = []
+    bounds: list[str] = []
+    bounded = False
+    default = None
+    if mem is not None:
+        default = sizing.default_mem_fraction(mem.mib, asked.tp)
+        if sizing.is_multimodal(asked.model):
+            vision = sizing.vision_shape(asked.model)
+            default = sizing.vlm_fraction(default, *(vision or (None, None)))
+            if given is None:
+                notes.append("vlm-fraction")
+                if vision is None:
+                    bounds.append("vision-config")
+                    bounded = True
+        if mem.basis == "nominal-bound" and (asked.free_gib is None or given is None):
+            notes.append("memory-bound")
+            bounds.append("reported-memory")
+            bounded = bounded or given is None
+    fraction = given if given is not None else default
+    if given is None and default is not None:
+        notes.append("default-fraction")
+    long_context = asked.context > sizing.AITER_CONTEXT_THRESHOLD
+    aiter = chosen.attention == sizing.ATTENTION_BACKENDS["rocm"] and long_context
+    if aiter and fraction is not None:
+        if "architecture" in chosen.unknown:
+            # a per-model override could choose another backend: the unscaled fraction is the bound
+            aiter, bounded = False, True
+        elif not (given is not None and asked.engine.aiter_honors_explicit_fraction):
+            fraction = fraction * sizing.AITER_FRACTION_SCALE
+            notes.append("aiter")
+        else:
+            aiter = False
+    if "kv-heads" in chosen.unknown and long_context:
+        bounded = True  # aiter or triton: the larger fraction (no × 0.85) is the bound
+    return Fraction(
+        default=default,
+        fraction=fraction,
+        aiter_scaled=aiter and fraction is not None,
+        bounded=bounded,
+        notes=tuple(notes),
+        bounds=tuple(bounds),
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class FreeMemory(PlanStep):
+    free: float | None  # bytes free before loading
+    static: float | None  # free × fraction: weights + reservations + pools
+    rest: float | None  # free × (1 − fraction): activations and CUDA graph buffers
+    mm_reserve: float  # the multimodal reservation (0 for text models)
+
+
+def plan_free_memory(asked: PlanInputs, device: Device, fraction: Fraction) -> FreeMemory:
+    """Step 5: free memory before loading (given, else the device-reported memory) and its split."""
+    notes: list[str] = []
+    free = None
+    if asked.free_gib is not None:
+        free = asked.free_gib * GIB
+    elif device.device is not None:
+        free = device.device.mib * MIB
+        notes.append("free-assumed")
+    static = rest = None
+    if free is not None and fraction.fraction is not None:
+        static, rest = free * fraction.fraction, free * (1 - fraction.fraction)
+    multimodal = sizing.is_multimodal(asked.model)
+    mm_reserve = asked.engine.vlm_cache_mib * MIB if multimodal else 0.0
+    if multimodal:
+        notes.append("multimodal-reserve")
+    return FreeMemory(free=free, static=static, rest=rest, mm_reserve=mm_reserve, notes=tuple(notes))
+
+
+@dataclass(frozen=True, kw_only=True)
+class WeightsPerGpu(PlanStep):
+    weights: Weights | None  # the whole model
+    per_gpu: float | None
+
+
+def plan_weights(asked: PlanInputs) -> WeightsPerGpu:
+    """Step 6: the weights, and one GPU's share of them."""
+    notes = []
+    if sizing.architecture(asked.model) in sizing.QWEN4_EXP and asked.hw.vendor == "nvidia":
+        notes.append("ple-offload")  # arg_groups/model_overrides/qwen4_exp.py:42-48
+    try:
+        w = weights(asked.model, asked.weights_dtype)
+    except NotPublished as exc:
+        return WeightsPerGpu(weights=None, per_gpu=None, missing=tuple(exc.missing), notes=tuple(notes))
+    if w.basis == "formula":
+        notes.append("weights-formula")
+    return WeightsPerGpu(
+        weights=w, per_gpu=weight_share(w.total_bytes, asked.tp, asked.ep), notes=tuple(notes)
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class CellPerGpu(PlanStep):
+    kv_bytes_per_token: int | None  # the model's attention KV, all ranks (the raw formula)
+    rows: int | None  # one GPU's attention rows per token, in the engine's layout
+    indexer: int | None  # one GPU's DSA/QSA indexer cache per token (0 without one)
+    swa: int | None  # one GPU, sliding-window layers (0 without any)
+    per_token: float | None  # what one token of the full pool costs one GPU, all of it
+
+
+def plan_cell(asked: PlanInputs, engine: EngineChoice) -> CellPerGpu:
+    """Step 7: one token's bytes on one GPU: attention rows in the engine's layout, the indexers, the SWA
+    share (hybrid SWA: each full-pool token also pays ratio × the SWA layers, pool_configurator.py:
+    786-803)."""
+    model, tp = asked.model, asked.tp
+    try:
+        cell = kv_cell(model, asked.kv, attn_tp=tp)
+    except NotPublished as exc:
+        none = dict.fromkeys(("kv_bytes_per_token", "rows", "indexer", "swa", "per_token"))
+        return CellPerGpu(**none, missing=tuple(exc.missing))
+    notes: list[str] = []
+    bounds: list[str] = []
+    rows, indexer, swa = cell.per_rank_bytes, 0, cell.swa_per_rank_bytes
+    if cell.formula == "mla" and tp > 1:
+        notes.append("mla-replicated")
+    if cell.formula == "gqa" and tp > model.config.num_key_value_heads:
+        notes.append("kv-heads-replicated")
+    if swa:
+        notes.append("swa-pool")
+    if sizing.is_dsa(model):
+        rows = sizing.dsa_row(model, engine.backend.dsa_raw_layout, asked.kv_size) * cell.layers_counted
+        if not engine.backend.dsa_raw_layout:
+            notes.append("dsa-fp8-layout")
+        found, note = sizing.dsa_indexer_bytes(model), "sparse-indexer"
+    elif sizing.is_qsa(model):
+        found, note = sizing.qsa_indexer_bytes(model, cell.layers_counted), "qsa-indexer"
+    else:
+        found, note = 0, None
+    if found is None:
+        bounds.append("indexer")
+    elif note is not None:
+        indexer = found
+        notes.append(note)
+    ratio = asked.swa_full_tokens_ratio
+    return CellPerGpu(
+        kv_bytes_per_token=cell.bytes_per_token,
+        rows=rows,
+        indexer=indexer,
+        swa=swa,
+        per_token=rows + indexer + ratio * swa if swa else rows + indexer,
+        notes=tuple(notes),
+        bounds=tuple(bounds),
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class StatePerRequest(PlanStep):
+    linear: bool  # some layers keep a recurrent state (its own pool)
+    per_request: int | None  # one request's state on one GPU (dtype unknown: the largest)
+    smallest: int | None  # dtype unknown: the smallest state (None when the dtype is known)
+
+
+def plan_state(asked: PlanInputs) -> StatePerRequest:
+    """Step 8: one request's recurrent state on one GPU, for linear-attention layers. An unknown dtype
+    bounds both sides: the float32 state (the engine's default, configs/mamba_utils.py:47-107) is the
+    largest, a 2-byte one the smallest."""
+    model, tp = asked.model, asked.tp
+    if not has_linear_attention(model):
+        return StatePerRequest(linear=False, per_request=None, smallest=None)
+    notes = ("linear-state",)
+    if not all(getattr(model.config, n) is not None for n in sizing.LINEAR_FIELDS):
+        return StatePerRequest(
+            linear=True, per_request=None, smallest=None, notes=notes, bounds=("state-shape",)
+        )
+    layers = layer_split(model).linear
+    ssm = sizing.state_dtype(model)
+    if ssm is not None:
+        per_request = sizing.state_bytes_per_request(model, layers, tp, ssm)
+        return StatePerRequest(linear=True, per_request=per_request, smallest=None, notes=notes)
+    return StatePerRequest(
+        linear=True,
+        per_request=sizing.state_bytes_per_request(model, layers, tp, "float32"),
+        smallest=sizing.state_bytes_per_request(model, layers, tp, "bfloat16"),
+        notes=notes,
+        bounds=("state-dtype",),
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class Budget(PlanStep):
+    budget: float | None  # static − weights − reservation; ≤ 0: the weights do not fit
+    slots: int | None  # max_mamba_cache_size
+    state_pool: float | None
+    kv_pool: float | None  # what the token pool gets (after the state pool)
+    kv_pool_gib: float | None  # the same, as the engine computes it (GiB, may be ≤ 0)
+    refused: bool  # nothing left after the weights or the state pool: SGLang refuses to start
+
+
+def plan_budget(
+    asked: PlanInputs, fraction: Fraction, free: FreeMemory, share: WeightsPerGpu, state: StatePerRequest
+) -> Budget:
+    """Step 9: the budget after the weights, in GiB and in the engine's order of operations, then the state
+    pool of linear-attention layers taken from it first; what is left is the KV pool."""
+    if free.free is None or fraction.fraction is None or share.per_gpu is None:
+        return Budget(budget=None, slots=None, state_pool=None, kv_pool=None, kv_pool_gib=None, refused=False)
+    pre = free.free / GIB
+    after = pre - share.per_gpu / GIB
+    rest_gib = after - pre * (1 - fraction.fraction) - free.mm_reserve / GIB
+    budget = rest_gib * GIB
+    slots = state_pool = None
+    if state.linear and rest_gib > 0:
+        r = asked.engine.mamba_full_memory_ratio
+        part = rest_gib * r / (1 + r)
+        if state.per_request is None:
+            # K ≥ 1 needs two slots within the share: the token pool keeps less than half of it more
+            rest_gib = rest_gib - part / 2
+        elif state.smallest is not None:
+            # slots (K + 1) × state lie within one state of the share: the token pool keeps less than
+            # the largest state more; the smallest state gives the most slots
+            slots = sizing.state_slots(rest_gib, state.smallest, r)
+            state_pool = part * GIB
+            rest_gib = rest_gib - part + state.per_request / GIB
+        else:
+            slots = sizing.state_slots(rest_gib, state.per_request, r)
+            state_pool = (slots + 1) * state.per_request
+            rest_gib = rest_gib - state_pool / GIB
+    refused = rest_gib <= 0 or (slots is not None and slots <= 0)
+    return Budget(
+        budget=budget,
+        slots=slots,
+        state_pool=state_pool,
+        kv_pool=max(0.0, rest_gib * GIB) if not refused else 0.0,
+        kv_pool_gib=rest_gib,
+        refused=refused,
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class Requests(PlanStep):
+    max_tokens: int | None
+    swa_tokens: int | None  # tokens of the SWA pool, when the model has one
+    max_requests: int | None  # requests of the context the pool holds at once
+    max_running_requests: int | None  # the engine's max_running_requests
+
+
+def plan_requests(asked: PlanInputs, engine: EngineChoice, cell: CellPerGpu, budget: Budget) -> Requests:
+    """Step 10: the tokens the KV pool holds (floored to the page, capped by --max-total-tokens), the SWA
+    pool's tokens (align_page_size(int(full × ratio)), pool_configurator.py:879-881), the requests."""
+    if budget.kv_pool_gib is None or cell.per_token is None:
+        return Requests(max_tokens=None, swa_tokens=None, max_requests=None, max_running_requests=None)
+    ctx, page, given = asked.context, engine.page_size, asked.max_running_requests
+    notes = []
+    if budget.refused:
+        tokens = 0
+    else:
+        available = int(budget.kv_pool_gib * GIB)
+        tokens = kv_pool_tokens(available, cell.per_token, page, asked.max_total_tokens)
+        if tokens < kv_pool_tokens(available, cell.per_token, page):
+            notes.append("capped")
+    swa_tokens = None
+    if cell.swa:
+        swa_tokens = math.floor(tokens * asked.swa_full_tokens_ratio)
+        swa_tokens -= swa_tokens % page
+    running = sizing.max_running_requests(tokens, ctx, given, budget.slots) if tokens else 0
+    if running < sizing.max_running_requests(tokens, ctx, given, None):
+        notes.append("state-capped")
+    return Requests(
+        max_tokens=tokens,
+        swa_tokens=swa_tokens,
+        max_requests=tokens // ctx,
+        max_running_requests=running,
+        notes=tuple(notes),
+    )
+
+
+def plan_placement(asked: PlanInputs) -> tuple[str, ...]:
+    """Step 11: the notes on where the plan runs: layouts SGLang refuses, a context beyond the model's,
+    a TP group larger than one server."""
+    tp, per_node = asked.tp, asked.hw.gpus_per_node
+    notes = layout_problems(asked.model, tp)
+    if asked.context_native is not None and asked.context > asked.context_native:
+        notes.append("context-over-native")
+    if per_node is None:
+        if tp > 1:
+            notes.append("multi-node-unknown")
+    elif tp > per_node:
+        notes.append("multi-node")
+    return tuple(notes)
+
+
+def plan_bounded(asked: PlanInputs, fraction: Fraction, bounds: tuple[str, ...]) -> tuple[str, ...]:
+    """Step 12: the figures (planner figure keys) a bound reaches, each once, in the order found."""
+    bounded: list[str] = []
+    if "reported-memory" in bounds:
+        bounded.append("gpu")
+        if asked.free_gib is None:
+            bounded.append("free")
+    if fraction.bounded and fraction.fraction is not None:
+        bounded.append("fraction")
+    if "free" in bounded or "fraction" in bounded:
+        bounded += ["static", "rest", "budget", "state", "kv-pool"]
+    if {"state-dtype", "state-shape"} & set(bounds):
+        bounded += ["state", "kv-pool"]
+    if bounds:
+        bounded += ["max-tokens", "swa-tokens", "requests", "running"]
+    if "platform" in bounds or "architecture" in bounds:
+        bounded.append("page")
+    return tuple(dict.fromkeys(bounded))
+
+
 def plan(
     model: Model,
     hw: Hardware,
@@ -483,285 +919,103 @@ def plan(
     begin. avail mem=… GB", GiB); None: the device-reported memory. ``context`` defaults to the model's
     native context, else ``DEFAULT_CONTEXT``. Raises ``ValueError`` for impossible inputs.
     """
-    defaults = sizing.engine_defaults()
-    ratio = defaults.swa_full_tokens_ratio if swa_full_tokens_ratio is None else swa_full_tokens_ratio
-    if mem_fraction_static is not None and not 0 < mem_fraction_static < 1:
-        raise ValueError(f"mem_fraction_static must be in (0, 1), got {mem_fraction_static}")
-    if not 0 < ratio <= 1:
-        raise ValueError(f"swa_full_tokens_ratio must be in (0, 1], got {ratio}")
-    if max_total_tokens is not None and max_total_tokens < 1:
-        raise ValueError(f"max_total_tokens must be at least 1, got {max_total_tokens}")
-    if max_running_requests is not None and max_running_requests < 1:
-        raise ValueError(f"max_running_requests must be at least 1, got {max_running_requests}")
-    if page_size is not None and page_size < 1:
-        raise ValueError(f"page_size must be at least 1, got {page_size}")
-    if free_gib is not None and free_gib <= 0:
-        raise ValueError(f"free memory must be positive, got {free_gib}")
-    if "weights" not in weights_dtype.use:
-        raise ValueError(f"{weights_dtype.id} is not a weights dtype")
-    kv_size = element_bytes(kv)  # validates the KV dtype
-    weight_share(0.0, tp, ep)  # validates tp and ep
-    native = native_context(model)
-    ctx = resolve_context(model, context)
-    c = model.config
-    missing: dict[str, tuple[str, ...]] = {}
-    notes: list[str] = []
-    bounds: list[str] = []
+    asked = plan_inputs(
+        model,
+        hw,
+        weights_dtype,
+        kv,
+        tp,
+        mem_fraction_static=mem_fraction_static,
+        context=context,
+        page_size=page_size,
+        max_total_tokens=max_total_tokens,
+        ep=ep,
+        swa_full_tokens_ratio=swa_full_tokens_ratio,
+        free_gib=free_gib,
+        max_running_requests=max_running_requests,
+    )
+    engine = plan_engine(asked)
+    device = plan_device(asked)
+    fraction = plan_fraction(asked, engine, device)
+    free = plan_free_memory(asked, device, fraction)
+    share = plan_weights(asked)
+    cell = plan_cell(asked, engine)
+    state = plan_state(asked)
+    budget = plan_budget(asked, fraction, free, share, state)
+    requests = plan_requests(asked, engine, cell, budget)
+    return assemble_plan(asked, engine, device, fraction, free, share, cell, state, budget, requests)
 
-    # ---- what the engine resolves: platform, backend, page size
-    platform = sizing.platform_of(hw)
-    chosen = sizing.backend(model, platform, tp, kv)
-    bounds += chosen.unknown
-    page = chosen.page_size if page_size is None else page_size
-    if page_size is None and page > 1:
-        notes.append("page-size")
 
-    # ---- the fraction: given, or the engine's default for this GPU and TP
-    device = None
-    try:
-        device = device_memory(hw)
-    except NotPublished as exc:
-        missing["memory"] = tuple(exc.missing)
-    fraction_bounded = False
-    default = None
-    if device is not None:
-        default = sizing.default_mem_fraction(device.mib, tp)
-        if sizing.is_multimodal(model):
-            vision = sizing.vision_shape(model)
-            default = sizing.vlm_fraction(default, *(vision or (None, None)))
-            if mem_fraction_static is None:
-                notes.append("vlm-fraction")
-                if vision is None:
-                    bounds.append("vision-config")
-                    fraction_bounded = True
-        if device.basis == "nominal-bound" and (free_gib is None or mem_fraction_static is None):
-            notes.append("memory-bound")
-            bounds.append("reported-memory")
-            fraction_bounded = fraction_bounded or mem_fraction_static is None
-    fraction = mem_fraction_static if mem_fraction_static is not None else default
-    if mem_fraction_static is None and default is not None:
-        notes.append("default-fraction")
-    aiter = chosen.attention == sizing.ATTENTION_BACKENDS["rocm"] and ctx > sizing.AITER_CONTEXT_THRESHOLD
-    if aiter and fraction is not None:
-        # attention_hook.py:handle_attention_backend_compatibility:244-268 (a given fraction too, unless
-        # SGLANG_AITER_HONOR_EXPLICIT_MEM_FRACTION is set, off by default)
-        if "architecture" in chosen.unknown:
-            # a per-model override could choose another backend: the unscaled fraction is the bound
-            aiter, fraction_bounded = False, True
-        elif not (mem_fraction_static is not None and defaults.aiter_honors_explicit_fraction):
-            fraction = fraction * sizing.AITER_FRACTION_SCALE
-            notes.append("aiter")
-        else:
-            aiter = False
-    if "kv-heads" in chosen.unknown and ctx > sizing.AITER_CONTEXT_THRESHOLD:
-        fraction_bounded = True  # aiter or triton: the larger fraction (no × 0.85) is the bound
-
-    # ---- free memory before loading, and the budget it gives
-    free = None
-    if free_gib is not None:
-        free = free_gib * GIB
-    elif device is not None:
-        free = device.mib * MIB
-        notes.append("free-assumed")
-    static = rest = None
-    if free is not None and fraction is not None:
-        static, rest = free * fraction, free * (1 - fraction)
-    multimodal = sizing.is_multimodal(model)
-    mm_reserve = defaults.vlm_cache_mib * MIB if multimodal else 0.0
-    if multimodal:
-        notes.append("multimodal-reserve")
-
-    total = per_gpu = None
-    weights_basis = weights_formula = weights_params = None
-    try:
-        w = weights(model, weights_dtype)
-        total, weights_basis, weights_formula, weights_params = w.total_bytes, w.basis, w.formula, w.params
-        per_gpu = weight_share(total, tp, ep)
-        if w.basis == "formula":
-            notes.append("weights-formula")
-    except NotPublished as exc:
-        missing["weights"] = tuple(exc.missing)
-    if sizing.architecture(model) in sizing.QWEN4_EXP and hw.vendor == "nvidia":
-        notes.append("ple-offload")  # arg_groups/model_overrides/qwen4_exp.py:42-48
-
-    # ---- the cell: attention rows in the engine's layout, the indexers, the SWA share
-    cell = None
-    try:
-        cell = kv_cell(model, kv, attn_tp=tp)
-    except NotPublished as exc:
-        missing["kv"] = tuple(exc.missing)
-    rows = indexer = swa = per_token = None
-    if cell is not None:
-        rows, indexer, swa = cell.per_rank_bytes, 0, cell.swa_per_rank_bytes
-        if cell.formula == "mla" and tp > 1:
-            notes.append("mla-replicated")
-        if cell.formula == "gqa" and tp > c.num_key_value_heads:
-            notes.append("kv-heads-replicated")
-        if swa:
-            notes.append("swa-pool")
-        if sizing.is_dsa(model):
-            rows = sizing.dsa_row(model, chosen.dsa_raw_layout, kv_size) * cell.layers_counted
-            if not chosen.dsa_raw_layout:
-                notes.append("dsa-fp8-layout")
-            dsa = sizing.dsa_indexer_bytes(model)
-            if dsa is None:
-                bounds.append("indexer")
-            else:
-                indexer = dsa
-                notes.append("sparse-indexer")
-        elif sizing.is_qsa(model):
-            qsa = sizing.qsa_indexer_bytes(model, cell.layers_counted)
-            if qsa is None:
-                bounds.append("indexer")
-            else:
-                indexer = qsa
-                notes.append("qsa-indexer")
-        # hybrid SWA: each full-pool token also pays ratio × the SWA layers (pool_configurator.py:786-803)
-        per_token = rows + indexer + ratio * swa if swa else rows + indexer
-
-    # ---- the state pool of linear-attention layers
-    linear = has_linear_attention(model)
-    state_shape_known = linear and all(getattr(c, n) is not None for n in sizing.LINEAR_FIELDS)
-    per_request = smallest_state = None
-    if linear:
-        notes.append("linear-state")
-        if not state_shape_known:
-            bounds.append("state-shape")
-        else:
-            linear_layers = layer_split(model).linear
-            ssm = sizing.state_dtype(model)
-            if ssm is None:
-                # unknown: the float32 state (the engine's default, configs/mamba_utils.py:47-107) is the
-                # largest, a 2-byte one the smallest; each bounds one side
-                bounds.append("state-dtype")
-                per_request = sizing.state_bytes_per_request(model, linear_layers, tp, "float32")
-                smallest_state = sizing.state_bytes_per_request(model, linear_layers, tp, "bfloat16")
-            else:
-                per_request = sizing.state_bytes_per_request(model, linear_layers, tp, ssm)
-
-    # ---- the budget (GiB, in the engine's order of operations) and the pools
-    budget = slots = state_pool = pool = None
-    tokens = swa_tokens = requests = running = None
-    refused = False
-    if free is not None and fraction is not None and per_gpu is not None:
-        pre = free / GIB
-        after = pre - per_gpu / GIB
-        rest_gib = after - pre * (1 - fraction) - mm_reserve / GIB
-        budget = rest_gib * GIB
-        if linear and rest_gib > 0:
-            r = defaults.mamba_full_memory_ratio
-            share = rest_gib * r / (1 + r)
-            if per_request is None:
-                # K ≥ 1 needs two slots within the share: the token pool keeps less than half of it more
-                rest_gib = rest_gib - share / 2
-            elif smallest_state is not None:
-                # slots (K + 1) × state lie within one state of the share: the token pool keeps less than
-                # the largest state more; the smallest state gives the most slots
-                slots = sizing.state_slots(rest_gib, smallest_state, r)
-                state_pool = share * GIB
-                rest_gib = rest_gib - share + per_request / GIB
-            else:
-                slots = sizing.state_slots(rest_gib, per_request, r)
-                state_pool = (slots + 1) * per_request
-                rest_gib = rest_gib - state_pool / GIB
-        refused = rest_gib <= 0 or (slots is not None and slots <= 0)
-        pool = max(0.0, rest_gib * GIB) if not refused else 0.0
-        if per_token is not None:
-            if refused:
-                tokens = 0
-            else:
-                available = int(rest_gib * GIB)
-                tokens = kv_pool_tokens(available, per_token, page, max_total_tokens)
-                uncapped = kv_pool_tokens(available, per_token, page)
-                if tokens < uncapped:
-                    notes.append("capped")
-            if swa:
-                # swa_tokens = align_page_size(int(full_tokens × ratio)) (pool_configurator.py:879-881)
-                swa_tokens = math.floor(tokens * ratio)
-                swa_tokens -= swa_tokens % page
-            requests = tokens // ctx
-            running = sizing.max_running_requests(tokens, ctx, max_running_requests, slots) if tokens else 0
-            if running < sizing.max_running_requests(tokens, ctx, max_running_requests, None):
-                notes.append("state-capped")
-
-    notes += layout_problems(model, tp)
-    if native is not None and ctx > native:
-        notes.append("context-over-native")
-    if hw.gpus_per_node is None:
-        if tp > 1:
-            notes.append("multi-node-unknown")
-    elif tp > hw.gpus_per_node:
-        notes.append("multi-node")
-
-    # ---- which figures a bound reaches
+def assemble_plan(
+    asked: PlanInputs,
+    engine: EngineChoice,
+    device: Device,
+    fraction: Fraction,
+    free: FreeMemory,
+    share: WeightsPerGpu,
+    cell: CellPerGpu,
+    state: StatePerRequest,
+    budget: Budget,
+    requests: Requests,
+) -> Plan:
+    """The steps' figures as one Plan, with their notes, the placement notes, and what a bound reaches."""
+    steps = (engine, device, fraction, free, share, cell, state, budget, requests)
+    bounds = tuple(code for step in steps for code in step.bounds)
+    notes = [code for step in steps for code in step.notes] + list(plan_placement(asked))
     if bounds:
         notes.append("bounds")
-    bounded: list[str] = []
-    memory_bounded = "reported-memory" in bounds
-    if memory_bounded:
-        bounded.append("gpu")
-        if free_gib is None:
-            bounded.append("free")
-    if fraction_bounded and fraction is not None:
-        bounded.append("fraction")
-    if "free" in bounded or "fraction" in bounded:
-        bounded += ["static", "rest", "budget", "state", "kv-pool"]
-    if {"state-dtype", "state-shape"} & set(bounds):
-        bounded += ["state", "kv-pool"]
-    if bounds:
-        bounded += ["max-tokens", "swa-tokens", "requests", "running"]
-    if "platform" in bounds or "architecture" in bounds:
-        bounded.append("page")
+    missing = {key: step.missing for key, step in (("memory", device), ("weights", share), ("kv", cell))}
+    w = share.weights
     return Plan(
-        model=model.id,
-        hardware=hw.id,
-        weights_dtype=weights_dtype.id,
-        kv_dtype=kv.id,
-        tp=tp,
-        ep=ep,
-        context=ctx,
-        context_native=native,
-        platform=platform,
-        attention_backend=chosen.attention,
-        page_size=page,
-        page_size_given=page_size is not None,
-        mem_fraction_given=mem_fraction_static,
-        mem_fraction_default=default,
-        aiter_scaled=aiter and fraction is not None,
-        mem_fraction_static=fraction,
-        max_total_tokens=max_total_tokens,
-        max_running_requests_given=max_running_requests,
-        swa_full_tokens_ratio=ratio,
-        nominal_gb=hw.memory_gb,
-        device_mib=device.mib if device else None,
-        free_given=free_gib is not None,
-        free_bytes=free,
-        static_bytes=static,
-        rest_bytes=rest,
-        mm_reserve_bytes=mm_reserve,
-        weights_bytes=total,
-        weights_basis=weights_basis,
-        weights_formula=weights_formula,
-        weights_params=weights_params,
-        weights_per_gpu=per_gpu,
-        kv_budget_bytes=budget,
-        state_bytes_per_request=smallest_state if smallest_state is not None else per_request,
-        state_slots=slots,
-        state_pool_bytes=state_pool,
-        kv_pool_bytes=pool,
-        kv_bytes_per_token=cell.bytes_per_token if cell else None,
-        kv_cell_per_gpu=rows,
-        indexer_bytes_per_token=indexer,
-        swa_cell_per_gpu=swa,
-        pool_bytes_per_token=per_token,
-        max_tokens=tokens,
-        swa_tokens=swa_tokens,
-        max_requests=requests,
-        max_running_requests=running,
-        refused=refused,
+        model=asked.model.id,
+        hardware=asked.hw.id,
+        weights_dtype=asked.weights_dtype.id,
+        kv_dtype=asked.kv.id,
+        tp=asked.tp,
+        ep=asked.ep,
+        context=asked.context,
+        context_native=asked.context_native,
+        platform=engine.platform,
+        attention_backend=engine.backend.attention,
+        page_size=engine.page_size,
+        page_size_given=asked.page_size is not None,
+        mem_fraction_given=asked.mem_fraction_static,
+        mem_fraction_default=fraction.default,
+        aiter_scaled=fraction.aiter_scaled,
+        mem_fraction_static=fraction.fraction,
+        max_total_tokens=asked.max_total_tokens,
+        max_running_requests_given=asked.max_running_requests,
+        swa_full_tokens_ratio=asked.swa_full_tokens_ratio,
+        nominal_gb=asked.hw.memory_gb,
+        device_mib=device.device.mib if device.device else None,
+        free_given=asked.free_gib is not None,
+        free_bytes=free.free,
+        static_bytes=free.static,
+        rest_bytes=free.rest,
+        mm_reserve_bytes=free.mm_reserve,
+        weights_bytes=w.total_bytes if w else None,
+        weights_basis=w.basis if w else None,
+        weights_formula=w.formula if w else None,
+        weights_params=w.params if w else None,
+        weights_per_gpu=share.per_gpu,
+        kv_budget_bytes=budget.budget,
+        state_bytes_per_request=state.smallest if state.smallest is not None else state.per_request,
+        state_slots=budget.slots,
+        state_pool_bytes=budget.state_pool,
+        kv_pool_bytes=budget.kv_pool,
+        kv_bytes_per_token=cell.kv_bytes_per_token,
+        kv_cell_per_gpu=cell.rows,
+        indexer_bytes_per_token=cell.indexer,
+        swa_cell_per_gpu=cell.swa,
+        pool_bytes_per_token=cell.per_token,
+        max_tokens=requests.max_tokens,
+        swa_tokens=requests.swa_tokens,
+        max_requests=requests.max_requests,
+        max_running_requests=requests.max_running_requests,
+        refused=budget.refused,
         bounds=tuple(code for code in BOUND_CODES if code in bounds),
-        bounded=tuple(dict.fromkeys(bounded)),
-        missing=missing,
+        bounded=plan_bounded(asked, fraction, bounds),
+        missing={key: value for key, value in missing.items() if value is not None},
         notes=tuple(code for code in NOTE_CODES if code in notes),
     )
 

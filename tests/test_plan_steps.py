@@ -279,7 +279,7 @@ def test_fraction_of_a_multimodal_model_is_lowered_for_its_encoder_and_bounded_w
 
 
 def test_fraction_without_the_memory_is_none_unless_given():
-    a = asked(hw="gb200")
+    a = asked(hw="ascend")
     device = memory.plan_device(a)
     assert memory.plan_fraction(a, memory.plan_engine(a), device).fraction is None
     given = dataclasses.replace(a, mem_fraction_static=0.7)
@@ -305,7 +305,7 @@ def test_free_memory_given_else_the_devices_and_its_split():
     assumed = memory.plan_free_memory(one, memory.plan_device(one), fraction_of(0.25))
     assert (assumed.free, assumed.static, assumed.rest) == (MIB, MIB / 4, MIB * 3 / 4)
     assert assumed.notes == ("free-assumed",)
-    none = asked(hw="gb200")
+    none = asked(hw="ascend")
     unknown = memory.plan_free_memory(none, memory.plan_device(none), fraction_of(0.5))
     assert (unknown.free, unknown.static, unknown.rest, unknown.notes) == (None, None, None, ())
     no_fraction = memory.plan_free_memory(a, memory.plan_device(a), fraction_of(None))
@@ -663,9 +663,9 @@ def test_plan_is_its_steps_and_raises_bounds_only_with_a_bound():
     assert "bounds" not in llama.notes and llama.missing == {}
     b300 = memory.plan(KB.models["llama-3.1-8b"], KB.hardware["b300"], BF16, BF16, tp=1)
     assert b300.notes[0] == "bounds" and b300.bounds == ("reported-memory",)
-    gb200 = memory.plan(KB.models["glm-5"], KB.hardware["gb200"], BF16, BF16, tp=8)
+    ascend = memory.plan(KB.models["glm-5"], KB.hardware["ascend"], BF16, BF16, tp=8)
     # two steps short of a field each, in the steps' order
-    assert list(gb200.missing.items()) == [("memory", ("memory_gb",)), ("weights", ("params.total_b",))]
+    assert list(ascend.missing.items()) == [("memory", ("memory_gb",)), ("weights", ("params.total_b",))]
 
 
 # ------------------------------------------------------------------------------------------- planner.js

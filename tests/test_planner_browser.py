@@ -156,7 +156,7 @@ def test_unpublished_fields_say_so(page, site_url):
     assert figures["max-tokens"] == ("本 KB 没有（params.total_b）", "")
     assert figures["kv-token-gpu"] == ("89,856 B (87.8 KiB)", "89856")
     # DeepSeek-V4-Pro's config.json has no kv_lora_rank (its pool is its own): the KV is not in this KB
-    open_planner(page, site_url, "en", "?model=deepseek-v4-pro&gpu=gb200")
+    open_planner(page, site_url, "en", "?model=deepseek-v4-pro&gpu=ascend")
     figures = shown(page)
     assert figures["gpu"] == ("not in this KB (memory_gb)", "")
     assert figures["kv-token"] == ("not in this KB (kv_lora_rank)", "")

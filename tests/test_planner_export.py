@@ -85,7 +85,7 @@ def test_export_shape():
         "memory_mib_reported": 143_771,
         "gpus_per_node": 8,
     }
-    assert hardware["gb200"]["memory_gb"] is None and hardware["b300"]["memory_mib_reported"] is None
+    assert hardware["ascend"]["memory_gb"] is None and hardware["b300"]["memory_mib_reported"] is None
     models = {m["id"]: m for m in data["models"]}
     assert list(models) == list(KB.models)
     oss = models["gpt-oss-120b"]

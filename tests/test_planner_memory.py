@@ -290,9 +290,9 @@ def test_plan_records_what_is_not_published_instead_of_guessing():
     assert llama.kv_cell_per_gpu == 40_960
     # no stated context: the engine's derived one, max_position_embeddings (llama3 scaling: no factor)
     assert llama.context == 131_072
-    gb200 = memory.plan(KB.models["qwen3.5-397b-a17b"], KB.hardware["gb200"], FP8, BF16, tp=4)
-    assert gb200.missing == {"memory": ("memory_gb",)}
-    assert (gb200.free_bytes, gb200.kv_budget_bytes, gb200.max_tokens) == (None, None, None)
+    ascend = memory.plan(KB.models["qwen3.5-397b-a17b"], KB.hardware["ascend"], FP8, BF16, tp=4)
+    assert ascend.missing == {"memory": ("memory_gb",)}
+    assert (ascend.free_bytes, ascend.kv_budget_bytes, ascend.max_tokens) == (None, None, None)
     minimax = memory.plan(KB.models["minimax-m3"], KB.hardware["b200"], KB.dtypes["mxfp8"], BF16, tp=8)
     # its layers and heads are known now; its class is not (a text-tower copy): the tokens are a bound
     assert minimax.missing == {} and "architecture" in minimax.bounds and "max-tokens" in minimax.bounded
@@ -382,7 +382,7 @@ def test_smallest_tp_reproduces_the_hardware_table_and_honours_headroom():
     assert memory.smallest_tp(glm, KB.hardware["b200"], FP8, BF16) == 8
     assert memory.smallest_tp(glm, KB.hardware["b200"], FP8, BF16, min_kv_tokens=1_048_576) == 16
     with pytest.raises(memory.NotPublished):
-        memory.smallest_tp(glm, KB.hardware["gb200"], FP8, BF16)
+        memory.smallest_tp(glm, KB.hardware["ascend"], FP8, BF16)
 
 
 @pytest.mark.parametrize(

@@ -114,9 +114,25 @@ def test_the_reference_counts_cover_every_counted_model_and_still_describe_its_c
 
 
 @pytest.mark.parametrize("record", REFERENCE, ids=lambda r: r["model"])
-def test_each_formula_gives_the_reference_implementations_count_exactly(record):
+def test_each_formula_gives_the_engines_resident_count_exactly(record):
+    """The engine's own class where it builds from the config, else transformers' (the checkpoint's)."""
     count = params.param_count(EXTRA_KB.models[record["model"]])
-    assert (count.family, count.total) == (FAMILIES[record["model"]], record["total"])
+    expected = record["engine"].get("total", record["total"])
+    assert (count.family, count.total) == (FAMILIES[record["model"]], expected)
+
+
+def test_the_engine_holds_the_checkpoints_count_but_where_it_pads():
+    """Qwen2.5-VL's vision MLP is 3,420 wide in the checkpoint and 3,424 in the engine (qwen2_5_vl.py:382
+    rounds it up to a multiple of 8): per block, gate and up gain 2 × 4 × 1,280 weights and 2 × 4 biases,
+    down 4 × 1,280 weights; 32 blocks. The engine's class cannot be built from DeepSeek-V3's KB config,
+    which lacks moe_layer_freq (deepseek_v2.py reads it); every other is."""
+    extra = {r["model"]: r["engine"]["total"] - r["total"] for r in REFERENCE if "total" in r["engine"]}
+    assert extra.pop("qwen2.5-vl-7b") == 32 * (2 * 4 * 1280 + 2 * 4 + 4 * 1280) == 491_776
+    assert set(extra.values()) == {0}
+    failed = {r["model"]: r["engine"]["error"] for r in REFERENCE if "error" in r["engine"]}
+    assert failed == {
+        "deepseek-v3": "AttributeError: 'DeepseekV3Config' object has no attribute 'moe_layer_freq'"
+    }
 
 
 def test_the_vision_towers_alone_match_the_reference_components():
@@ -125,7 +141,9 @@ def test_the_vision_towers_alone_match_the_reference_components():
     gemma, qwen_vl = EXTRA_KB.models["gemma-3-27b-it"], EXTRA_KB.models["qwen2.5-vl-7b"]
     gemma_parts = by_component["gemma-3-27b-it"]
     assert params._siglip(gemma)[0] == gemma_parts["vision_tower"] + gemma_parts["multi_modal_projector"]
-    assert params._qwen_vl_vision(qwen_vl)[0] == by_component["qwen2.5-vl-7b"]["visual"]
+    qwen_vl_record = next(r for r in REFERENCE if r["model"] == "qwen2.5-vl-7b")
+    padding = qwen_vl_record["engine"]["total"] - qwen_vl_record["total"]  # the tower's padded MLP
+    assert params._qwen_vl_vision(qwen_vl)[0] == by_component["qwen2.5-vl-7b"]["visual"] + padding
     # Qwen2.5-VL's language model is Qwen2.5-7B's: the same layers, embeddings and head
     assert {k: v for k, v in by_component["qwen2.5-vl-7b"].items() if k != "visual"} == by_component[
         "qwen2.5-7b"

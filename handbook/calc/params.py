@@ -1,10 +1,12 @@
 """A model's parameter count from its architecture fields, where no total is published.
 
-The count is what the checkpoint's tensors hold for serving (embeddings, attention, MLP or experts, norms,
-the LM head; no multi-token-prediction layers, which SGLang loads only for speculative decoding), written
-from the model code SGLang serves the architecture with. Each family is tested for exact equality against
-the reference implementation's count of the same config (tests/golden/params.json, handbook/oracles/
-params.py); any model no family covers returns ``None`` with the fields it lacks.
+The count is what SGLang holds resident for serving (embeddings, attention, MLP or experts, norms, the LM
+head; no multi-token-prediction layers, which it loads only for speculative decoding), written from the
+model code SGLang serves the architecture with; it is the checkpoint's own count but where the engine pads
+a tensor (Qwen2.5-VL's vision MLP). Each family is tested for exact equality against the engine's own
+model class built on the meta device, and against transformers' where the engine's cannot be built from
+the KB (tests/golden/params.json, handbook/oracles/params.py); any model no family covers returns ``None``
+with the fields it lacks.
 
 Attention A (GQA; models/llama.py: LlamaAttention), per layer
     q, o: 2 × hidden × heads × head_dim;   k, v: 2 × hidden × kv_heads × head_dim
@@ -56,8 +58,10 @@ post-LayerNorm 2 × V; the projector (Gemma3MultiModalProjector) V × hidden + i
 Qwen2.5-VL (models/qwen2_5_vl.py): the language model is dense GQA with q, k, v biases (as Qwen2); the
 vision tower, from vision_config (hidden V, intermediate I, depth, patch P, temporal patch T, in_chans C,
 spatial_merge_size M, out_hidden_size O): the patch embedding C × T × P × P × V (bias=False); per block
-two RMSNorms 2 × V, qkv V × 3V + 3V, proj V × V + V, gate, up and down with biases 3 × V × I + 2 I + V;
-the patch merger: its RMSNorm V, V M² × V M² + V M², V M² × O + O.
+two RMSNorms 2 × V, qkv V × 3V + 3V, proj V × V + V, gate, up and down with biases 3 × V × I' + 2 I' + V,
+where I' is I rounded up to a multiple of 8 (qwen2_5_vl.py:382: the engine holds the MLP that wide, the
+checkpoint's 3,420 columns loaded into 3,424); the patch merger: its RMSNorm V, V M² × V M² + V M²,
+V M² × O + O. The count is the engine's resident one, not the checkpoint's.
 
 MLA + MoE (models/deepseek_v2.py: DeepseekV2AttentionMLA, DeepseekV2MoE, MoEGate), per layer
     q_a (hidden × q_lora) + its norm (q_lora) + q_b (q_lora × heads × (nope + rope))
@@ -320,6 +324,7 @@ def _qwen_vl_vision(model: Model) -> tuple[int, str]:
     vc = model.config.vision_config
     big_v, big_i, depth, out = vc.hidden_size, vc.intermediate_size, vc.depth, vc.out_hidden_size
     p, t, ch, m = vc.patch_size, vc.temporal_patch_size, vc.in_chans, vc.spatial_merge_size
+    big_i = (big_i + 7) // 8 * 8  # the engine's MLP width (qwen2_5_vl.py:382)
     block = (
         2 * big_v
         + big_v * 3 * big_v

@@ -176,6 +176,7 @@ class EngineCount:
         torch = self.torch
         case = sizing_oracle.make_case(kb, model_id, "h100", 1, "bf16", "engine-default")
         saved = torch.cuda.Stream, torch.cuda.current_device
+        env_before = dict(os.environ)  # argument resolution sets environment variables; undo them per model
         from sglang.srt.utils.common import get_device
 
         probes = [m for m in list(sys.modules.values()) if getattr(m, "get_device", None) is get_device]
@@ -215,6 +216,8 @@ class EngineCount:
                 return {"error": f"{type(exc).__name__}: {str(exc)[:200]}"}
             finally:
                 torch.cuda.Stream, torch.cuda.current_device = saved
+                os.environ.clear()
+                os.environ.update(env_before)
                 for module in probes:
                     module.get_device = get_device
         by_dtype: dict[str, int] = {}

@@ -204,7 +204,7 @@ BROKEN = [
 
 
 @pytest.mark.parametrize(
-    ("model_id", "change", "missing"), BROKEN, ids=lambda x: x if isinstance(x, str) else None
+    ("model_id", "change", "missing"), BROKEN, ids=[f"{m}:{'+'.join(missing)}" for m, _, missing in BROKEN]
 )
 def test_a_formula_missing_a_field_names_it_and_counts_nothing(model_id, change, missing):
     model = _changed(model_id, **change)

@@ -348,6 +348,8 @@ def engine_sizing(session: nox.Session) -> None:
     """Run SGLang's own KV-pool sizing on the CPU for every KB model × H100/H200/B200/B300/MI300X/MI355X ×
     TP 1-8 × BF16/FP8 KV, and replay the public startup logs, into the golden files the planner's unit tests
     compare against (tests/golden/sizing-<version>.json, sizing-logs-<version>.json; no engine needed there).
+    Then count each formula-covered model's parameters with the pinned transformers' own model classes on the
+    meta device (handbook/oracles/params.py) into tests/golden/params.json, the formulas' golden values.
 
     Usage: nox -s engine-sizing [-- 0.5.23]   (about 10 minutes on two cores)
     Installs the wheel (checked against the hash its snapshot recorded) without its dependencies, plus the
@@ -376,3 +378,4 @@ def engine_sizing(session: nox.Session) -> None:
         str(golden / f"sizing-logs-{version}.json"),
         env=env,
     )
+    session.run("python", "-m", "handbook.oracles.params", "--out", str(golden / "params.json"), env=env)

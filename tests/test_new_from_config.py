@@ -246,3 +246,29 @@ def test_ids_the_files_lead_to_must_be_in_the_kb(kb, tmp_path, capsys):
         "✖ attention.families: got 'gqa-swa', expected one of the attention family ids in kb/attention.yaml "
         "(did you mean 'gqa'?); nothing was written."
     ]
+
+
+GEMMA3 = Path(__file__).parent / "fixtures" / "extra-configs" / "gemma-3-27b-it.config.json"
+
+
+def test_keys_the_files_config_class_supplies_are_filled_and_said_so():
+    """Gemma-3's config.json leaves its vocabulary, tied head and SigLIP's channels to transformers' config
+    classes, which the engine loads it through: the import fills them, names where each comes from, and a
+    section whose model_type names no such class gets nothing filled."""
+    from handbook.kb.from_config import model_from_config
+
+    config = json.loads(GEMMA3.read_text(encoding="utf-8"))
+    imported = model_from_config("g", config, "s")
+    assert imported.derived == [
+        "vocab_size = 262208 (not in the file: transformers' gemma3_text default, "
+        "models/gemma3/configuration_gemma3.py:77)",
+        "tie_word_embeddings = True (not in the file: transformers' gemma3_text default, "
+        "models/gemma3/configuration_gemma3.py:92)",
+        "num_channels = 3 (not in the file: transformers' siglip_vision_model default, "
+        "models/siglip/configuration_siglip.py:94)",
+    ]
+    config["text_config"]["vocab_size"] = 1000  # the file's own value wins
+    assert model_from_config("g", config, "s").data["config"]["vocab_size"] == 1000
+    del config["text_config"]["model_type"], config["text_config"]["vocab_size"]
+    bare = model_from_config("g", config, "s").data["config"]
+    assert (bare.get("vocab_size"), bare.get("tie_word_embeddings")) == (None, None)

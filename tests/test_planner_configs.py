@@ -209,7 +209,7 @@ def test_the_moe_gqa_count_matches_qwen3_30b_a3b_s_published_total():
     layer += 128 * 2048 + 2 * 2048
     assert (count.family, count.total) == ("gqa-moe", 2 * 151_936 * 2048 + 48 * layer + 2048)
     assert round(count.total / 1e9, 1) == 30.5
-    # the dense Qwen2.5-7B (7.61B on its card) by the dense formula, biases aside (q, k, v: 0.3M in all)
+    # the dense Qwen2.5-7B (7.61B on its card) by the dense formula, its q, k, v biases included
     assert round(params.param_count(models["qwen2.5-7b"]).total / 1e9, 2) == 7.62
 
 

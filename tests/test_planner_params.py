@@ -7,9 +7,12 @@ import json
 
 import pytest
 
-from handbook.calc import params, sizing
+from handbook.calc import memory, params, sizing
+from handbook.core.paths import REPO_ROOT
 from handbook.engine.snapshot import load_snapshot, parse_snapshot, snapshot_path
 from handbook.kb.loader import load_kb
+from handbook.oracles import params as params_oracle
+from handbook.oracles import sizing as sizing_oracle
 
 KB = load_kb()
 
@@ -74,3 +77,138 @@ def test_a_snapshot_with_other_defaults_gives_other_defaults():
         if option["dest"] == "swa_full_tokens_ratio":
             option["engine_field"]["fallback"] = 0.5
     assert sizing.defaults_from(parse_snapshot(data)).swa_full_tokens_ratio == 0.5
+
+
+# ------------------------------------------------------------------------- against the reference counts
+# tests/golden/params.json: transformers' own model classes built on the meta device from each config.json
+# (handbook/oracles/params.py, nox -s engine-sizing), for the KB models a formula covers and the public
+# configs of tests/fixtures/extra-configs imported as `new model --from-config` imports them.
+EXTRA_KB = sizing_oracle.with_extras(KB, REPO_ROOT / sizing_oracle.EXTRA_CONFIGS)
+REFERENCE = json.loads((REPO_ROOT / "tests" / "golden" / "params.json").read_text(encoding="utf-8"))[
+    "records"
+]
+# the formula each model must be counted by
+FAMILIES = {
+    "deepseek-v3": "mla-moe",
+    "gemma-3-27b-it": "gemma3-siglip",
+    "llama-3.1-8b": "dense-gqa",
+    "llama-3.3-70b": "dense-gqa",
+    "mixtral-8x7b": "mixtral-moe",
+    "qwen2.5-7b": "dense-gqa",
+    "qwen2.5-vl-7b": "qwen2.5-vl",
+    "qwen3-30b-a3b": "gqa-moe",
+    "qwen3-next-80b-a3b": "hybrid-gdn-moe",
+}
+
+
+def test_the_reference_counts_cover_every_counted_model_and_still_describe_its_config():
+    extras = [m for m in EXTRA_KB.models if m not in KB.models]
+    assert [r["model"] for r in REFERENCE] == params_oracle.counted_models(EXTRA_KB, extras)
+    assert sorted(FAMILIES) == sorted(r["model"] for r in REFERENCE)
+    stale = [
+        r["model"]
+        for r in REFERENCE
+        if r["digest"] != params_oracle.digest_of(params_oracle.config_for(EXTRA_KB, r["model"]))
+    ]
+    assert stale == [], f"tests/golden/params.json is stale for {stale}: regenerate with nox -s engine-sizing"
+
+
+@pytest.mark.parametrize("record", REFERENCE, ids=lambda r: r["model"])
+def test_each_formula_gives_the_engines_resident_count_exactly(record):
+    """The engine's own class where it builds from the config, else transformers' (the checkpoint's)."""
+    count = params.param_count(EXTRA_KB.models[record["model"]])
+    expected = record["engine"].get("total", record["total"])
+    assert (count.family, count.total) == (FAMILIES[record["model"]], expected)
+
+
+def test_the_engine_holds_the_checkpoints_count_but_where_it_pads():
+    """Qwen2.5-VL's vision MLP is 3,420 wide in the checkpoint and 3,424 in the engine (qwen2_5_vl.py:382
+    rounds it up to a multiple of 8): per block, gate and up gain 2 × 4 × 1,280 weights and 2 × 4 biases,
+    down 4 × 1,280 weights; 32 blocks. The engine's class cannot be built from DeepSeek-V3's KB config,
+    which lacks moe_layer_freq (deepseek_v2.py reads it); every other is."""
+    extra = {r["model"]: r["engine"]["total"] - r["total"] for r in REFERENCE if "total" in r["engine"]}
+    assert extra.pop("qwen2.5-vl-7b") == 32 * (2 * 4 * 1280 + 2 * 4 + 4 * 1280) == 491_776
+    assert set(extra.values()) == {0}
+    failed = {r["model"]: r["engine"]["error"] for r in REFERENCE if "error" in r["engine"]}
+    assert failed == {
+        "deepseek-v3": "AttributeError: 'DeepseekV3Config' object has no attribute 'moe_layer_freq'"
+    }
+
+
+def test_the_vision_towers_alone_match_the_reference_components():
+    """The language model and the tower are right separately, not by errors that cancel."""
+    by_component = {r["model"]: r["by_component"] for r in REFERENCE}
+    gemma, qwen_vl = EXTRA_KB.models["gemma-3-27b-it"], EXTRA_KB.models["qwen2.5-vl-7b"]
+    gemma_parts = by_component["gemma-3-27b-it"]
+    assert params._siglip(gemma)[0] == gemma_parts["vision_tower"] + gemma_parts["multi_modal_projector"]
+    qwen_vl_record = next(r for r in REFERENCE if r["model"] == "qwen2.5-vl-7b")
+    padding = qwen_vl_record["engine"]["total"] - qwen_vl_record["total"]  # the tower's padded MLP
+    assert params._qwen_vl_vision(qwen_vl)[0] == by_component["qwen2.5-vl-7b"]["visual"] + padding
+    # Qwen2.5-VL's language model is Qwen2.5-7B's: the same layers, embeddings and head
+    assert {k: v for k, v in by_component["qwen2.5-vl-7b"].items() if k != "visual"} == by_component[
+        "qwen2.5-7b"
+    ]
+
+
+def test_qwen2s_count_holds_its_q_k_v_biases():
+    """models/qwen2.py: qkv_proj has bias=True; 28 layers × (28 + 2 × 4) × 128 bias elements on top of what
+    the same shapes hold without them."""
+    qwen = EXTRA_KB.models["qwen2.5-7b"]
+    as_llama = qwen.model_copy(
+        update={"config": qwen.config.model_copy(update={"architectures": ["LlamaForCausalLM"]})}
+    )
+    assert params.param_count(qwen).total - params.param_count(as_llama).total == 28 * (28 + 2 * 4) * 128
+
+
+def _changed(model_id: str, *, experts: dict | None = None, vision: dict | None = None, **config):
+    model = EXTRA_KB.models[model_id]
+    if vision is not None:
+        config["vision_config"] = model.config.vision_config.model_copy(update=vision)
+    update = {"config": model.config.model_copy(update=config)}
+    if experts is not None:
+        update["experts"] = model.experts.model_copy(update=experts)
+    return model.model_copy(update=update)
+
+
+BROKEN = [
+    ("mixtral-8x7b", {"experts": {"routed": None}}, ["experts.routed"]),
+    ("mixtral-8x7b", {"intermediate_size": None}, ["intermediate_size"]),
+    ("qwen3-next-80b-a3b", {"shared_expert_intermediate_size": None}, ["shared_expert_intermediate_size"]),
+    ("qwen3-next-80b-a3b", {"linear_conv_kernel_dim": None}, ["linear_conv_kernel_dim"]),
+    ("gemma-3-27b-it", {"vision": {"num_channels": None}}, ["vision_config.num_channels"]),
+    # a text_config without the model_type whose class supplies them (handbook.kb.from_config.CLASS_DEFAULTS)
+    (
+        "gemma-3-27b-it",
+        {"vocab_size": None, "tie_word_embeddings": None},
+        ["vocab_size", "tie_word_embeddings"],
+    ),
+    (
+        "gemma-3-27b-it",
+        {"vision_config": None},
+        [
+            "vision_config.hidden_size",
+            "vision_config.intermediate_size",
+            "vision_config.num_hidden_layers",
+            "vision_config.patch_size",
+            "vision_config.image_size",
+            "vision_config.num_channels",
+        ],
+    ),
+    ("qwen2.5-vl-7b", {"vision": {"depth": None}}, ["vision_config.depth"]),
+    (
+        "qwen2.5-vl-7b",
+        {"vision": {"out_hidden_size": None}, "vocab_size": None},
+        ["vocab_size", "vision_config.out_hidden_size"],
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("model_id", "change", "missing"), BROKEN, ids=[f"{m}:{'+'.join(missing)}" for m, _, missing in BROKEN]
+)
+def test_a_formula_missing_a_field_names_it_and_counts_nothing(model_id, change, missing):
+    model = _changed(model_id, **change)
+    assert params.missing_fields(model) == missing
+    assert params.param_count(model) is None
+    with pytest.raises(memory.NotPublished):
+        memory.weights(model, KB.dtypes["bf16"])

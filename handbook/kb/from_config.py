@@ -10,6 +10,8 @@ them); what the engine derives when a key is missing is derived the same way and
   context        not written: the planner derives it from max_position_embeddings and rope_scaling as the
                  engine does (handbook.calc.sizing.derived_context)
   state dtype    the file read whole and without mamba_ssm_dtype: recorded as absent, float32 to the engine
+  class defaults a key the file leaves to its transformers config class (CLASS_DEFAULTS: Gemma-3's vocabulary
+                 and tied head, SigLIP's channels), which the engine reads through that class
 What the file cannot give (a parameter count, the vendor's wording) is left null with the reason. The entry
 is checked against the schema before anything is written (handbook.kb.scaffold.new_model_from_config);
 both files are new (nothing is replaced).
@@ -96,6 +98,30 @@ def read_json(path: Path, option: str, what: str) -> dict[str, Any]:
         kind = type(data).__name__
         raise ConfigError([f"{option}: {path}: got a JSON {kind}, expected {what} (an object)"])
     return data
+
+
+# Keys a checkpoint's config.json may leave out because its transformers config class supplies them, which
+# the engine then reads (it loads the config through that class): by the file's model_type, the default
+# and where transformers 5.19.0 (the engine's pin) sets it. Only keys a figure reads are listed.
+CLASS_DEFAULTS: dict[str, dict[str, tuple[Any, str]]] = {
+    "gemma3_text": {
+        "vocab_size": (262_208, "models/gemma3/configuration_gemma3.py:77"),
+        "tie_word_embeddings": (True, "models/gemma3/configuration_gemma3.py:92"),
+    },
+    "siglip_vision_model": {"num_channels": (3, "models/siglip/configuration_siglip.py:94")},
+}
+
+
+def _class_defaults(section: dict[str, Any], into: dict[str, Any]) -> list[str]:
+    """Fill the keys ``section`` lacks and its config class supplies; what was filled, for ``derived``."""
+    filled = []
+    for key, (value, where) in CLASS_DEFAULTS.get(section.get("model_type") or "", {}).items():
+        if section.get(key) is None:
+            into[key] = value
+            filled.append(
+                f"{key} = {value} (not in the file: transformers' {section['model_type']} default, {where})"
+            )
+    return filled
 
 
 def _first(config: dict[str, Any], keys: tuple[str, ...]) -> Any:
@@ -185,6 +211,7 @@ def model_from_config(
     for key in COPIED:
         if merged.get(key) is not None:
             cfg[key] = merged[key]
+    derived += _class_defaults(text, cfg)
     mla = cfg.get("kv_lora_rank") is not None
     if not mla:
         if cfg.get("num_key_value_heads") is None and cfg.get("num_attention_heads") is not None:
@@ -207,8 +234,9 @@ def model_from_config(
     vision = config.get("vision_config")
     if isinstance(vision, dict) and vision.get("hidden_size") is not None:
         cfg["vision_config"] = {
-            k: vision[k] for k in ("hidden_size", "num_hidden_layers") if vision.get(k) is not None
+            k: vision[k] for k in s.VisionConfig.model_fields if vision.get(k) is not None
         }
+        derived += _class_defaults(vision, cfg["vision_config"])
     linear = bool(LINEAR_TYPES & set(counts)) or cfg.get("linear_num_value_heads") is not None
     if linear and cfg.get("mamba_ssm_dtype") is None:
         cfg["absent"] = ["mamba_ssm_dtype"]

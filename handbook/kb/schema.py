@@ -213,6 +213,18 @@ class VisionConfig(Closed):
     # None: neither the file nor its transformers config class has the key (Qwen-VL vision configs name it
     # depth), so the engine takes 24 (memory_hook.py:439)
     num_hidden_layers: Layers | None = None
+    # What the vision tower's parameter count follows from (handbook.calc.params), named as the file names
+    # them: SigLIP's (models/siglip.py) and Qwen2.5-VL's (models/qwen2_5_vl.py: depth, in_chans, the patch
+    # merger's spatial_merge_size and out_hidden_size)
+    intermediate_size: Width | None = None
+    patch_size: Width | None = None
+    image_size: Width | None = None
+    num_channels: Width | None = None
+    depth: Layers | None = None
+    in_chans: Width | None = None
+    temporal_patch_size: Width | None = None
+    spatial_merge_size: Width | None = None
+    out_hidden_size: Width | None = None
 
 
 class RopeScaling(Closed):
@@ -306,6 +318,11 @@ class ModelConfig(Closed):
     vocab_size: Width | None = None
     intermediate_size: Width | None = None
     moe_intermediate_size: Width | None = None
+    # the width of the shared expert beside the routed ones (Qwen2-MoE's and Qwen3-Next's layout)
+    shared_expert_intermediate_size: Width | None = None
+    # whether full attention's query projection carries an output gate as wide again (Qwen3-Next); None: the
+    # file has no key and the engine's default, true, applies (models/qwen3_next.py:649)
+    attn_output_gate: bool | None = None
     first_k_dense_replace: int | None = Field(default=None, ge=0)
     q_lora_rank: Width | None = None
     tie_word_embeddings: bool | None = None

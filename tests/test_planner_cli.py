@@ -82,8 +82,8 @@ def test_a_chinese_locale_makes_chinese_the_default_and_unknown_fields_say_upper
     assert "每 token KV：每卡：40,960 B (40 KiB)" in lines
     assert "  --model-path <model> \\" in lines
     assert "源稿未给出 BF16 的 checkpoint：请把 <model> 换成实际路径。" in lines
-    status, out, _ = run(capsys, "--model", "glm-5", "--gpu", "h200", "--tp", "8")
-    assert "最大 token 数（KV 池容量）：本 KB 没有（params.total_b）" in out.splitlines()
+    status, out, _ = run(capsys, "--model", "glm-5", "--gpu", "ascend", "--tp", "8")
+    assert "最大 token 数（KV 池容量）：本 KB 没有（memory_gb）" in out.splitlines()
 
 
 def test_names_and_case_are_accepted_for_ids(capsys):

@@ -114,6 +114,7 @@ def test_export_shape():
         "hybrid_swa": True,
         "vision_shape": None,
         "state_dtype": None,
+        "dsa_indexer_layers": None,  # no DSA indexer
         "checkpoint_bytes": {"mxfp4": None},
         "context_native": 131072,
         "weights_dtypes": ["mxfp4"],

@@ -74,7 +74,7 @@ WEIGHTS_GOLDEN: dict[str, dict[str, float] | None] = {
     "deepseek-v4-pro": {"fp4": 800e9, "fp8": 1600e9},
     "deepseek-v4.1-flash": {"fp8": 552e9},
     "glm-5.3": {"fp8": 743e9, "nvfp4": 417.9375e9, "w4a8": 371.5e9, "mxfp4": 394.71875e9},
-    "glm-5": None,
+    "glm-5": {"bf16": 743_911_218_432 * 2},  # no published total: its MLA + MoE + DSA formula
     "gpt-oss-120b": {"mxfp4": 62.15625e9},
     "kimi-k3.1-pro": {"mxfp4": 1487.5e9},
     "llama-3.1-8b": {"bf16": 8_030_261_248 * 2},
@@ -297,7 +297,10 @@ def test_plan_records_what_is_not_published_instead_of_guessing():
     # its layers and heads are known now; its class is not (a text-tower copy): the tokens are a bound
     assert minimax.missing == {} and "architecture" in minimax.bounds and "max-tokens" in minimax.bounded
     assert minimax.weights_per_gpu == pytest.approx(440.34375e9 / 8, rel=1e-15)
-    glm5 = memory.plan(KB.models["glm-5"], KB.hardware["h200"], BF16, BF16, tp=8)
+    glm5_config = KB.models["glm-5"].config.model_copy(update={"architectures": None})  # no formula
+    glm5 = memory.plan(
+        KB.models["glm-5"].model_copy(update={"config": glm5_config}), KB.hardware["h200"], BF16, BF16, tp=8
+    )
     assert glm5.missing == {"weights": ("params.total_b",)}
     assert (glm5.weights_per_gpu, glm5.max_tokens, glm5.max_requests) == (None, None, None)
 
@@ -392,13 +395,20 @@ def test_smallest_tp_reproduces_the_hardware_table_and_honours_headroom():
         ("gpt-oss-120b", "h100", "mxfp4", memory.AutoTp(tp=1, basis="headroom")),
         ("deepseek-v4-pro", "h200", "fp4", memory.AutoTp(tp=8, basis="weights-only")),
         ("llama-3.3-70b", "h200", "bf16", memory.AutoTp(tp=2, basis="headroom")),  # 141 GB of BF16 weights
-        ("glm-5", "h200", "bf16", memory.AutoTp(tp=1, basis="unknown")),
+        # 743,911,218,432 × 2 bytes: 186 GB a GPU at TP 8 (more than 141), 93 GB at TP 16
+        ("glm-5", "h200", "bf16", memory.AutoTp(tp=16, basis="headroom")),
         ("glm-5.3", "h100", "fp8", memory.AutoTp(tp=64, basis="none-fits")),
     ],
 )
 def test_auto_tp(model_id, hw_id, dtype_id, expected):
     model = KB.models[model_id]
     assert memory.auto_tp(model, KB.hardware[hw_id], KB.dtypes[dtype_id], BF16) == expected
+
+
+def test_auto_tp_without_a_weights_figure_is_unknown():
+    config = KB.models["glm-5"].config.model_copy(update={"architectures": None})  # no formula, no total
+    model = KB.models["glm-5"].model_copy(update={"config": config})
+    assert memory.auto_tp(model, KB.hardware["h200"], BF16, BF16) == memory.AutoTp(tp=1, basis="unknown")
 
 
 def test_tp_table_keeps_its_shape_for_chapter_06():

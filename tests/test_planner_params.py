@@ -42,9 +42,30 @@ def test_llamas_formula_is_the_sum_of_its_tensors():
 
 def test_models_with_a_published_total_or_no_formula_are_left_alone():
     assert params.param_count(KB.models["gpt-oss-120b"]) is None  # sliding-window layers: no formula
-    assert params.param_count(KB.models["glm-5.3"]) is None  # a DSA indexer: no formula
     assert params.missing_fields(KB.models["qwen3.5-397b-a17b"]) == ["params.total_b"]
-    assert params.missing_fields(KB.models["glm-5"]) == ["params.total_b"]  # its config has a DSA indexer
+    # a DSA indexer on a class no formula is written for
+    assert params.missing_fields(with_architectures("glm-5", None)) == ["params.total_b"]
+
+
+def with_architectures(model_id: str, architectures):
+    model = KB.models[model_id]
+    return model.model_copy(
+        update={"config": model.config.model_copy(update={"architectures": architectures})}
+    )
+
+
+def test_a_dsa_model_counts_an_indexer_on_each_layer_that_computes_its_top_k():
+    """GLM-5's file has no index_topk_freq (the engine's default 1: every one of 78 layers); GLM-5.3's has 4
+    with offset 3 (21 layers). One indexer, written out from dsa_indexer.py:344-385: wq_b 2,048 × 32 × 128,
+    wk 6,144 × 128, weights_proj 6,144 × 32, k_norm weight and bias 2 × 128."""
+    one = 2048 * 32 * 128 + 6144 * 128 + 6144 * 32 + 2 * 128
+    glm5, glm53 = params.param_count(KB.models["glm-5"]), params.param_count(KB.models["glm-5.3"])
+    assert glm5.total - glm53.total == (78 - 21) * one  # the same MLA + MoE otherwise
+    assert glm5.formula.endswith("I = 78 × (2048 × 32 × 128 + 6144 × 128 + 6144 × 32 + 2 × 128)")
+    without_freq = KB.models["glm-5"].config.model_copy(update={"absent": []})
+    unknown = KB.models["glm-5"].model_copy(update={"config": without_freq})
+    assert params.missing_fields(unknown) == ["config.index_topk_freq", "config.index_skip_topk_offset"]
+    assert params.param_count(unknown) is None
 
 
 # ------------------------------------------------------------------------------------------ engine defaults
@@ -90,6 +111,8 @@ REFERENCE = json.loads((REPO_ROOT / "tests" / "golden" / "params.json").read_tex
 # the formula each model must be counted by
 FAMILIES = {
     "deepseek-v3": "mla-moe",
+    "glm-5": "mla-moe-dsa",
+    "glm-5.3": "mla-moe-dsa",
     "gemma-3-27b-it": "gemma3-siglip",
     "llama-3.1-8b": "dense-gqa",
     "llama-3.3-70b": "dense-gqa",
@@ -125,13 +148,16 @@ def test_the_engine_holds_the_checkpoints_count_but_where_it_pads():
     """Qwen2.5-VL's vision MLP is 3,420 wide in the checkpoint and 3,424 in the engine (qwen2_5_vl.py:382
     rounds it up to a multiple of 8): per block, gate and up gain 2 × 4 × 1,280 weights and 2 × 4 biases,
     down 4 × 1,280 weights; 32 blocks. The engine's class cannot be built from DeepSeek-V3's KB config,
-    which lacks moe_layer_freq (deepseek_v2.py reads it); every other is."""
+    which lacks moe_layer_freq (deepseek_v2.py reads it), nor GLM-5's on a machine without deep_gemm (its
+    DSA indexer imports it); every other is."""
     extra = {r["model"]: r["engine"]["total"] - r["total"] for r in REFERENCE if "total" in r["engine"]}
     assert extra.pop("qwen2.5-vl-7b") == 32 * (2 * 4 * 1280 + 2 * 4 + 4 * 1280) == 491_776
     assert set(extra.values()) == {0}
     failed = {r["model"]: r["engine"]["error"] for r in REFERENCE if "error" in r["engine"]}
     assert failed == {
-        "deepseek-v3": "AttributeError: 'DeepseekV3Config' object has no attribute 'moe_layer_freq'"
+        "deepseek-v3": "AttributeError: 'DeepseekV3Config' object has no attribute 'moe_layer_freq'",
+        "glm-5": "ModuleNotFoundError: No module named 'deep_gemm'",
+        "glm-5.3": "ModuleNotFoundError: No module named 'deep_gemm'",
     }
 
 

@@ -172,11 +172,7 @@
   }
 
   function dsaIndexerLayers(model) {
-    const c = model.config;
-    if (c.num_hidden_layers === null || c.index_topk_freq === null || c.index_skip_topk_offset === null) return null;
-    let n = 0;
-    for (let i = 0; i < c.num_hidden_layers; i += 1) if (Math.max(i - c.index_skip_topk_offset + 1, 0) % c.index_topk_freq === 0) n += 1;
-    return n;
+    return model.dsa_indexer_layers; // decided by the export (handbook.calc.sizing.dsa_indexer_layers)
   }
 
   function dsaIndexerBytes(model) {

@@ -71,6 +71,13 @@ MLA + MoE (models/deepseek_v2.py: DeepseekV2AttentionMLA, DeepseekV2MoE, MoEGate
     the others: (routed + shared) experts of 3 × hidden × moe_intermediate, the router (routed × hidden) and
     its score-correction bias (routed; topk_method noaux_tc)
     two RMSNorms: 2 × hidden
+
+MLA + MoE + DSA indexer (models/glm4_moe.py: GlmMoeDsaForCausalLM is DeepseekV2ForCausalLM): the MLA + MoE
+count above, plus on each layer that computes its own top-k (models/deepseek_v2.py:2103-2143;
+calc/sizing.dsa_indexer_layers) the indexer (layers/attention/dsa/dsa_indexer.py:344-385): wq_b q_lora ×
+index_heads × index_dim, wk hidden × index_dim, weights_proj hidden × index_heads, and k_norm, a LayerNorm
+with weight and bias (2 × index_dim; an RMSNorm only where config.json sets index_k_norm_type "rms", which
+the KB records for no model, so a model setting it is not covered).
 """
 
 from __future__ import annotations
@@ -160,6 +167,7 @@ ARCHITECTURE_FAMILIES: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] =
     "Qwen3NextForCausalLM": ("hybrid-gdn-moe", HYBRID_GDN_MOE_FIELDS, ()),
     "Gemma3ForConditionalGeneration": ("gemma3-siglip", DENSE_FIELDS, SIGLIP_FIELDS),
     "Qwen2_5_VLForConditionalGeneration": ("qwen2.5-vl", DENSE_FIELDS, QWEN_VL_VISION_FIELDS),
+    "GlmMoeDsaForCausalLM": ("mla-moe-dsa", MLA_MOE_FIELDS + ("index_n_heads", "index_head_dim"), ()),
 }
 # families that read the routed expert count (experts.routed)
 EXPERT_FAMILIES = frozenset({"gqa-moe", "mixtral-moe", "hybrid-gdn-moe"})
@@ -167,7 +175,8 @@ EXPERT_FAMILIES = frozenset({"gqa-moe", "mixtral-moe", "hybrid-gdn-moe"})
 
 @dataclass(frozen=True, kw_only=True)
 class ParamCount:
-    # "dense-gqa" | "gqa-moe" | "mla-moe" | "mixtral-moe" | "hybrid-gdn-moe" | "gemma3-siglip" | "qwen2.5-vl"
+    # "dense-gqa" | "gqa-moe" | "mla-moe" | "mla-moe-dsa" | "mixtral-moe" | "hybrid-gdn-moe" | "gemma3-siglip"
+    # | "qwen2.5-vl"
     family: str
     total: int
     formula: str  # the sum as numbers, for the reader
@@ -209,8 +218,19 @@ def missing_fields(model: Model) -> list[str]:
     if family is None:
         return ["params.total_b"]
     missing = [name for name in family[1] if _field(model, name) is None]
-    if family[0] == "mla-moe" and (model.experts.routed is None or model.experts.shared is None):
-        missing += ["experts.routed" if model.experts.routed is None else "experts.shared"]
+    if family[0] in ("mla-moe", "mla-moe-dsa") and (
+        model.experts is None or model.experts.routed is None or model.experts.shared is None
+    ):
+        missing += [
+            "experts.routed" if model.experts is None or model.experts.routed is None else "experts.shared"
+        ]
+    if family[0] == "mla-moe-dsa" and sizing.dsa_indexer_layers(model) is None:
+        c = model.config
+        missing += [
+            f"config.{name}"
+            for name in ("index_topk_freq", "index_skip_topk_offset")
+            if getattr(c, name) is None and name not in c.absent
+        ]
     if family[0] in EXPERT_FAMILIES and (model.experts is None or model.experts.routed is None):
         missing += ["experts.routed"]
     return missing
@@ -222,12 +242,15 @@ def param_count(model: Model) -> ParamCount | None:
     if family is None or missing_fields(model):
         return None
     name = family[0]
-    if name == "mla-moe":
+    if name in ("mla-moe", "mla-moe-dsa"):
         total, text = _mla_moe(model)
     elif name == "hybrid-gdn-moe":
         total, text = _hybrid_gdn_moe(model)
     else:
         total, text = _gqa(model, name)
+    if name == "mla-moe-dsa":
+        indexer, indexer_text = _dsa_indexer(model)
+        total, text = total + indexer, f"{text} + I, I = {indexer_text}"
     if name == "gemma3-siglip":
         tower, tower_text = _siglip(model)
         total, text = total + tower, f"{text} + V, V = {tower_text}"
@@ -373,3 +396,12 @@ def _mla_moe(model: Model) -> tuple[int, str]:
         f" + {kv_lora} + {kv_lora} × {nh} × ({nope} + {vdim}) + {nh} × {vdim} × {h}"
     )
     return total, text
+
+
+def _dsa_indexer(model: Model) -> tuple[int, str]:
+    """The DSA indexers of the layers that have one (the module's docstring)."""
+    c = model.config
+    layers, h, q_lora = sizing.dsa_indexer_layers(model), c.hidden_size, c.q_lora_rank
+    heads, dim = c.index_n_heads, c.index_head_dim
+    one = q_lora * heads * dim + h * dim + h * heads + 2 * dim
+    return layers * one, f"{layers} × ({q_lora} × {heads} × {dim} + {h} × {dim} + {h} × {heads} + 2 × {dim})"

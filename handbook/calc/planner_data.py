@@ -160,6 +160,7 @@ def _model(kb: KB, model: Model) -> dict[str, Any]:
         "hybrid_swa": sizing.is_hybrid_swa(model),
         "vision_shape": sizing.vision_shape(model),
         "state_dtype": sizing.state_dtype(model),
+        "dsa_indexer_layers": sizing.dsa_indexer_layers(model),
         # stated, or derived from config.json as the engine derives it (memory.native_context)
         "context_native": memory.native_context(model),
         "checkpoint_bytes": {

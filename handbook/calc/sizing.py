@@ -507,12 +507,17 @@ def vlm_fraction(fraction: float, hidden_size: int | None, layers: int | None) -
 # ---------------------------------------------------------------------------------------------- cells
 def dsa_indexer_layers(model: Model) -> int | None:
     """Layers that compute their own top-k and keep an indexer cache (configs/model_config.py:
-    dsa_layer_skips_topk:488-522, with index_skip_topk_offset; shared layers get no rows,
+    dsa_layer_skips_topk:488-522, with index_skip_topk_offset, or without it where the config.json has no
+    such key; index_topk_freq 1 where it has none; shared layers get no rows,
     kv_cache_configurator.py:_should_elide_dsa_index_k:131-148). None: the schedule is not published."""
     c = model.config
-    if c.num_hidden_layers is None or c.index_topk_freq is None or c.index_skip_topk_offset is None:
+    freq = 1 if c.index_topk_freq is None and "index_topk_freq" in c.absent else c.index_topk_freq
+    offset_known = c.index_skip_topk_offset is not None or "index_skip_topk_offset" in c.absent
+    if c.num_hidden_layers is None or freq is None or not offset_known:
         return None
-    freq, offset = c.index_topk_freq, c.index_skip_topk_offset
+    offset = c.index_skip_topk_offset
+    if offset is None:  # model_config.py:522: max(layer_id - 1, 0) % freq
+        return sum(1 for i in range(c.num_hidden_layers) if max(i - 1, 0) % freq == 0)
     return sum(1 for i in range(c.num_hidden_layers) if max(i - offset + 1, 0) % freq == 0)
 
 

@@ -305,9 +305,11 @@ class ModelConfig(Closed):
     linear_conv_kernel_dim: Interval | None = None
     mamba_ssm_dtype: Literal["float32", "bfloat16", "float16"] | None = None
     # Keys the checkpoint's config.json itself does not have, read from the whole file: the engine then uses
-    # its own default (mamba_ssm_dtype: float32, configs/mamba_utils.py:mamba2_state_dtype:47-107), which the
-    # planner takes as exact. A field that is null and not listed here is unknown to the KB.
-    absent: list[Literal["mamba_ssm_dtype"]] = []
+    # its own default, which the planner takes as exact (mamba_ssm_dtype: float32,
+    # configs/mamba_utils.py:mamba2_state_dtype:47-107; index_topk_freq: 1 and index_skip_topk_offset: none,
+    # so every DSA layer computes its own top-k, configs/model_config.py:dsa_layer_skips_topk:488-522). A
+    # field that is null and not listed here is unknown to the KB.
+    absent: list[Literal["mamba_ssm_dtype", "index_topk_freq", "index_skip_topk_offset"]] = []
     # QSA compressed indexer (layers/attention/qsa/config.py:_COMPRESSED_FIELDS)
     indexer_n_heads: Heads | None = None
     indexer_kv_heads: Heads | None = None

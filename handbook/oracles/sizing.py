@@ -241,7 +241,7 @@ def needs(kb: Any, case: dict) -> list[str]:
             out.append("config.mamba_ssm_dtype")
     if sizing.is_dsa(model):
         for name in ("index_head_dim", "index_topk_freq", "index_skip_topk_offset"):
-            if getattr(c, name) is None:
+            if getattr(c, name) is None and name not in c.absent:
                 out.append(f"config.{name}")
     return out
 

@@ -692,7 +692,7 @@ def js_steps(text: str) -> tuple[list[str], list[str]]:
 
 def test_planner_js_has_the_same_steps_in_the_same_order():
     defined, called = python_steps()
-    assert len(defined) == 12 and called[-1] == "assemble_plan"
+    assert len(defined) == 13 and called[-1] == "assemble_plan"
     assert js_steps(PLANNER_JS.read_text(encoding="utf-8")) == (
         [camel(n) for n in defined],
         [camel(n) for n in called],

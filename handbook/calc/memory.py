@@ -384,8 +384,9 @@ BOUND_CODES = (
     "state-dtype",  # the recurrent state's dtype is not published
     "state-shape",  # the recurrent state's shape is not published
 )
-# A bound said to be loose beyond this (max_tokens / tokens_lower − 1) says why and what would make it exact.
-LOOSE_ABOVE = 0.05
+# A bound that can lie more than this many percent above the engine's figure (max_tokens / tokens_lower − 1)
+# says why and what would make it exact; an integer, so that the edge is decided in integers.
+LOOSE_ABOVE_PERCENT = 5
 # The bounds with no other extreme the engine's code gives: the device-reported memory (nothing in the engine
 # or in the vendors' figures puts it above any floor: the KB's cards happen to report more than their nominal
 # decimal GB, which no source promises), the architecture (any of the engine's per-model overrides could
@@ -462,6 +463,13 @@ class Plan:
     exact_fields: tuple[str, ...]
     missing: dict[str, tuple[str, ...]]
     notes: tuple[str, ...]
+
+    @property
+    def looser_than_stated(self) -> bool | None:
+        """The token bound can lie more than LOOSE_ABOVE_PERCENT above the engine's figure (None: unknown)."""
+        if self.tokens_lower is None or self.max_tokens is None:
+            return None
+        return self.max_tokens * 100 > self.tokens_lower * (100 + LOOSE_ABOVE_PERCENT)
 
     @property
     def weights_fit(self) -> bool | None:

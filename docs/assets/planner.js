@@ -986,10 +986,10 @@
     if (p.unproven.length) return template(messages["planner-loose-unknown"], { why: reasonsOf(p.unproven, messages), exact });
     const lower = p.tokens_lower;
     const upper = p.max_tokens;
-    if (lower === null || upper === null) return "";
+    if (lower === null || upper === null || upper === 0) return "";
     const why = reasonsOf(p.loose, messages);
-    if (lower === 0 && upper > 0) return template(messages["planner-loose-refuse"], { value: thousands(upper), why, exact });
-    const values = { lower: thousands(lower), value: thousands(upper), percent: lower ? percentAbove(upper, lower) : "0" };
+    if (lower === 0) return template(messages["planner-loose-refuse"], { value: thousands(upper), why, exact });
+    const values = { lower: thousands(lower), value: thousands(upper), percent: percentAbove(upper, lower) };
     if (upper * 100 <= lower * (100 + K.LOOSE_ABOVE_PERCENT)) return template(messages["planner-loose-within"], values);
     return template(messages["planner-loose-beyond"], { ...values, stated: K.LOOSE_ABOVE_PERCENT, why, exact });
   }

@@ -129,7 +129,7 @@ def percent_above(upper: int, lower: int) -> str:
 def looseness_text(plan: Plan, lang: str) -> str:
     """How loose the token bound can be, from the plan's own figures (planner.js loosenessText): the range,
     and past LOOSE_ABOVE_PERCENT why and which KB fields would make it exact; where no other extreme is
-    provable, that. Empty for a plan without one."""
+    provable, that. Empty for a plan without one, or whose bound is 0 (the engine refuses either way)."""
     fields = ", ".join(plan.exact_fields)
     if fields:
         exact = msg("planner-loose-exact", lang, fields=fields)
@@ -138,13 +138,13 @@ def looseness_text(plan: Plan, lang: str) -> str:
     if plan.unproven:
         return msg("planner-loose-unknown", lang, why=_reasons(plan.unproven, lang), exact=exact)
     lower, upper = plan.tokens_lower, plan.max_tokens
-    if lower is None or upper is None:
+    if lower is None or upper is None or upper == 0:  # 0: the engine refuses at every extreme
         return ""
     why = _reasons(plan.loose, lang)
-    if lower == 0 and upper > 0:
+    if lower == 0:
         return msg("planner-loose-refuse", lang, value=thousands(upper), why=why, exact=exact)
     values = {"lower": thousands(lower), "value": thousands(upper)}
-    percent = percent_above(upper, lower) if lower else "0"
+    percent = percent_above(upper, lower)
     if not plan.looser_than_stated:
         return msg("planner-loose-within", lang, percent=percent, **values)
     return msg(

@@ -4,7 +4,9 @@ Every formula follows SGLang 0.5.23 (the wheel's source, ``sglang/srt/…``; lin
 release) and every input comes from the KB. ``handbook/calc/sizing.py`` holds what the engine decides before
 it sizes the pool (backend, page size, default fraction, indexers, state pool); this module puts it together.
 A figure that needs a field no source gives raises ``NotPublished`` (strict functions) or is recorded as
-missing (``plan``), or, where the rest is known, is computed as an upper bound and says why (``Plan.bounds``).
+missing (``plan``), or, where the rest is known, is computed as an upper bound and says why (``Plan.bounds``)
+and how loose it can be: the engine's figure at the unknown inputs' other extremes (``Plan.tokens_lower``),
+or which bounds have no provable other extreme (``Plan.unproven``).
 
 The KV cell size (bytes per token, per GPU) is ``DefaultPoolConfigurator._compute_cell_size``
 (model_executor/pool_configurator.py:340-535):

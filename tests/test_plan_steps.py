@@ -693,7 +693,7 @@ def js_steps(text: str) -> tuple[list[str], list[str]]:
 
 def test_planner_js_has_the_same_steps_in_the_same_order():
     defined, called = python_steps()
-    assert len(defined) == 12 and called[-1] == "assemble_plan"
+    assert len(defined) == 13 and called[-1] == "assemble_plan"
     assert js_steps(PLANNER_JS.read_text(encoding="utf-8")) == (
         [camel(n) for n in defined],
         [camel(n) for n in called],
@@ -795,3 +795,154 @@ def test_planner_js_steps_decide_the_same_at_the_same_boundaries(node):
         list(e) if isinstance(e, tuple) else json.loads(json.dumps(dataclasses.asdict(e))) for e in expected
     ]
     assert got == want
+
+
+# ------------------------------------------------------------------------------------------- 13 looseness
+def full_plan(model="llama-3.1-8b", hw="h100", weights="bf16", kv="bf16", tp=1, **options) -> memory.Plan:
+    model = KB.models[model] if isinstance(model, str) else model
+    hw = KB.hardware[hw] if isinstance(hw, str) else hw
+    return memory.plan(model, hw, KB.dtypes[weights], KB.dtypes[kv], tp, **options)
+
+
+def test_looseness_a_plan_without_a_bound_has_none():
+    p = full_plan()
+    assert p.bounds == ()
+    assert (p.tokens_lower, p.looseness, p.loose, p.unproven, p.exact_fields) == (None, None, (), (), ())
+    assert p.looser_than_stated is None
+
+
+def test_looseness_of_an_unknown_vision_config_is_the_encoder_factor_at_its_smallest():
+    """memory_hook.py:458-459 clamps the encoder factor to [0.8, 1.05]: the bound took 0.95 × 1.05, the other
+    extreme is the same plan with the default × 0.95 × 0.8 given as the fraction."""
+    p = full_plan("qwen3.8-flash-next", "h200", weights="fp8", kv="fp8", tp=8)
+    assert p.bounds == ("vision-config",) and p.loose == ("vision-config",) and p.unproven == ()
+    low = sizing.default_mem_fraction(KB.hardware["h200"].memory_mib_reported, 8) * 0.95 * 0.8
+    other = full_plan("qwen3.8-flash-next", "h200", weights="fp8", kv="fp8", tp=8, mem_fraction_static=low)
+    assert other.bounds == () and p.tokens_lower == other.max_tokens < p.max_tokens
+    assert p.looseness == p.max_tokens / other.max_tokens - 1
+    assert p.exact_fields == ("config.vision_config",)
+
+
+@pytest.mark.parametrize(("context", "loose"), [(8192, ()), (8193, ("kv-heads",))])
+def test_looseness_of_unknown_kv_heads_on_amd_is_aiters_085_above_8192_tokens_only(context, loose):
+    model = with_config("deepseek-v3", num_key_value_heads=None)
+    p = full_plan(model, "mi300x", weights="fp8", tp=8, context=context)
+    assert (
+        p.bounds == ("kv-heads",) and p.loose == loose and p.exact_fields == ("config.num_key_value_heads",)
+    )
+    if not loose:
+        assert p.tokens_lower == p.max_tokens and p.looseness == 0.0
+        return
+    # triton (the bound, unscaled) or aiter (× 0.85): the other extreme is the scaled default given
+    scaled = full_plan(model, "mi300x", weights="fp8", tp=8, context=context, mem_fraction_static=0.85)
+    given = p.mem_fraction_static * 0.85
+    other = full_plan(model, "mi300x", weights="fp8", tp=8, context=context, mem_fraction_static=given)
+    assert (
+        scaled.max_tokens != other.max_tokens
+    )  # a given fraction is not scaled again: no backend to scale it
+    assert p.tokens_lower == other.max_tokens < p.max_tokens
+
+
+def test_looseness_of_an_unknown_indexer_schedule_is_an_indexer_on_every_layer():
+    p = full_plan(with_config("glm-5.3", index_topk_freq=None), "h200", weights="fp8", tp=8)
+    assert p.bounds == ("indexer",) and p.loose == ("indexer",)
+    assert p.exact_fields == ("config.index_topk_freq",)
+    # index_topk_freq 1 skips no layer (configs/model_config.py:dsa_layer_skips_topk:510-522): the exact plan
+    every_layer = full_plan(with_config("glm-5.3", index_topk_freq=1), "h200", weights="fp8", tp=8)
+    assert every_layer.bounds == () and p.tokens_lower == every_layer.max_tokens < p.max_tokens
+
+
+def test_looseness_of_an_unknown_indexer_width_is_unknown():
+    p = full_plan(
+        with_config("glm-5.3", index_head_dim=None, index_topk_freq=None), "h200", weights="fp8", tp=8
+    )
+    assert p.unproven == ("indexer",) and p.tokens_lower is None and p.looseness is None
+    assert p.exact_fields == ("config.index_head_dim", "config.index_topk_freq")
+
+
+def test_looseness_of_an_unknown_state_dtype_is_the_worse_of_the_dtypes_the_engine_accepts():
+    p = full_plan("qwen3.5-397b-a17b", "h200", tp=8)
+    assert p.bounds == ("state-dtype",) and p.loose == ("state-dtype",)
+    exact = [
+        full_plan(with_config("qwen3.5-397b-a17b", mamba_ssm_dtype=d), "h200", tp=8).max_tokens
+        for d in ("float32", "bfloat16", "float16")
+    ]
+    assert p.tokens_lower == min(exact) and max(exact) <= p.max_tokens
+    assert p.exact_fields == ("config.mamba_ssm_dtype",)
+
+
+@pytest.mark.parametrize(
+    ("model", "hw", "unproven", "fields"),
+    [
+        ("llama-3.1-8b", "b300", ("reported-memory",), ("hardware.b300.memory_mib_reported",)),
+        (with_config("llama-3.1-8b", architectures=[]), "h100", ("architecture",), ("config.architectures",)),
+        ("llama-3.1-8b", hardware("h100", architecture="Ampere"), ("platform",), ()),
+    ],
+    ids=["reported-memory", "architecture", "platform"],
+)
+def test_looseness_is_unknown_where_nothing_bounds_the_input_from_the_other_side(model, hw, unproven, fields):
+    p = full_plan(model, hw)
+    assert p.max_tokens is not None and "max-tokens" in p.bounded
+    assert (p.tokens_lower, p.looseness, p.loose, p.unproven, p.exact_fields) == (
+        None,
+        None,
+        (),
+        unproven,
+        fields,
+    )
+
+
+def with_tokens(lower: int, upper: int, **fields) -> memory.Plan:
+    base = full_plan("qwen3.5-397b-a17b", "h200", tp=8)
+    return dataclasses.replace(
+        base, tokens_lower=lower, max_tokens=upper, looseness=upper / lower - 1, **fields
+    )
+
+
+@pytest.mark.parametrize(
+    ("lower", "upper", "looser"),
+    [(100, 105, False), (100, 106, True), (2000, 2100, False), (2000, 2101, True), (7, 7, False)],
+)
+def test_looseness_of_exactly_5_percent_is_within_and_just_above_is_not(lower, upper, looser):
+    assert with_tokens(lower, upper).looser_than_stated is looser
+
+
+@pytest.mark.parametrize(
+    ("lower", "upper", "percent"),
+    [(1000, 1050, "5"), (1000, 1051, "5.1"), (3, 4, "33.4"), (5, 5, "0"), (1, 12346, "1,234,500")],
+)
+def test_looseness_percent_is_rounded_up_to_a_tenth(lower, upper, percent):
+    from handbook.render.planner import percent_above
+
+    assert percent_above(upper, lower) == percent
+
+
+def test_looseness_is_worded_within_beyond_refused_and_unknown():
+    from handbook.render.planner import looseness_text
+
+    assert looseness_text(with_tokens(100, 105), "en") == (
+        "the engine's figure lies between 100 and 105: this bound is at most 5 % above it"
+    )
+    assert looseness_text(with_tokens(100, 106), "en") == (
+        "the engine's figure lies between 100 and 106: this bound can be up to 6 % above it, more than 5 %, "
+        "because the recurrent state's dtype (mamba_ssm_dtype) is not in this KB; "
+        "config.mamba_ssm_dtype in this KB would make it exact"
+    )
+    assert looseness_text(with_tokens(100, 106), "zh") == (
+        "引擎的数字在 100 到 106 之间：此上限可比它高出 6%，超过 5%，因为本 KB 没有循环状态的 dtype（mamba_ssm_dtype）；"
+        "本 KB 补上 config.mamba_ssm_dtype 即可算准"
+    )
+    refused = dataclasses.replace(with_tokens(1, 640), tokens_lower=0, looseness=None)
+    assert looseness_text(refused, "en") == (
+        "the engine's figure lies between 0 and 640: at the other extreme the engine refuses to start, because "
+        "the recurrent state's dtype (mamba_ssm_dtype) is not in this KB; "
+        "config.mamba_ssm_dtype in this KB would make it exact"
+    )
+    assert looseness_text(dataclasses.replace(refused, max_tokens=0), "en") == ""  # refused either way
+    b300 = full_plan("llama-3.1-8b", "b300")
+    assert looseness_text(b300, "en") == (
+        "how far above the engine's figure it lies cannot be computed: this GPU's device-reported memory is not "
+        "in this KB, and neither the engine's code nor this KB bounds that from the other side; "
+        "hardware.b300.memory_mib_reported in this KB would make it exact"
+    )
+    assert looseness_text(full_plan(), "en") == ""

@@ -154,6 +154,39 @@ def test_where_the_kb_lacks_a_field_the_planner_says_upper_bound_and_it_holds(re
         assert p.mem_fraction_static >= engine["mem_fraction_static"] - 1e-12
 
 
+def engine_tokens(record: dict) -> int | None:
+    """The engine's token figure for a record: its pool, 0 where it refused to start, None where it did not
+    get that far (no architecture, no weights)."""
+    engine = record.get("engine", {})
+    if "max_total_num_tokens" in engine:
+        return engine["max_total_num_tokens"]
+    return 0 if "refuses" in engine else None
+
+
+@pytest.mark.parametrize("record", by_status("needs-field"), ids=label)
+def test_where_the_kb_lacks_a_field_the_engine_lies_within_the_stated_range(record):
+    """Bounds hold, and none is looser than stated: the engine, run with its own default for the missing
+    field, lies between the planner's other extreme and its bound, unless the planner says the other extreme
+    is not provable."""
+    p, tokens = planned(record), engine_tokens(record)
+    if p.max_tokens is None or tokens is None:
+        return
+    assert p.bounds and (p.unproven or p.tokens_lower is not None)
+    if not p.unproven:
+        assert p.tokens_lower <= tokens <= p.max_tokens, (p.tokens_lower, tokens, p.max_tokens, p.loose)
+
+
+def test_the_stated_ranges_meet_the_engine_on_every_kind_of_bound_it_can_check():
+    """The range test above is not empty: it meets the engine where the encoder's size and where the state's
+    dtype is unknown, on pools the engine sized and on starts it refused."""
+    checked = [r for r in by_status("needs-field") if engine_tokens(r) is not None]
+    checked = [(r, planned(r)) for r in checked]
+    ranged = [(r, p) for r, p in checked if p.max_tokens is not None and not p.unproven]
+    assert {p.loose for _, p in ranged} == {("vision-config",), ("state-dtype",)}
+    assert any(engine_tokens(r) == 0 for r, _ in ranged) and any(engine_tokens(r) > 0 for r, _ in ranged)
+    assert len(ranged) >= 100
+
+
 def test_every_case_the_kb_publishes_is_golden_exact_somewhere():
     """The exact set is not empty for any model whose inputs are all published, on any accelerator whose
     reported memory is."""

@@ -670,6 +670,83 @@
     return [...new Set(bounded)];
   }
 
+  // The KB fields each bound lacks, in BOUND_CODES order ("platform": none).
+  function exactFields(asked, bounds) {
+    const c = asked.model.config;
+    const fields = [];
+    for (const code of K.BOUND_CODES) {
+      if (!bounds.includes(code)) continue;
+      if (code === "reported-memory") fields.push(`hardware.${asked.hw.id}.memory_mib_reported`);
+      else if (code === "vision-config") fields.push("config.vision_config");
+      else if (code === "kv-heads") fields.push("config.num_key_value_heads");
+      else if (code === "architecture") fields.push("config.architectures");
+      else if (code === "indexer") {
+        const names = isDsa(asked.model)
+          ? ["index_head_dim", "index_topk_freq", "index_skip_topk_offset"]
+          : ["indexer_kv_heads", "indexer_head_dim", "indexer_compress_ratio"];
+        for (const n of names) if (c[n] === null) fields.push(`config.${n}`);
+      } else if (code === "state-dtype") fields.push("config.mamba_ssm_dtype");
+      else if (code === "state-shape") for (const n of K.LINEAR_FIELDS) if (c[n] === null) fields.push(`config.${n}`);
+    }
+    return [...new Set(fields)];
+  }
+
+  // A DSA indexer's cache at its largest when only its schedule is unknown: every layer computes its own top-k.
+  function lowestIndexer(asked) {
+    const c = asked.model.config;
+    if (!isDsa(asked.model) || c.index_head_dim === null || c.num_hidden_layers === null) return null;
+    const dim = c.index_head_dim;
+    return (dim + Math.floor(dim / K.DSA_QUANT_BLOCK) * K.DSA_SCALE_BYTES) * c.num_hidden_layers;
+  }
+
+  // Step 13: how loose the bound on the tokens can be: the same plan with each unknown input at the other
+  // extreme the engine's code gives (steps 5, 9 and 10 again), or the bounds that have none.
+  function planLooseness(asked, engine, device, fraction, free, share, cell, state, requests) {
+    const steps = [engine, device, fraction, free, share, cell, state];
+    const bounds = K.BOUND_CODES.filter((code) => steps.some((step) => step.bounds.includes(code)));
+    const none = { tokens_lower: null, looseness: null, loose: [], unproven: [], exact_fields: [], notes: [], bounds: [], missing: null };
+    if (!bounds.length) return none;
+    const fields = exactFields(asked, bounds);
+    const indexer = bounds.includes("indexer") ? lowestIndexer(asked) : null;
+    const unproven = bounds.filter((code) => K.UNPROVEN_BOUNDS.includes(code));
+    if (bounds.includes("indexer") && indexer === null) unproven.push("indexer");
+    if (unproven.length || requests.max_tokens === null) {
+      return { ...none, unproven: K.BOUND_CODES.filter((code) => unproven.includes(code)), exact_fields: fields };
+    }
+    const loose = [];
+    let low = fraction.fraction;
+    if (bounds.includes("vision-config") && device.device !== null) {
+      low = defaultMemFraction(device.device.mib, asked.tp) * (K.VLM_BASE * K.VLM_FACTOR_MIN);
+      if (fraction.aiter_scaled) low = low * K.AITER_FRACTION_SCALE;
+      loose.push("vision-config");
+    }
+    const honoured = asked.mem_fraction_static !== null && asked.engine.aiter_honors_explicit_fraction;
+    if (bounds.includes("kv-heads") && asked.context > K.AITER_CONTEXT_THRESHOLD && !honoured) {
+      low = low * K.AITER_FRACTION_SCALE;
+      loose.push("kv-heads");
+    }
+    const lowFraction = { ...fraction, fraction: low };
+    const lowFree = planFreeMemory(asked, device, lowFraction);
+    let lowCell = cell;
+    if (indexer !== null) {
+      lowCell = { ...cell, indexer, per_token: cell.per_token - cell.indexer + indexer };
+      loose.push("indexer");
+    }
+    let states = [state];
+    if (bounds.includes("state-dtype")) {
+      states = [state.per_request, state.smallest].map((perRequest) => ({ ...state, per_request: perRequest, smallest: null }));
+      loose.push("state-dtype");
+    }
+    const lowest = Math.min(
+      ...states.map((s) => planRequests(asked, engine, lowCell, planBudget(asked, lowFraction, lowFree, share, s)).max_tokens),
+    );
+    const upper = requests.max_tokens;
+    let ratio = null;
+    if (lowest > 0) ratio = upper / lowest - 1;
+    else if (upper === 0) ratio = 0.0;
+    return { ...none, tokens_lower: lowest, looseness: ratio, loose, exact_fields: fields };
+  }
+
   // ------------------------------------------------------------------------------------------ plan
   function plan(data, model, hw, weightsDtype, kv, opts) {
     const asked = planInputs(data, model, hw, weightsDtype, kv, opts);
@@ -682,12 +759,13 @@
     const state = planState(asked);
     const budget = planBudget(asked, fraction, free, share, state);
     const requests = planRequests(asked, engine, cell, budget);
-    return assemblePlan(asked, engine, device, fraction, free, share, cell, state, budget, requests);
+    const looseness = planLooseness(asked, engine, device, fraction, free, share, cell, state, requests);
+    return assemblePlan(asked, engine, device, fraction, free, share, cell, state, budget, requests, looseness);
   }
 
   // The steps' figures as one plan (handbook/calc/memory.py's Plan, field for field), with their notes, the
   // placement notes, and what a bound reaches.
-  function assemblePlan(asked, engine, device, fraction, free, share, cell, state, budget, requests) {
+  function assemblePlan(asked, engine, device, fraction, free, share, cell, state, budget, requests, looseness) {
     const steps = [engine, device, fraction, free, share, cell, state, budget, requests];
     const bounds = steps.flatMap((step) => step.bounds);
     const notes = [...steps.flatMap((step) => step.notes), ...planPlacement(asked)];
@@ -746,6 +824,11 @@
       refused: budget.refused,
       bounds: K.BOUND_CODES.filter((code) => bounds.includes(code)),
       bounded: planBounded(asked, fraction, bounds),
+      tokens_lower: looseness.tokens_lower,
+      looseness: looseness.looseness,
+      loose: looseness.loose,
+      unproven: looseness.unproven,
+      exact_fields: looseness.exact_fields,
       missing,
       notes: K.NOTE_CODES.filter((code) => notes.includes(code)),
     };
@@ -876,8 +959,35 @@
     return n < 0 ? `-${binarySize(-n)}` : binarySize(n);
   }
 
+  function reasonsOf(codes, messages) {
+    return codes.map((code) => messages[`planner-bound-${code}`]).join(messages["planner-sep-reasons"]);
+  }
+
   function boundReasons(p, messages) {
-    return p.bounds.map((code) => messages[`planner-bound-${code}`]).join(messages["planner-sep-reasons"]);
+    return reasonsOf(p.bounds, messages);
+  }
+
+  // How many percent upper lies above lower, rounded up to a tenth, from the integers themselves.
+  function percentAbove(upper, lower) {
+    const tenths = Math.ceil(((upper - lower) * 1000) / lower);
+    const tenth = tenths % 10;
+    return thousands((tenths - tenth) / 10) + (tenth ? `.${tenth}` : "");
+  }
+
+  // How loose the token bound can be (handbook/render/planner.py looseness_text).
+  function loosenessText(p, messages) {
+    const exact = p.exact_fields.length
+      ? template(messages["planner-loose-exact"], { fields: p.exact_fields.join(", ") })
+      : messages["planner-loose-exact-platform"];
+    if (p.unproven.length) return template(messages["planner-loose-unknown"], { why: reasonsOf(p.unproven, messages), exact });
+    const lower = p.tokens_lower;
+    const upper = p.max_tokens;
+    if (lower === null || upper === null || upper === 0) return "";
+    const why = reasonsOf(p.loose, messages);
+    if (lower === 0) return template(messages["planner-loose-refuse"], { value: thousands(upper), why, exact });
+    const values = { lower: thousands(lower), value: thousands(upper), percent: percentAbove(upper, lower) };
+    if (upper * 100 <= lower * (100 + K.LOOSE_ABOVE_PERCENT)) return template(messages["planner-loose-within"], values);
+    return template(messages["planner-loose-beyond"], { ...values, stated: K.LOOSE_ABOVE_PERCENT, why, exact });
   }
 
   function noteValues(data, p, model, hw, messages) {
@@ -926,8 +1036,10 @@
       return template(messages["planner-not-published-fields"], { fields: fields.join(", ") });
     };
     const reasons = boundReasons(p, messages);
+    const looseness = loosenessText(p, messages);
     const shown = (key, text) => {
       if (!p.bounded.includes(key)) return text;
+      if (key === "max-tokens" && looseness) return template(messages["planner-bounded-range"], { value: text, reasons, looseness });
       if (key === "max-tokens") return template(messages["planner-bound"], { value: text, reasons });
       return (key === "rest" ? "≈ " : "≤ ") + text;
     };
@@ -1443,6 +1555,7 @@
       planRequests,
       planPlacement,
       planBounded,
+      planLooseness,
       assemblePlan,
     },
     smallestTp,

@@ -4,7 +4,9 @@ Every formula follows SGLang 0.5.23 (the wheel's source, ``sglang/srt/…``; lin
 release) and every input comes from the KB. ``handbook/calc/sizing.py`` holds what the engine decides before
 it sizes the pool (backend, page size, default fraction, indexers, state pool); this module puts it together.
 A figure that needs a field no source gives raises ``NotPublished`` (strict functions) or is recorded as
-missing (``plan``), or, where the rest is known, is computed as an upper bound and says why (``Plan.bounds``).
+missing (``plan``), or, where the rest is known, is computed as an upper bound and says why (``Plan.bounds``)
+and how loose it can be: the engine's figure at the unknown inputs' other extremes (``Plan.tokens_lower``),
+or which bounds have no provable other extreme (``Plan.unproven``).
 
 The KV cell size (bytes per token, per GPU) is ``DefaultPoolConfigurator._compute_cell_size``
 (model_executor/pool_configurator.py:340-535):
@@ -35,6 +37,7 @@ Memory sizes are binary (KiB/MiB/GiB, as SGLang logs them); the vendor's nominal
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, field
 from typing import Literal
@@ -383,6 +386,16 @@ BOUND_CODES = (
     "state-dtype",  # the recurrent state's dtype is not published
     "state-shape",  # the recurrent state's shape is not published
 )
+# A bound that can lie more than this many percent above the engine's figure (max_tokens / tokens_lower − 1)
+# says why and what would make it exact; an integer, so that the edge is decided in integers.
+LOOSE_ABOVE_PERCENT = 5
+# The bounds with no other extreme the engine's code gives: the device-reported memory (nothing in the engine
+# or in the vendors' figures puts it above any floor: the KB's cards happen to report more than their nominal
+# decimal GB, which no source promises), the architecture (any of the engine's per-model overrides could
+# apply, memory_hook.py's and attention_hook.py's included), a platform the planner does not model, and a
+# state of unknown shape (it can be as large as the budget: the engine then refuses to start,
+# kv_cache_configurator.py:_handle_max_mamba_cache:3229-3409).
+UNPROVEN_BOUNDS = ("reported-memory", "architecture", "platform", "state-shape")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -442,8 +455,23 @@ class Plan:
     refused: bool  # SGLang refuses to start (nothing left after the weights or the state pool)
     bounds: tuple[str, ...]  # BOUND_CODES that apply
     bounded: tuple[str, ...]  # the figures (planner figure keys) computed from a bound
+    # How loose the bound on max_tokens can be (plan_looseness): the engine's fewest tokens with each unknown
+    # input at its other extreme, max_tokens / that − 1, the codes whose extreme lowered it, the codes with no
+    # provable other extreme (then both are None) and the KB fields that would make the figure exact.
+    tokens_lower: int | None
+    looseness: float | None
+    loose: tuple[str, ...]
+    unproven: tuple[str, ...]
+    exact_fields: tuple[str, ...]
     missing: dict[str, tuple[str, ...]]
     notes: tuple[str, ...]
+
+    @property
+    def looser_than_stated(self) -> bool | None:
+        """The token bound can lie more than LOOSE_ABOVE_PERCENT above the engine's figure (None: unknown)."""
+        if self.tokens_lower is None or self.max_tokens is None:
+            return None
+        return self.max_tokens * 100 > self.tokens_lower * (100 + LOOSE_ABOVE_PERCENT)
 
     @property
     def weights_fit(self) -> bool | None:
@@ -896,6 +924,141 @@ def plan_bounded(asked: PlanInputs, fraction: Fraction, bounds: tuple[str, ...])
     return tuple(dict.fromkeys(bounded))
 
 
+@dataclass(frozen=True, kw_only=True)
+class Looseness(PlanStep):
+    tokens_lower: (
+        int | None
+    )  # the engine's fewest tokens over the unknown inputs' extremes; None: not provable
+    looseness: float | None  # max_tokens / tokens_lower − 1; None: no bound, not provable, or tokens_lower 0
+    loose: tuple[str, ...]  # the bound codes whose other extreme was taken
+    unproven: tuple[str, ...]  # the bound codes with no provable other extreme
+    exact_fields: tuple[str, ...]  # the KB fields whose values would make the bounded figures exact
+
+
+NO_LOOSENESS = Looseness(tokens_lower=None, looseness=None, loose=(), unproven=(), exact_fields=())
+
+
+def exact_fields(asked: PlanInputs, bounds: tuple[str, ...]) -> tuple[str, ...]:
+    """The KB fields each bound lacks, in BOUND_CODES order ("platform": none, the planner does not model
+    the accelerator's engine path)."""
+    c, hw = asked.model.config, asked.hw
+    fields: list[str] = []
+    for code in BOUND_CODES:
+        if code not in bounds:
+            continue
+        if code == "reported-memory":
+            fields.append(f"hardware.{hw.id}.memory_mib_reported")
+        elif code == "vision-config":
+            fields.append("config.vision_config")
+        elif code == "kv-heads":
+            fields.append("config.num_key_value_heads")
+        elif code == "architecture":
+            fields.append("config.architectures")
+        elif code == "indexer":
+            names = (
+                ("index_head_dim", "index_topk_freq", "index_skip_topk_offset")
+                if sizing.is_dsa(asked.model)
+                else ("indexer_kv_heads", "indexer_head_dim", "indexer_compress_ratio")
+            )
+            fields += [f"config.{n}" for n in names if getattr(c, n) is None]
+        elif code == "state-dtype":
+            fields.append("config.mamba_ssm_dtype")
+        elif code == "state-shape":
+            fields += [f"config.{n}" for n in sizing.LINEAR_FIELDS if getattr(c, n) is None]
+    return tuple(dict.fromkeys(fields))
+
+
+def lowest_indexer(asked: PlanInputs) -> int | None:
+    """A DSA indexer's cache at its largest when only its schedule is unknown: every layer computes its own
+    top-k (configs/model_config.py:dsa_layer_skips_topk:488-522 can only skip layers; index_topk_freq 1, the
+    engine's default when config.json has none, :510-512, skips none). None: its width is unknown too, or the
+    indexer is QSA's, whose width has no bound."""
+    c = asked.model.config
+    if not sizing.is_dsa(asked.model) or c.index_head_dim is None or c.num_hidden_layers is None:
+        return None
+    dim = c.index_head_dim
+    return (dim + dim // sizing.DSA_QUANT_BLOCK * sizing.DSA_SCALE_BYTES) * c.num_hidden_layers
+
+
+def plan_looseness(
+    asked: PlanInputs,
+    engine: EngineChoice,
+    device: Device,
+    fraction: Fraction,
+    free: FreeMemory,
+    share: WeightsPerGpu,
+    cell: CellPerGpu,
+    state: StatePerRequest,
+    requests: Requests,
+) -> Looseness:
+    """Step 13: how loose the bound on the tokens can be. The same plan with each unknown input at the other
+    extreme the engine's code gives, steps 5, 9 and 10 run again on it:
+
+    - vision-config: the encoder factor at its smallest, × 0.95 × 0.8 (memory_hook.py:
+      adjust_mem_fraction_for_vlm:438, 458-459; the bound took × 0.95 × 1.05);
+    - kv-heads: aiter's × 0.85 above 8,192 tokens (attention_hook.py:244-268; the bound took triton's
+      unscaled fraction), unless a given fraction is honoured;
+    - indexer: a DSA indexer on every layer (``lowest_indexer``; the bound counted none);
+    - state-dtype: the fewer tokens of a float32 and a 2-byte state, the only dtypes the engine accepts
+      (configs/mamba_utils.py:mamba2_state_dtype:61-66);
+    - UNPROVEN_BOUNDS, and an indexer whose width is unknown: no other extreme, looseness unknown.
+    """
+    steps = (engine, device, fraction, free, share, cell, state)
+    bounds = tuple(code for code in BOUND_CODES if any(code in step.bounds for step in steps))
+    if not bounds:
+        return NO_LOOSENESS
+    fields = exact_fields(asked, bounds)
+    indexer = lowest_indexer(asked) if "indexer" in bounds else None
+    unproven = [code for code in bounds if code in UNPROVEN_BOUNDS]
+    if "indexer" in bounds and indexer is None:
+        unproven.append("indexer")
+    if unproven or requests.max_tokens is None:
+        unproven_codes = tuple(code for code in BOUND_CODES if code in unproven)
+        return Looseness(
+            tokens_lower=None, looseness=None, loose=(), unproven=unproven_codes, exact_fields=fields
+        )
+    loose: list[str] = []
+    low = fraction.fraction
+    if "vision-config" in bounds and device.device is not None:
+        low = sizing.default_mem_fraction(device.device.mib, asked.tp) * (
+            sizing.VLM_BASE * sizing.VLM_FACTOR_MIN
+        )
+        if fraction.aiter_scaled:
+            low = low * sizing.AITER_FRACTION_SCALE
+        loose.append("vision-config")
+    honoured = asked.mem_fraction_static is not None and asked.engine.aiter_honors_explicit_fraction
+    if "kv-heads" in bounds and asked.context > sizing.AITER_CONTEXT_THRESHOLD and not honoured:
+        low = low * sizing.AITER_FRACTION_SCALE
+        loose.append("kv-heads")
+    low_fraction = dataclasses.replace(fraction, fraction=low)
+    low_free = plan_free_memory(asked, device, low_fraction)
+    low_cell = cell
+    if indexer is not None:
+        low_cell = dataclasses.replace(
+            cell, indexer=indexer, per_token=cell.per_token - cell.indexer + indexer
+        )
+        loose.append("indexer")
+    states = [state]
+    if "state-dtype" in bounds:
+        states = [
+            dataclasses.replace(state, per_request=per_request, smallest=None)
+            for per_request in (state.per_request, state.smallest)
+        ]
+        loose.append("state-dtype")
+    lowest = min(
+        plan_requests(
+            asked, engine, low_cell, plan_budget(asked, low_fraction, low_free, share, s)
+        ).max_tokens
+        for s in states
+    )
+    upper = requests.max_tokens
+    # a lower extreme of 0 tokens (the engine would refuse to start there) leaves no ratio to state
+    ratio = upper / lowest - 1 if lowest > 0 else (0.0 if upper == 0 else None)
+    return Looseness(
+        tokens_lower=lowest, looseness=ratio, loose=tuple(loose), unproven=(), exact_fields=fields
+    )
+
+
 def plan(
     model: Model,
     hw: Hardware,
@@ -943,7 +1106,10 @@ def plan(
     state = plan_state(asked)
     budget = plan_budget(asked, fraction, free, share, state)
     requests = plan_requests(asked, engine, cell, budget)
-    return assemble_plan(asked, engine, device, fraction, free, share, cell, state, budget, requests)
+    looseness = plan_looseness(asked, engine, device, fraction, free, share, cell, state, requests)
+    return assemble_plan(
+        asked, engine, device, fraction, free, share, cell, state, budget, requests, looseness
+    )
 
 
 def assemble_plan(
@@ -957,6 +1123,7 @@ def assemble_plan(
     state: StatePerRequest,
     budget: Budget,
     requests: Requests,
+    looseness: Looseness,
 ) -> Plan:
     """The steps' figures as one Plan, with their notes, the placement notes, and what a bound reaches."""
     steps = (engine, device, fraction, free, share, cell, state, budget, requests)
@@ -1015,6 +1182,11 @@ def assemble_plan(
         refused=budget.refused,
         bounds=tuple(code for code in BOUND_CODES if code in bounds),
         bounded=plan_bounded(asked, fraction, bounds),
+        tokens_lower=looseness.tokens_lower,
+        looseness=looseness.looseness,
+        loose=looseness.loose,
+        unproven=looseness.unproven,
+        exact_fields=looseness.exact_fields,
         missing={key: value for key, value in missing.items() if value is not None},
         notes=tuple(code for code in NOTE_CODES if code in notes),
     )

@@ -104,6 +104,8 @@ TABLES: dict[str, object] = {
     "LINEAR_FIELDS": sizing.LINEAR_FIELDS,
     "NOTE_CODES": memory.NOTE_CODES,
     "BOUND_CODES": memory.BOUND_CODES,
+    "UNPROVEN_BOUNDS": memory.UNPROVEN_BOUNDS,
+    "LOOSE_ABOVE_PERCENT": memory.LOOSE_ABOVE_PERCENT,
     "PLACEHOLDER": launch.PLACEHOLDER,
 }
 

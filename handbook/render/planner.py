@@ -11,7 +11,13 @@ import json
 
 from handbook.calc import sizing
 from handbook.calc.launch import number
-from handbook.calc.memory import DEFAULT_CONTEXT, Plan, has_sliding_window, native_context
+from handbook.calc.memory import (
+    DEFAULT_CONTEXT,
+    LOOSE_ABOVE_PERCENT,
+    Plan,
+    has_sliding_window,
+    native_context,
+)
 from handbook.calc.planner_data import common_context
 from handbook.core.formatting import binary_size, json_safe, sig, thousands
 from handbook.core.messages import msg
@@ -105,7 +111,51 @@ def size(n_bytes: float) -> str:
 
 
 def bound_reasons(plan: Plan, lang: str) -> str:
-    return msg("planner-sep-reasons", lang).join(msg(BOUND_KEYS[code], lang) for code in plan.bounds)
+    return _reasons(plan.bounds, lang)
+
+
+def _reasons(codes: tuple[str, ...], lang: str) -> str:
+    return msg("planner-sep-reasons", lang).join(msg(BOUND_KEYS[code], lang) for code in codes)
+
+
+def percent_above(upper: int, lower: int) -> str:
+    """How many percent ``upper`` lies above ``lower``, rounded up to a tenth (never understated), from the
+    integers themselves."""
+    tenths = -(-(upper - lower) * 1000 // lower)
+    whole, tenth = divmod(tenths, 10)
+    return thousands(whole) + (f".{tenth}" if tenth else "")
+
+
+def looseness_text(plan: Plan, lang: str) -> str:
+    """How loose the token bound can be, from the plan's own figures (planner.js loosenessText): the range,
+    and past LOOSE_ABOVE_PERCENT why and which KB fields would make it exact; where no other extreme is
+    provable, that. Empty for a plan without one, or whose bound is 0 (the engine refuses either way)."""
+    fields = ", ".join(plan.exact_fields)
+    if fields:
+        exact = msg("planner-loose-exact", lang, fields=fields)
+    else:
+        exact = msg("planner-loose-exact-platform", lang)
+    if plan.unproven:
+        return msg("planner-loose-unknown", lang, why=_reasons(plan.unproven, lang), exact=exact)
+    lower, upper = plan.tokens_lower, plan.max_tokens
+    if lower is None or upper is None or upper == 0:  # 0: the engine refuses at every extreme
+        return ""
+    why = _reasons(plan.loose, lang)
+    if lower == 0:
+        return msg("planner-loose-refuse", lang, value=thousands(upper), why=why, exact=exact)
+    values = {"lower": thousands(lower), "value": thousands(upper)}
+    percent = percent_above(upper, lower)
+    if not plan.looser_than_stated:
+        return msg("planner-loose-within", lang, percent=percent, **values)
+    return msg(
+        "planner-loose-beyond",
+        lang,
+        percent=percent,
+        stated=LOOSE_ABOVE_PERCENT,
+        why=why,
+        exact=exact,
+        **values,
+    )
 
 
 def note_values(plan: Plan, model: Model, hw: Hardware, lang: str) -> dict[str, object]:
@@ -155,6 +205,7 @@ def figure_texts(plan: Plan, model: Model, lang: str) -> dict[str, str]:
         return msg("planner-not-published-fields", lang, fields=", ".join(dict.fromkeys(fields)))
 
     reasons = bound_reasons(plan, lang)
+    looseness = looseness_text(plan, lang)
 
     def shown(key: str, text: str) -> str:
         """A figure computed from a bound: ≤ (≈ for what lies outside the budget); the headline figure says
@@ -162,6 +213,8 @@ def figure_texts(plan: Plan, model: Model, lang: str) -> dict[str, str]:
         if key not in plan.bounded:
             return text
         if key == "max-tokens":
+            if looseness:
+                return msg("planner-bounded-range", lang, value=text, reasons=reasons, looseness=looseness)
             return msg("planner-bound", lang, value=text, reasons=reasons)
         return ("≈ " if key == "rest" else "≤ ") + text
 

@@ -79,6 +79,28 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "planner-indexer": ("索引器", "indexer"),
     "planner-sep-reasons": ("；", "; "),
     "planner-bound": ("≤ {value}（上限：{reasons}）", "≤ {value} (upper bound: {reasons})"),
+    "planner-bounded-range": ("≤ {value}（上限：{reasons}。{looseness}）", "≤ {value} (upper bound: {reasons}; {looseness})"),
+    "planner-loose-within": (
+        "引擎的数字在 {lower} 到 {value} 之间：此上限至多比它高 {percent}%",
+        "the engine's figure lies between {lower} and {value}: this bound is at most {percent} % above it",
+    ),
+    "planner-loose-beyond": (
+        "引擎的数字在 {lower} 到 {value} 之间：此上限可比它高出 {percent}%，超过 {stated}%，因为{why}；{exact}",
+        "the engine's figure lies between {lower} and {value}: this bound can be up to {percent} % above it, more than {stated} %, because {why}; {exact}",
+    ),
+    "planner-loose-refuse": (
+        "引擎的数字在 0 到 {value} 之间：在另一端引擎拒绝启动，因为{why}；{exact}",
+        "the engine's figure lies between 0 and {value}: at the other extreme the engine refuses to start, because {why}; {exact}",
+    ),
+    "planner-loose-unknown": (
+        "比引擎的数字高出多少无法算出：{why}，而引擎代码与本 KB 都给不出它的另一端；{exact}",
+        "how far above the engine's figure it lies cannot be computed: {why}, and neither the engine's code nor this KB bounds that from the other side; {exact}",
+    ),
+    "planner-loose-exact": ("本 KB 补上 {fields} 即可算准", "{fields} in this KB would make it exact"),
+    "planner-loose-exact-platform": (
+        "只有为这种加速卡的引擎路径建模才能算准",
+        "only a model of this accelerator's engine path would make it exact",
+    ),
     "planner-note-bounds": (
         "标 ≤ 的数字是上限（≈ 为由上限算出的近似值），因为{reasons}。",
         "Figures marked ≤ are upper bounds (≈: computed from them), because {reasons}.",

@@ -175,8 +175,8 @@
     return model.dsa_indexer_layers; // decided by the export (handbook.calc.sizing.dsa_indexer_layers)
   }
 
-  function dsaIndexerBytes(model) {
-    const layers = dsaIndexerLayers(model);
+  function dsaIndexerBytes(model, allLayers) {
+    const layers = allLayers !== undefined ? allLayers : dsaIndexerLayers(model);
     const dim = model.config.index_head_dim;
     if (layers === null || dim === null) return null;
     return (dim + Math.floor(dim / K.DSA_QUANT_BLOCK) * K.DSA_SCALE_BYTES) * layers;
@@ -694,9 +694,8 @@
   // A DSA indexer's cache at its largest when only its schedule is unknown: every layer computes its own top-k.
   function lowestIndexer(asked) {
     const c = asked.model.config;
-    if (!isDsa(asked.model) || c.index_head_dim === null || c.num_hidden_layers === null) return null;
-    const dim = c.index_head_dim;
-    return (dim + Math.floor(dim / K.DSA_QUANT_BLOCK) * K.DSA_SCALE_BYTES) * c.num_hidden_layers;
+    if (!isDsa(asked.model) || c.num_hidden_layers === null) return null;
+    return dsaIndexerBytes(asked.model, c.num_hidden_layers);
   }
 
   // Step 13: how loose the bound on the tokens can be: the same plan with each unknown input at the other

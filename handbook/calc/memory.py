@@ -974,10 +974,9 @@ def lowest_indexer(asked: PlanInputs) -> int | None:
     engine's default when config.json has none, :510-512, skips none). None: its width is unknown too, or the
     indexer is QSA's, whose width has no bound."""
     c = asked.model.config
-    if not sizing.is_dsa(asked.model) or c.index_head_dim is None or c.num_hidden_layers is None:
+    if not sizing.is_dsa(asked.model) or c.num_hidden_layers is None:
         return None
-    dim = c.index_head_dim
-    return (dim + dim // sizing.DSA_QUANT_BLOCK * sizing.DSA_SCALE_BYTES) * c.num_hidden_layers
+    return sizing.dsa_indexer_bytes(asked.model, layers=c.num_hidden_layers)
 
 
 def plan_looseness(

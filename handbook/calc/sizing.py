@@ -521,10 +521,11 @@ def dsa_indexer_layers(model: Model) -> int | None:
     return sum(1 for i in range(c.num_hidden_layers) if max(i - offset + 1, 0) % freq == 0)
 
 
-def dsa_indexer_bytes(model: Model) -> int | None:
+def dsa_indexer_bytes(model: Model, layers: int | None = None) -> int | None:
     """pool_configurator.py:_compute_dsa_indexer_cell_size:560-635: FP8 keys + one fp32 scale per 128, in a
-    uint8 buffer, per indexer layer (index_kpool 1)."""
-    layers = dsa_indexer_layers(model)
+    uint8 buffer, per indexer layer (index_kpool 1). ``layers``: that many indexer layers instead of the
+    model's schedule (the planner's lower extreme: all of them)."""
+    layers = dsa_indexer_layers(model) if layers is None else layers
     dim = model.config.index_head_dim
     if layers is None or dim is None:
         return None

@@ -231,13 +231,6 @@ class EngineCount:
         }
 
 
-def dump(doc: dict) -> str:
-    head = {key: value for key, value in doc.items() if key != "records"}
-    lines = [json.dumps(record, sort_keys=True) for record in doc["records"]]
-    text = json.dumps(head, indent=1, sort_keys=True)[:-2]
-    return text + ',\n "records": [\n' + ",\n".join(lines) + "\n ]\n}\n"
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path)
@@ -271,7 +264,7 @@ def main(argv: list[str] | None = None) -> int:
         f" (engine), torch {torch.__version__}, meta device",
         "records": records,
     }
-    text = dump(doc)
+    text = sizing_oracle.dump(doc)  # the same layout: one record per line
     if args.out:
         write_text(args.out, text, root=args.out.parent)
     else:

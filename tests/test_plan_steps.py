@@ -923,26 +923,34 @@ def test_looseness_is_worded_within_beyond_refused_and_unknown():
     assert looseness_text(with_tokens(100, 105), "en") == (
         "the engine's figure lies between 100 and 105: this bound is at most 5 % above it"
     )
+    # the bound's one reason was just given ("upper bound: …"): the sentence does not repeat it
     assert looseness_text(with_tokens(100, 106), "en") == (
+        "the engine's figure lies between 100 and 106: this bound can be up to 6 % above it, more than 5 %; "
+        "config.mamba_ssm_dtype in this KB would make it exact"
+    )
+    assert looseness_text(with_tokens(100, 106), "zh") == (
+        "引擎的数字在 100 到 106 之间：此上限可比它高出 6%，超过 5%；本 KB 补上 config.mamba_ssm_dtype 即可算准"
+    )
+    # with another reason beside it, the sentence says which one it is about
+    two = with_tokens(100, 106, bounds=("vision-config", "state-dtype"))
+    assert looseness_text(two, "en") == (
         "the engine's figure lies between 100 and 106: this bound can be up to 6 % above it, more than 5 %, "
         "because the recurrent state's dtype (mamba_ssm_dtype) is not in this KB; "
         "config.mamba_ssm_dtype in this KB would make it exact"
     )
-    assert looseness_text(with_tokens(100, 106), "zh") == (
+    assert looseness_text(two, "zh") == (
         "引擎的数字在 100 到 106 之间：此上限可比它高出 6%，超过 5%，因为本 KB 没有循环状态的 dtype（mamba_ssm_dtype）；"
         "本 KB 补上 config.mamba_ssm_dtype 即可算准"
     )
     refused = dataclasses.replace(with_tokens(1, 640), tokens_lower=0, looseness=None)
     assert looseness_text(refused, "en") == (
-        "the engine's figure lies between 0 and 640: at the other extreme the engine refuses to start, because "
-        "the recurrent state's dtype (mamba_ssm_dtype) is not in this KB; "
+        "the engine's figure lies between 0 and 640: at the other extreme the engine refuses to start; "
         "config.mamba_ssm_dtype in this KB would make it exact"
     )
     assert looseness_text(dataclasses.replace(refused, max_tokens=0), "en") == ""  # refused either way
     b300 = full_plan("llama-3.1-8b", "b300")
     assert looseness_text(b300, "en") == (
-        "how far above the engine's figure it lies cannot be computed: this GPU's device-reported memory is not "
-        "in this KB, and neither the engine's code nor this KB bounds that from the other side; "
-        "hardware.b300.memory_mib_reported in this KB would make it exact"
+        "how far above the engine's figure it lies cannot be computed: neither the engine's code nor this KB "
+        "bounds it from the other side; hardware.b300.memory_mib_reported in this KB would make it exact"
     )
     assert looseness_text(full_plan(), "en") == ""

@@ -974,19 +974,27 @@
   }
 
   // How loose the token bound can be (handbook/render/planner.py looseness_text).
+  // Which reasons the looseness is about, where the bound has others too (else they were just given).
+  function becauseOf(p, codes, messages) {
+    if (codes.length === p.bounds.length && codes.every((code) => p.bounds.includes(code))) return "";
+    return template(messages["planner-loose-because"], { why: reasonsOf(codes, messages) });
+  }
+
   function loosenessText(p, messages) {
     const exact = p.exact_fields.length
       ? template(messages["planner-loose-exact"], { fields: p.exact_fields.join(", ") })
       : messages["planner-loose-exact-platform"];
-    if (p.unproven.length) return template(messages["planner-loose-unknown"], { why: reasonsOf(p.unproven, messages), exact });
+    if (p.unproven.length) {
+      return template(messages["planner-loose-unknown"], { because: becauseOf(p, p.unproven, messages), exact });
+    }
     const lower = p.tokens_lower;
     const upper = p.max_tokens;
     if (lower === null || upper === null || upper === 0) return "";
-    const why = reasonsOf(p.loose, messages);
-    if (lower === 0) return template(messages["planner-loose-refuse"], { value: thousands(upper), why, exact });
+    const because = becauseOf(p, p.loose, messages);
+    if (lower === 0) return template(messages["planner-loose-refuse"], { value: thousands(upper), because, exact });
     const values = { lower: thousands(lower), value: thousands(upper), percent: percentAbove(upper, lower) };
     if (upper * 100 <= lower * (100 + K.LOOSE_ABOVE_PERCENT)) return template(messages["planner-loose-within"], values);
-    return template(messages["planner-loose-beyond"], { ...values, stated: K.LOOSE_ABOVE_PERCENT, why, exact });
+    return template(messages["planner-loose-beyond"], { ...values, stated: K.LOOSE_ABOVE_PERCENT, because, exact });
   }
 
   function noteValues(data, p, model, hw, messages) {

@@ -126,6 +126,13 @@ def percent_above(upper: int, lower: int) -> str:
     return thousands(whole) + (f".{tenth}" if tenth else "")
 
 
+def _because(plan: Plan, codes: tuple[str, ...], lang: str) -> str:
+    """Which reasons the looseness is about, where the bound has others too (else they were just given)."""
+    if set(codes) == set(plan.bounds):
+        return ""
+    return msg("planner-loose-because", lang, why=_reasons(codes, lang))
+
+
 def looseness_text(plan: Plan, lang: str) -> str:
     """How loose the token bound can be, from the plan's own figures (planner.js loosenessText): the range,
     and past LOOSE_ABOVE_PERCENT why and which KB fields would make it exact; where no other extreme is
@@ -136,13 +143,13 @@ def looseness_text(plan: Plan, lang: str) -> str:
     else:
         exact = msg("planner-loose-exact-platform", lang)
     if plan.unproven:
-        return msg("planner-loose-unknown", lang, why=_reasons(plan.unproven, lang), exact=exact)
+        return msg("planner-loose-unknown", lang, because=_because(plan, plan.unproven, lang), exact=exact)
     lower, upper = plan.tokens_lower, plan.max_tokens
     if lower is None or upper is None or upper == 0:  # 0: the engine refuses at every extreme
         return ""
-    why = _reasons(plan.loose, lang)
+    because = _because(plan, plan.loose, lang)
     if lower == 0:
-        return msg("planner-loose-refuse", lang, value=thousands(upper), why=why, exact=exact)
+        return msg("planner-loose-refuse", lang, value=thousands(upper), because=because, exact=exact)
     values = {"lower": thousands(lower), "value": thousands(upper)}
     percent = percent_above(upper, lower)
     if not plan.looser_than_stated:
@@ -152,7 +159,7 @@ def looseness_text(plan: Plan, lang: str) -> str:
         lang,
         percent=percent,
         stated=LOOSE_ABOVE_PERCENT,
-        why=why,
+        because=because,
         exact=exact,
         **values,
     )

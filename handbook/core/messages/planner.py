@@ -85,18 +85,20 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "the engine's figure lies between {lower} and {value}: this bound is at most {percent} % above it",
     ),
     "planner-loose-beyond": (
-        "引擎的数字在 {lower} 到 {value} 之间：此上限可比它高出 {percent}%，超过 {stated}%，因为{why}；{exact}",
-        "the engine's figure lies between {lower} and {value}: this bound can be up to {percent} % above it, more than {stated} %, because {why}; {exact}",
+        "引擎的数字在 {lower} 到 {value} 之间：此上限可比它高出 {percent}%，超过 {stated}%{because}；{exact}",
+        "the engine's figure lies between {lower} and {value}: this bound can be up to {percent} % above it, more than {stated} %{because}; {exact}",
     ),
     "planner-loose-refuse": (
-        "引擎的数字在 0 到 {value} 之间：在另一端引擎拒绝启动，因为{why}；{exact}",
-        "the engine's figure lies between 0 and {value}: at the other extreme the engine refuses to start, because {why}; {exact}",
+        "引擎的数字在 0 到 {value} 之间：在另一端引擎拒绝启动{because}；{exact}",
+        "the engine's figure lies between 0 and {value}: at the other extreme the engine refuses to start{because}; {exact}",
     ),
     "planner-loose-unknown": (
-        "比引擎的数字高出多少无法算出：{why}，而引擎代码与本 KB 都给不出它的另一端；{exact}",
-        "how far above the engine's figure it lies cannot be computed: {why}, and neither the engine's code nor this KB bounds that from the other side; {exact}",
+        "比引擎的数字高出多少无法算出{because}：引擎代码与本 KB 都给不出它的另一端；{exact}",
+        "how far above the engine's figure it lies cannot be computed{because}: neither the engine's code nor this KB bounds it from the other side; {exact}",
     ),
     "planner-loose-exact": ("本 KB 补上 {fields} 即可算准", "{fields} in this KB would make it exact"),
+    # only where the bound has other reasons too: which of them the sentence is about
+    "planner-loose-because": ("，因为{why}", ", because {why}"),
     "planner-loose-exact-platform": (
         "只有为这种加速卡的引擎路径建模才能算准",
         "only a model of this accelerator's engine path would make it exact",

@@ -272,3 +272,35 @@ def test_keys_the_files_config_class_supplies_are_filled_and_said_so():
     del config["text_config"]["model_type"], config["text_config"]["vocab_size"]
     bare = model_from_config("g", config, "s").data["config"]
     assert (bare.get("vocab_size"), bare.get("tie_word_embeddings")) == (None, None)
+
+
+def _dsa_config(**extra) -> dict:
+    """GLM-5's config.json keys as the KB holds them (kb/models/glm-5.yaml, from zai-org/GLM-5's file)."""
+    c = load_kb().models["glm-5"].config
+    keys = (
+        "architectures", "model_type", "num_hidden_layers", "num_attention_heads", "num_key_value_heads",
+        "hidden_size", "q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim",
+        "index_topk", "index_head_dim", "index_n_heads", "vocab_size", "intermediate_size",
+        "moe_intermediate_size", "first_k_dense_replace", "tie_word_embeddings", "max_position_embeddings",
+    )  # fmt: skip
+    return {**{k: getattr(c, k) for k in keys}, "n_routed_experts": 256, "n_shared_experts": 1, **extra}
+
+
+def test_a_dsa_file_without_a_schedule_gets_the_engines_default_and_one_with_another_is_left_unknown(
+    full_kb, tmp_path, capsys
+):
+    """No index_topk_freq / index_skip_topk_offset in the file: the engine puts an indexer on every layer
+    (configs/model_config.py:510-522), recorded as absent; a file with a schedule the planner does not model
+    (index_topk_pattern) leaves the schedule unknown."""
+    kb = full_kb
+    assert new(kb, "dsa", "--from-config", write(tmp_path, "a.json", _dsa_config()), "--repo", "x/y") == 0
+    out = capsys.readouterr().out
+    assert "  index_topk_freq absent from the file: the engine's default" in out
+    patterned = _dsa_config(index_topk_pattern="SSFF")
+    assert new(kb, "dsa-pattern", "--from-config", write(tmp_path, "b.json", patterned), "--repo", "x/z") == 0
+    assert main(["validate", "--kb", str(kb)]) == 0
+    models = load_kb(kb).models
+    assert models["dsa"].config.absent == ["index_topk_freq", "index_skip_topk_offset"]
+    assert sizing.dsa_indexer_layers(models["dsa"]) == 78
+    assert models["dsa-pattern"].config.absent == []
+    assert sizing.dsa_indexer_layers(models["dsa-pattern"]) is None

@@ -10,6 +10,8 @@ them); what the engine derives when a key is missing is derived the same way and
   context        not written: the planner derives it from max_position_embeddings and rope_scaling as the
                  engine does (handbook.calc.sizing.derived_context)
   state dtype    the file read whole and without mamba_ssm_dtype: recorded as absent, float32 to the engine
+  DSA schedule   a DSA file without index_topk_freq / index_skip_topk_offset (and no other schedule key):
+                 recorded as absent, an indexer on every layer to the engine
   class defaults a key the file leaves to its transformers config class (CLASS_DEFAULTS: Gemma-3's vocabulary
                  and tied head, SigLIP's channels), which the engine reads through that class
 What the file cannot give (a parameter count, the vendor's wording) is left null with the reason. The entry
@@ -27,6 +29,9 @@ from typing import Any
 
 from handbook.kb import schema as s
 from handbook.kb.yamlfile import dump_yaml
+
+# DSA top-k schedules other than index_topk_freq / index_skip_topk_offset, which the planner does not model
+DSA_OTHER_SCHEDULES = frozenset({"indexer_types", "cli_factor", "index_topk_pattern", "index_kpool"})
 
 # config.json keys copied as they stand (the ModelConfig fields named like the file's keys)
 COPIED = tuple(
@@ -241,6 +246,12 @@ def model_from_config(
     if linear and cfg.get("mamba_ssm_dtype") is None:
         cfg["absent"] = ["mamba_ssm_dtype"]
         derived.append("mamba_ssm_dtype absent from the file: the engine's float32")
+    # a DSA schedule the file leaves to the engine's defaults (an indexer on every layer); a file with any
+    # other schedule key (configs/model_config.py:dsa_layer_skips_topk:488-522) is left unknown instead
+    if cfg.get("index_topk") is not None and not DSA_OTHER_SCHEDULES & set(merged):
+        dsa_absent = [k for k in ("index_topk_freq", "index_skip_topk_offset") if cfg.get(k) is None]
+        cfg["absent"] = [*cfg.get("absent", []), *dsa_absent]
+        derived += [f"{k} absent from the file: the engine's default" for k in dsa_absent]
 
     formula = "mla" if mla else "gqa"
     for field in s.KV_FIELDS[formula]:

@@ -62,118 +62,148 @@
     return Number(asciiDigits(body.replace(/_/g, "")));
   }
 
-  // json.loads(text) as Python's C scanner reads it; undefined where it raises
-  function pyJson(text) {
-    let at = 0;
-    const WS = " \t\n\r";
-    const fail = () => {
+  // json.loads(text) as Python's C scanner reads it, one method per kind of value under the names of
+  // json/scanner.py and json/decoder.py (scan_once, JSONObject, JSONArray, match_number, scanstring)
+  const JSON_SPACE = " \t\n\r";
+  const JSON_NUMBER = /-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?/y;
+  const JSON_CONSTANTS = [["null", null], ["true", true], ["false", false], ["NaN", NaN], ["Infinity", Infinity], ["-Infinity", -Infinity]];
+  const JSON_ESCAPES = { '"': '"', "\\": "\\", "/": "/", b: "\b", f: "\f", n: "\n", r: "\r", t: "\t" };
+  // the nesting past which it gives up, as CPython's scanner does near its recursion limit (a RecursionError,
+  // which argv.py catches with the decoding errors)
+  const JSON_MAX_DEPTH = 900;
+
+  class JsonScanner {
+    constructor(text) {
+      this.text = text;
+      this.at = 0;
+    }
+
+    fail() {
       throw new SyntaxError("json");
-    };
-    const ws = () => {
-      while (at < text.length && WS.includes(text[at])) at += 1;
-    };
-    const NUMBER = /-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?/y;
-    function value(depth) {
-      if (depth > 900) fail();
-      ws();
+    }
+
+    skipSpace() {
+      while (this.at < this.text.length && JSON_SPACE.includes(this.text[this.at])) this.at += 1;
+    }
+
+    scanOnce(depth) {
+      if (depth > JSON_MAX_DEPTH) this.fail();
+      this.skipSpace();
+      const { text, at } = this;
       const ch = text[at];
-      if (ch === "{") {
-        at += 1;
-        const out = {};
-        ws();
-        if (text[at] === "}") {
-          at += 1;
-          return out;
-        }
-        for (;;) {
-          ws();
-          if (text[at] !== '"') fail();
-          const key = string();
-          ws();
-          if (text[at] !== ":") fail();
-          at += 1;
-          out[key] = value(depth + 1);
-          ws();
-          if (text[at] === ",") {
-            at += 1;
-            continue;
-          }
-          if (text[at] === "}") {
-            at += 1;
-            return out;
-          }
-          fail();
-        }
-      }
-      if (ch === "[") {
-        at += 1;
-        const out = [];
-        ws();
-        if (text[at] === "]") {
-          at += 1;
-          return out;
-        }
-        for (;;) {
-          out.push(value(depth + 1));
-          ws();
-          if (text[at] === ",") {
-            at += 1;
-            continue;
-          }
-          if (text[at] === "]") {
-            at += 1;
-            return out;
-          }
-          fail();
-        }
-      }
-      if (ch === '"') return string();
-      for (const [word, result] of [["null", null], ["true", true], ["false", false], ["NaN", NaN], ["Infinity", Infinity], ["-Infinity", -Infinity]]) {
+      if (ch === "{") return this.jsonObject(depth);
+      if (ch === "[") return this.jsonArray(depth);
+      if (ch === '"') return this.scanString();
+      for (const [word, result] of JSON_CONSTANTS) {
         if (text.startsWith(word, at)) {
-          at += word.length;
+          this.at += word.length;
           return result;
         }
       }
-      NUMBER.lastIndex = at;
-      const match = NUMBER.exec(text);
-      if (!match) fail();
-      at += match[0].length;
-      if (match[1] || match[2]) return Number(match[0]);
-      const integer = pyInt(match[0]);
-      if (integer === undefined) fail(); // json.loads raises past 4,300 digits, as int() does
-      return integer;
+      return this.matchNumber();
     }
-    function string() {
-      at += 1;
-      let out = "";
+
+    jsonObject(depth) {
+      const text = this.text;
+      this.at += 1;
+      const out = {};
+      this.skipSpace();
+      if (text[this.at] === "}") {
+        this.at += 1;
+        return out;
+      }
       for (;;) {
-        if (at >= text.length) fail();
-        const ch = text[at];
-        if (ch === '"') {
-          at += 1;
+        this.skipSpace();
+        if (text[this.at] !== '"') this.fail();
+        const key = this.scanString();
+        this.skipSpace();
+        if (text[this.at] !== ":") this.fail();
+        this.at += 1;
+        out[key] = this.scanOnce(depth + 1);
+        this.skipSpace();
+        if (text[this.at] === ",") {
+          this.at += 1;
+          continue;
+        }
+        if (text[this.at] === "}") {
+          this.at += 1;
           return out;
         }
-        if (ch.charCodeAt(0) < 0x20) fail();
+        this.fail();
+      }
+    }
+
+    jsonArray(depth) {
+      const text = this.text;
+      this.at += 1;
+      const out = [];
+      this.skipSpace();
+      if (text[this.at] === "]") {
+        this.at += 1;
+        return out;
+      }
+      for (;;) {
+        out.push(this.scanOnce(depth + 1));
+        this.skipSpace();
+        if (text[this.at] === ",") {
+          this.at += 1;
+          continue;
+        }
+        if (text[this.at] === "]") {
+          this.at += 1;
+          return out;
+        }
+        this.fail();
+      }
+    }
+
+    matchNumber() {
+      JSON_NUMBER.lastIndex = this.at;
+      const match = JSON_NUMBER.exec(this.text);
+      if (!match) this.fail();
+      this.at += match[0].length;
+      if (match[1] || match[2]) return Number(match[0]);
+      const integer = pyInt(match[0]);
+      if (integer === undefined) this.fail(); // json.loads raises past 4,300 digits, as int() does
+      return integer;
+    }
+
+    scanString() {
+      const text = this.text;
+      this.at += 1;
+      let out = "";
+      for (;;) {
+        if (this.at >= text.length) this.fail();
+        const ch = text[this.at];
+        if (ch === '"') {
+          this.at += 1;
+          return out;
+        }
+        if (ch.charCodeAt(0) < 0x20) this.fail();
         if (ch === "\\") {
-          const next = text[at + 1];
-          const simple = { '"': '"', "\\": "\\", "/": "/", b: "\b", f: "\f", n: "\n", r: "\r", t: "\t" };
-          if (next in simple) {
-            out += simple[next];
-            at += 2;
-          } else if (next === "u" && /^[0-9a-fA-F]{4}$/.test(text.slice(at + 2, at + 6))) {
-            out += String.fromCharCode(parseInt(text.slice(at + 2, at + 6), 16));
-            at += 6;
-          } else fail();
+          const next = text[this.at + 1];
+          if (next in JSON_ESCAPES) {
+            out += JSON_ESCAPES[next];
+            this.at += 2;
+          } else if (next === "u" && /^[0-9a-fA-F]{4}$/.test(text.slice(this.at + 2, this.at + 6))) {
+            out += String.fromCharCode(parseInt(text.slice(this.at + 2, this.at + 6), 16));
+            this.at += 6;
+          } else this.fail();
           continue;
         }
         out += ch;
-        at += 1;
+        this.at += 1;
       }
     }
+  }
+
+  // json.loads(text): {value} of what it returns, undefined where it raises
+  function pyJson(text) {
+    const scanner = new JsonScanner(text);
     try {
-      const result = value(0);
-      ws();
-      if (at !== text.length) fail();
+      const result = scanner.scanOnce(0);
+      scanner.skipSpace();
+      if (scanner.at !== text.length) scanner.fail();
       return { value: result };
     } catch (err) {
       if (err instanceof SyntaxError) return undefined;
@@ -2681,7 +2711,8 @@
     };
   }
 
-  const api = { create, closest, format, python: { pyInt, pyFloat, pyJson, floatRepr, pyEq } };
+  // JsonScanner: pyJson's steps, for the tests at their boundaries (tests/test_checker_json.py)
+  const api = { create, closest, format, python: { pyInt, pyFloat, pyJson, JsonScanner, floatRepr, pyEq } };
   root.HandbookChecker = api;
   if (typeof module === "object" && module.exports) module.exports = api;
 })(typeof globalThis !== "undefined" ? globalThis : this);

@@ -62,118 +62,148 @@
     return Number(asciiDigits(body.replace(/_/g, "")));
   }
 
-  // json.loads(text) as Python's C scanner reads it; undefined where it raises
-  function pyJson(text) {
-    let at = 0;
-    const WS = " \t\n\r";
-    const fail = () => {
+  // json.loads(text) as Python's C scanner reads it, one method per kind of value under the names of
+  // json/scanner.py and json/decoder.py (scan_once, JSONObject, JSONArray, match_number, scanstring)
+  const JSON_SPACE = " \t\n\r";
+  const JSON_NUMBER = /-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?/y;
+  const JSON_CONSTANTS = [["null", null], ["true", true], ["false", false], ["NaN", NaN], ["Infinity", Infinity], ["-Infinity", -Infinity]];
+  const JSON_ESCAPES = { '"': '"', "\\": "\\", "/": "/", b: "\b", f: "\f", n: "\n", r: "\r", t: "\t" };
+  // the nesting past which it gives up, as CPython's scanner does near its recursion limit (a RecursionError,
+  // which argv.py catches with the decoding errors)
+  const JSON_MAX_DEPTH = 900;
+
+  class JsonScanner {
+    constructor(text) {
+      this.text = text;
+      this.at = 0;
+    }
+
+    fail() {
       throw new SyntaxError("json");
-    };
-    const ws = () => {
-      while (at < text.length && WS.includes(text[at])) at += 1;
-    };
-    const NUMBER = /-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?/y;
-    function value(depth) {
-      if (depth > 900) fail();
-      ws();
+    }
+
+    skipSpace() {
+      while (this.at < this.text.length && JSON_SPACE.includes(this.text[this.at])) this.at += 1;
+    }
+
+    scanOnce(depth) {
+      if (depth > JSON_MAX_DEPTH) this.fail();
+      this.skipSpace();
+      const { text, at } = this;
       const ch = text[at];
-      if (ch === "{") {
-        at += 1;
-        const out = {};
-        ws();
-        if (text[at] === "}") {
-          at += 1;
-          return out;
-        }
-        for (;;) {
-          ws();
-          if (text[at] !== '"') fail();
-          const key = string();
-          ws();
-          if (text[at] !== ":") fail();
-          at += 1;
-          out[key] = value(depth + 1);
-          ws();
-          if (text[at] === ",") {
-            at += 1;
-            continue;
-          }
-          if (text[at] === "}") {
-            at += 1;
-            return out;
-          }
-          fail();
-        }
-      }
-      if (ch === "[") {
-        at += 1;
-        const out = [];
-        ws();
-        if (text[at] === "]") {
-          at += 1;
-          return out;
-        }
-        for (;;) {
-          out.push(value(depth + 1));
-          ws();
-          if (text[at] === ",") {
-            at += 1;
-            continue;
-          }
-          if (text[at] === "]") {
-            at += 1;
-            return out;
-          }
-          fail();
-        }
-      }
-      if (ch === '"') return string();
-      for (const [word, result] of [["null", null], ["true", true], ["false", false], ["NaN", NaN], ["Infinity", Infinity], ["-Infinity", -Infinity]]) {
+      if (ch === "{") return this.jsonObject(depth);
+      if (ch === "[") return this.jsonArray(depth);
+      if (ch === '"') return this.scanString();
+      for (const [word, result] of JSON_CONSTANTS) {
         if (text.startsWith(word, at)) {
-          at += word.length;
+          this.at += word.length;
           return result;
         }
       }
-      NUMBER.lastIndex = at;
-      const match = NUMBER.exec(text);
-      if (!match) fail();
-      at += match[0].length;
-      if (match[1] || match[2]) return Number(match[0]);
-      const integer = pyInt(match[0]);
-      if (integer === undefined) fail(); // json.loads raises past 4,300 digits, as int() does
-      return integer;
+      return this.matchNumber();
     }
-    function string() {
-      at += 1;
-      let out = "";
+
+    jsonObject(depth) {
+      const text = this.text;
+      this.at += 1;
+      const out = {};
+      this.skipSpace();
+      if (text[this.at] === "}") {
+        this.at += 1;
+        return out;
+      }
       for (;;) {
-        if (at >= text.length) fail();
-        const ch = text[at];
-        if (ch === '"') {
-          at += 1;
+        this.skipSpace();
+        if (text[this.at] !== '"') this.fail();
+        const key = this.scanString();
+        this.skipSpace();
+        if (text[this.at] !== ":") this.fail();
+        this.at += 1;
+        out[key] = this.scanOnce(depth + 1);
+        this.skipSpace();
+        if (text[this.at] === ",") {
+          this.at += 1;
+          continue;
+        }
+        if (text[this.at] === "}") {
+          this.at += 1;
           return out;
         }
-        if (ch.charCodeAt(0) < 0x20) fail();
+        this.fail();
+      }
+    }
+
+    jsonArray(depth) {
+      const text = this.text;
+      this.at += 1;
+      const out = [];
+      this.skipSpace();
+      if (text[this.at] === "]") {
+        this.at += 1;
+        return out;
+      }
+      for (;;) {
+        out.push(this.scanOnce(depth + 1));
+        this.skipSpace();
+        if (text[this.at] === ",") {
+          this.at += 1;
+          continue;
+        }
+        if (text[this.at] === "]") {
+          this.at += 1;
+          return out;
+        }
+        this.fail();
+      }
+    }
+
+    matchNumber() {
+      JSON_NUMBER.lastIndex = this.at;
+      const match = JSON_NUMBER.exec(this.text);
+      if (!match) this.fail();
+      this.at += match[0].length;
+      if (match[1] || match[2]) return Number(match[0]);
+      const integer = pyInt(match[0]);
+      if (integer === undefined) this.fail(); // json.loads raises past 4,300 digits, as int() does
+      return integer;
+    }
+
+    scanString() {
+      const text = this.text;
+      this.at += 1;
+      let out = "";
+      for (;;) {
+        if (this.at >= text.length) this.fail();
+        const ch = text[this.at];
+        if (ch === '"') {
+          this.at += 1;
+          return out;
+        }
+        if (ch.charCodeAt(0) < 0x20) this.fail();
         if (ch === "\\") {
-          const next = text[at + 1];
-          const simple = { '"': '"', "\\": "\\", "/": "/", b: "\b", f: "\f", n: "\n", r: "\r", t: "\t" };
-          if (next in simple) {
-            out += simple[next];
-            at += 2;
-          } else if (next === "u" && /^[0-9a-fA-F]{4}$/.test(text.slice(at + 2, at + 6))) {
-            out += String.fromCharCode(parseInt(text.slice(at + 2, at + 6), 16));
-            at += 6;
-          } else fail();
+          const next = text[this.at + 1];
+          if (next in JSON_ESCAPES) {
+            out += JSON_ESCAPES[next];
+            this.at += 2;
+          } else if (next === "u" && /^[0-9a-fA-F]{4}$/.test(text.slice(this.at + 2, this.at + 6))) {
+            out += String.fromCharCode(parseInt(text.slice(this.at + 2, this.at + 6), 16));
+            this.at += 6;
+          } else this.fail();
           continue;
         }
         out += ch;
-        at += 1;
+        this.at += 1;
       }
     }
+  }
+
+  // json.loads(text): {value} of what it returns, undefined where it raises
+  function pyJson(text) {
+    const scanner = new JsonScanner(text);
     try {
-      const result = value(0);
-      ws();
-      if (at !== text.length) fail();
+      const result = scanner.scanOnce(0);
+      scanner.skipSpace();
+      if (scanner.at !== text.length) scanner.fail();
       return { value: result };
     } catch (err) {
       if (err instanceof SyntaxError) return undefined;
@@ -512,30 +542,145 @@
       return PLACEHOLDER_ANY.test(part);
     }
 
-    function lex(text) {
-      const L = { at: 0, line: 1, out: [], unquoted: [], typed: [], startLine: 1, inWord: false, placeholder: false, dropNext: false };
-      const add = (unquoted, typed) => {
-        if (!L.inWord) {
-          L.inWord = true;
-          L.startLine = L.line;
+    // shell.py _Lexer: shell text → words and separators ("\n", ";", "&&", …), one method per quoting
+    // context, with the same names in the same order
+    class Lexer {
+      constructor(text) {
+        this.text = text;
+        this.at = 0;
+        this.line = 1;
+        this.out = [];
+        this.unquoted = [];
+        this.typed = [];
+        this.startLine = 1;
+        this.inWord = false;
+        this.placeholder = false;
+        this.dropNextWord = false;
+      }
+
+      wordsAndSeparators() {
+        const text = this.text;
+        while (this.at < text.length) {
+          const ch = text[this.at];
+          if (ch === "\\") this.backslash();
+          else if (ch === "'") this.singleQuoted();
+          else if (ch === '"') this.doubleQuoted();
+          else if (ch === "$") this.dollar();
+          else if (ch === "`") this.backquoted();
+          else if (ch === "<" && matchAt(PLACEHOLDER, text, this.at)) this.anglePlaceholder();
+          else if (ch === "<" || ch === ">") this.redirection();
+          else if (ch === "#" && !this.inWord) this.comment();
+          else if (" \t\r".includes(ch)) {
+            this.endWord();
+            this.at += 1;
+          } else if (ch === "\n") {
+            this.endWord();
+            this.out.push("\n");
+            this.line += 1;
+            this.at += 1;
+          } else if ("&|;()".includes(ch)) this.separator();
+          else {
+            const run = matchAt(PLAIN_RUN, text, this.at);
+            const end = run ? this.at + run[0].length : this.at + 1;
+            this.add(text.slice(this.at, end), text.slice(this.at, end));
+            this.at = end;
+          }
         }
-        L.unquoted.push(unquoted);
-        L.typed.push(typed);
-      };
-      const endWord = () => {
-        if (L.inWord) {
-          if (L.dropNext) L.dropNext = false;
-          else L.out.push(word(L.unquoted.join(""), L.typed.join(""), L.startLine, L.placeholder));
+        this.endWord();
+        return this.out;
+      }
+
+      add(unquoted, typed) {
+        if (!this.inWord) {
+          this.inWord = true;
+          this.startLine = this.line;
         }
-        L.unquoted = [];
-        L.typed = [];
-        L.inWord = false;
-        L.placeholder = false;
-      };
-      const expansion = (at) => {
-        const after = text.slice(at + 1, at + 2);
+        this.unquoted.push(unquoted);
+        this.typed.push(typed);
+      }
+
+      endWord() {
+        if (this.inWord) {
+          if (this.dropNextWord) this.dropNextWord = false;
+          else this.out.push(word(this.unquoted.join(""), this.typed.join(""), this.startLine, this.placeholder));
+        }
+        this.unquoted = [];
+        this.typed = [];
+        this.inWord = false;
+        this.placeholder = false;
+      }
+
+      backslash() {
+        const { text, at } = this;
+        if (text.startsWith("\\\n", at)) {
+          this.line += 1;
+          this.at += 2;
+        } else if (at + 1 < text.length) {
+          this.add(text[at + 1], text.slice(at, at + 2));
+          this.at += 2;
+        } else {
+          this.add("", "\\");
+          this.at += 1;
+        }
+      }
+
+      singleQuoted() {
+        const { text, at } = this;
+        const end = text.indexOf("'", at + 1);
+        if (end < 0) throw new ShellSyntaxError(message("check-shell-unterminated-single-quote"), this.line);
+        this.add(text.slice(at + 1, end), text.slice(at, end + 1));
+        this.placeholder = this.placeholder || placeholderIn(text, at + 1, end);
+        this.line += countNewlines(text, at, end);
+        this.at = end + 1;
+      }
+
+      doubleQuoted() {
+        const text = this.text;
+        this.add("", '"');
+        let at = this.at + 1;
+        for (;;) {
+          if (at >= text.length) throw new ShellSyntaxError(message("check-shell-unterminated-double-quote"), this.startLine);
+          const c = text[at];
+          if (c === '"') {
+            this.add("", '"');
+            this.at = at + 1;
+            return;
+          }
+          if (c === "\\" && at + 1 < text.length && '"\\$`\n'.includes(text[at + 1])) {
+            if (text[at + 1] === "\n") {
+              this.line += 1;
+              this.add("", text.slice(at, at + 2));
+            } else this.add(text[at + 1], text.slice(at, at + 2));
+            at += 2;
+            continue;
+          }
+          if (c === "$") {
+            const after = this.expansion(at);
+            if (after !== null) {
+              at = after;
+              continue;
+            }
+          }
+          if (c === "<" && matchAt(PLACEHOLDER, text, at)) this.placeholder = true;
+          if (c === "\n") this.line += 1;
+          this.add(c, c);
+          at += 1;
+        }
+      }
+
+      dollar() {
+        const after = this.expansion(this.at);
+        if (after === null) {
+          this.add("$", "$");
+          this.at += 1;
+        } else this.at = after;
+      }
+
+      expansion(at) {
+        const text = this.text;
+        const afterDollar = text.slice(at + 1, at + 2);
         let last;
-        if (after === "{" || after === "(") {
+        if (afterDollar === "{" || afterDollar === "(") {
           last = closingBracket(text, at + 1);
         } else {
           const name = matchAt(NAME, text, at + 1) || matchAt(SPECIAL_PARAMETER, text, at + 1);
@@ -543,119 +688,62 @@
           last = at + name[0].length;
         }
         const chunk = text.slice(at, last + 1);
-        add(chunk, chunk);
-        L.placeholder = true;
-        L.line += countNewlines(chunk, 0, chunk.length);
+        this.add(chunk, chunk);
+        this.placeholder = true;
+        this.line += countNewlines(chunk, 0, chunk.length);
         return last + 1;
-      };
-      while (L.at < text.length) {
-        const ch = text[L.at];
-        if (ch === "\\") {
-          if (text.startsWith("\\\n", L.at)) {
-            L.line += 1;
-            L.at += 2;
-          } else if (L.at + 1 < text.length) {
-            add(text[L.at + 1], text.slice(L.at, L.at + 2));
-            L.at += 2;
-          } else {
-            add("", "\\");
-            L.at += 1;
-          }
-        } else if (ch === "'") {
-          const end = text.indexOf("'", L.at + 1);
-          if (end < 0) throw new ShellSyntaxError(message("check-shell-unterminated-single-quote"), L.line);
-          add(text.slice(L.at + 1, end), text.slice(L.at, end + 1));
-          L.placeholder = L.placeholder || placeholderIn(text, L.at + 1, end);
-          L.line += countNewlines(text, L.at, end);
-          L.at = end + 1;
-        } else if (ch === '"') {
-          add("", '"');
-          let at = L.at + 1;
-          for (;;) {
-            if (at >= text.length) throw new ShellSyntaxError(message("check-shell-unterminated-double-quote"), L.startLine);
-            const c = text[at];
-            if (c === '"') {
-              add("", '"');
-              L.at = at + 1;
-              break;
-            }
-            if (c === "\\" && at + 1 < text.length && '"\\$`\n'.includes(text[at + 1])) {
-              if (text[at + 1] === "\n") {
-                L.line += 1;
-                add("", text.slice(at, at + 2));
-              } else add(text[at + 1], text.slice(at, at + 2));
-              at += 2;
-              continue;
-            }
-            if (c === "$") {
-              const after = expansion(at);
-              if (after !== null) {
-                at = after;
-                continue;
-              }
-            }
-            if (c === "<" && matchAt(PLACEHOLDER, text, at)) L.placeholder = true;
-            if (c === "\n") L.line += 1;
-            add(c, c);
-            at += 1;
-          }
-        } else if (ch === "$") {
-          const after = expansion(L.at);
-          if (after === null) {
-            add("$", "$");
-            L.at += 1;
-          } else L.at = after;
-        } else if (ch === "`") {
-          const end = text.indexOf("`", L.at + 1);
-          const last = end < 0 ? text.length - 1 : end;
-          const chunk = text.slice(L.at, last + 1);
-          add(chunk, chunk);
-          L.placeholder = true;
-          L.line += countNewlines(chunk, 0, chunk.length);
-          L.at = last + 1;
-        } else if (ch === "<" && matchAt(PLACEHOLDER, text, L.at)) {
-          const match = matchAt(PLACEHOLDER, text, L.at);
-          add(match[0], match[0]);
-          L.placeholder = true;
-          L.at += match[0].length;
-        } else if (ch === "<" || ch === ">") {
-          if (L.inWord && isPyDigits(L.typed.join(""))) L.inWord = false;
-          endWord();
-          let at = L.at + 1;
-          while (at < text.length && "<>&|".includes(text[at])) at += 1;
-          if (text[at - 1] === "&" && at < text.length && isPyDigits(text[at])) {
-            while (at < text.length && isPyDigits(text[at])) at += 1;
-          } else L.dropNext = true;
-          L.at = at;
-        } else if (ch === "#" && !L.inWord) {
-          const end = text.indexOf("\n", L.at);
-          L.at = end < 0 ? text.length : end;
-        } else if (" \t\r".includes(ch)) {
-          endWord();
-          L.at += 1;
-        } else if (ch === "\n") {
-          endWord();
-          L.out.push("\n");
-          L.line += 1;
-          L.at += 1;
-        } else if ("&|;()".includes(ch)) {
-          endWord();
-          if (text.startsWith("&>", L.at)) {
-            L.at += 1;
-          } else {
-            const separator = SEPARATORS.find((s) => text.startsWith(s, L.at));
-            L.out.push(separator);
-            L.at += separator.length;
-          }
-        } else {
-          const run = matchAt(PLAIN_RUN, text, L.at);
-          const end = run ? L.at + run[0].length : L.at + 1;
-          add(text.slice(L.at, end), text.slice(L.at, end));
-          L.at = end;
-        }
       }
-      endWord();
-      return L.out;
+
+      backquoted() {
+        const { text, at } = this;
+        const end = text.indexOf("`", at + 1);
+        const last = end < 0 ? text.length - 1 : end;
+        const chunk = text.slice(at, last + 1);
+        this.add(chunk, chunk);
+        this.placeholder = true;
+        this.line += countNewlines(chunk, 0, chunk.length);
+        this.at = last + 1;
+      }
+
+      anglePlaceholder() {
+        const match = matchAt(PLACEHOLDER, this.text, this.at);
+        this.add(match[0], match[0]);
+        this.placeholder = true;
+        this.at += match[0].length;
+      }
+
+      redirection() {
+        const text = this.text;
+        if (this.inWord && isPyDigits(this.typed.join(""))) this.inWord = false;
+        this.endWord();
+        let at = this.at + 1;
+        while (at < text.length && "<>&|".includes(text[at])) at += 1;
+        if (text[at - 1] === "&" && at < text.length && isPyDigits(text[at])) {
+          while (at < text.length && isPyDigits(text[at])) at += 1;
+        } else this.dropNextWord = true;
+        this.at = at;
+      }
+
+      comment() {
+        const end = this.text.indexOf("\n", this.at);
+        this.at = end < 0 ? this.text.length : end;
+      }
+
+      separator() {
+        const { text, at } = this;
+        this.endWord();
+        if (text.startsWith("&>", at)) {
+          this.at += 1;
+          return;
+        }
+        const separator = SEPARATORS.find((s) => text.startsWith(s, at));
+        this.out.push(separator);
+        this.at += separator.length;
+      }
+    }
+
+    function lex(text) {
+      return new Lexer(text).wordsAndSeparators();
     }
 
     // str.isdigit() of the characters the lexer meets: decimal digits and the superscript/other digits
@@ -2611,10 +2699,20 @@
       return 0;
     }
 
-    return { version: VERSION, check: checkCommand, understood, exitStatus, message, corrected };
+    return {
+      version: VERSION,
+      check: checkCommand,
+      understood,
+      exitStatus,
+      message,
+      corrected,
+      // the lexer's steps, for the tests at their boundaries (tests/test_lexer_steps.py)
+      lexer: (text) => new Lexer(text),
+    };
   }
 
-  const api = { create, closest, format, python: { pyInt, pyFloat, pyJson, floatRepr, pyEq } };
+  // JsonScanner: pyJson's steps, for the tests at their boundaries (tests/test_checker_json.py)
+  const api = { create, closest, format, python: { pyInt, pyFloat, pyJson, JsonScanner, floatRepr, pyEq } };
   root.HandbookChecker = api;
   if (typeof module === "object" && module.exports) module.exports = api;
 })(typeof globalThis !== "undefined" ? globalThis : this);

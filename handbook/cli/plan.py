@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 from handbook.calc import memory
@@ -21,6 +22,7 @@ from handbook.core.formatting import thousands
 from handbook.core.messages import msg
 from handbook.core.paths import KB_ROOT
 from handbook.kb.loader import KB, KBInvalid, load_kb
+from handbook.kb.schema import Dtype, Hardware, Model
 from handbook.render.planner import (
     AUTO_KEYS,
     FIGURE_KEYS,
@@ -84,9 +86,30 @@ def _check_ranges(args: argparse.Namespace, lang: str) -> None:
             raise BadInput(msg("planner-cli-range", lang, flag=flag, rule=rule_text, value=value))
 
 
-def run_plan(args: argparse.Namespace, kb: KB) -> int:
+@dataclass(frozen=True)
+class Chosen:
+    """What the command names, resolved in the KB: the model, the accelerator and both dtypes."""
+
+    model: Model
+    hw: Hardware
+    weights: Dtype
+    kv: Dtype
+
+
+@dataclass(frozen=True)
+class Computed:
+    """The plan, the TP chosen for it when none was given (``auto``), and what a smaller TP is tried with."""
+
+    plan: memory.Plan
+    auto: memory.AutoTp | None
+    context: int
+    options: dict[str, float | None]
+
+
+def resolve_inputs(args: argparse.Namespace, kb: KB) -> Chosen:
+    """Step 1: each id (or name) the command gives, or the default when it gives none, as the KB's entry;
+    BadInput names an unknown one and the closest choices."""
     lang = args.lang
-    _check_ranges(args, lang)
 
     def pick(what: str, value: str, choices: dict[str, str]) -> str:
         return resolve(lang, WHAT_KEYS[what], value, choices)
@@ -98,14 +121,20 @@ def run_plan(args: argparse.Namespace, kb: KB) -> int:
     weights = kb.dtypes[pick("weights-dtype", weights_id, {d: kb.dtypes[d].name for d in offered})]
     kv_id = kv_dtypes(kb)[0] if args.kv_dtype is None else args.kv_dtype
     kv = kb.dtypes[pick("kv-dtype", kv_id, {d: kb.dtypes[d].name for d in kv_dtypes(kb)})]
+    return Chosen(model, hw, weights, kv)
 
-    lines, errors = [], []
-    rules = rule_flags(kb, model)
+
+def compute_plan(args: argparse.Namespace, kb: KB, chosen: Chosen) -> Computed:
+    """Step 2: the plan at the TP given, or at the one auto_tp suggests; BadInput for values the engine
+    refuses, and for an engine default fraction that leaves nothing (no plan to print, not "does not fit")."""
+    model, hw, weights, kv = chosen.model, chosen.hw, chosen.weights, chosen.kv
     options = {
         "mem_fraction_static": args.mem_fraction_static,
         "swa_full_tokens_ratio": args.swa_full_tokens_ratio,
         "free_gib": args.free_gib,
     }
+    rules = rule_flags(kb, model)
+    auto = None
     try:
         context = memory.resolve_context(model, args.context)
         tp = args.tp
@@ -135,71 +164,108 @@ def run_plan(args: argparse.Namespace, kb: KB) -> int:
         and plan.mem_fraction_static is not None
         and plan.mem_fraction_static <= 0
     ):
-        # the engine's own default for this GPU and TP leaves nothing: no plan to print (not "does not fit")
         raise BadInput(
             msg(
                 "planner-cli-no-default-fraction",
-                lang,
+                args.lang,
                 tp=plan.tp,
                 gpu=hw.name,
                 fraction=fraction_text(plan.mem_fraction_static),
             )
         )
-    values = note_values(plan, model, hw, lang)
+    return Computed(plan, auto, context, options)
 
-    ep = f", EP {plan.ep}" if plan.ep > 1 else ""
-    fraction = fraction_text(plan.mem_fraction_static) if plan.mem_fraction_static is not None else "—"
-    lines.append(
+
+def _fraction(plan: memory.Plan) -> str:
+    return fraction_text(plan.mem_fraction_static) if plan.mem_fraction_static is not None else "—"
+
+
+def figure_lines(chosen: Chosen, computed: Computed, values: dict[str, object], lang: str) -> list[str]:
+    """Step 3: the heading line (what is planned), the auto-TP line when TP was chosen, then a blank line
+    and each figure as ``label: text``."""
+    plan, auto = computed.plan, computed.auto
+    lines = [
         msg(
             "planner-cli-plan",
             lang,
-            model=model.name,
-            gpu=hw.name,
+            model=chosen.model.name,
+            gpu=chosen.hw.name,
             tp=plan.tp,
-            ep=ep,
-            weights=weights.name,
-            kv=kv.name,
-            fraction=fraction,
+            ep=f", EP {plan.ep}" if plan.ep > 1 else "",
+            weights=chosen.weights.name,
+            kv=chosen.kv.name,
+            fraction=_fraction(plan),
             context=thousands(plan.context),
         )
-    )
-    if args.tp is None:
+    ]
+    if auto is not None:
         lines.append(msg(AUTO_KEYS[auto.basis], lang, **{**values, "tp": auto.tp}))
     lines.append("")
-    texts = figure_texts(plan, model, lang)
-    label_end, heading_end = msg("sep-label", lang), msg("sep-heading", lang)
-    for key, label in FIGURE_KEYS.items():
-        lines.append(msg(label, lang, **values) + label_end + texts[key])
+    texts = figure_texts(plan, chosen.model, lang)
+    label_end = msg("sep-label", lang)
+    lines += [msg(label, lang, **values) + label_end + texts[key] for key, label in FIGURE_KEYS.items()]
+    return lines
+
+
+def note_lines(plan: memory.Plan, values: dict[str, object], lang: str) -> list[str]:
+    """Step 4: a blank line, the notes' heading and one ``  - note`` per note code; nothing without notes."""
     notes = [msg(NOTE_KEYS[code], lang, **values) for code in plan.notes]
-    if notes:
-        lines += ["", msg("planner-notes", lang) + heading_end] + [f"  - {note}" for note in notes]
-    found = model_path(kb, model, weights.id)
-    lines += ["", msg("planner-command", lang) + heading_end, suggested_command(kb, plan)]
+    if not notes:
+        return []
+    return ["", msg("planner-notes", lang) + msg("sep-heading", lang)] + [f"  - {note}" for note in notes]
+
+
+def command_lines(kb: KB, chosen: Chosen, plan: memory.Plan, lang: str) -> list[str]:
+    """Step 5: the suggested launch command, where its model path comes from when it is not the
+    checkpoint's own, the AITER note when the plan scaled for it, and the engine version it was sized with."""
+    found = model_path(kb, chosen.model, chosen.weights.id)
+    lines = ["", msg("planner-command", lang) + msg("sep-heading", lang), suggested_command(kb, plan)]
     if found.basis != "checkpoint":
-        lines.append(msg(PATH_KEYS[found.basis], lang, dtype=weights.name, path=found.path or ""))
+        lines.append(msg(PATH_KEYS[found.basis], lang, dtype=chosen.weights.name, path=found.path or ""))
     if plan.aiter_scaled:
         lines.append(msg("planner-command-aiter", lang))
-    lines += ["", msg("planner-basis", lang, version=kb.handbook.engine_version)]
-    print("\n".join(lines))
+    return [*lines, "", msg("planner-basis", lang, version=kb.handbook.engine_version)]
 
+
+def failure_messages(chosen: Chosen, computed: Computed, lang: str) -> list[str]:
+    """Step 6: why the plan cannot run, if it cannot: the weights do not fit (with the smallest TP that
+    would fit, when one does), no room for a request's recurrent state, or no KV page left."""
+    plan = computed.plan
     if plan.weights_fit is False:
-        errors.append(
+        errors = [
             msg(
                 "planner-weights-do-not-fit",
                 lang,
                 weights=size(plan.weights_per_gpu),
-                fraction=fraction,
+                fraction=_fraction(plan),
                 budget=size(plan.static_bytes),
                 short=size(plan.shortfall_bytes),
             )
+        ]
+        fitting = memory.smallest_tp(
+            chosen.model, chosen.hw, chosen.weights, chosen.kv, context=computed.context, **computed.options
         )
-        fitting = memory.smallest_tp(model, hw, weights, kv, context=context, **options)
         if fitting is not None:
             errors.append(msg("planner-cli-smallest-tp", lang, tp=fitting))
-    elif plan.refused and plan.state_slots is not None and plan.state_slots <= 0:
-        errors.append(msg("planner-state-no-room", lang))
-    elif plan.fits is False:
-        errors.append(msg("planner-no-room", lang, page=plan.page_size))
+        return errors
+    if plan.refused and plan.state_slots is not None and plan.state_slots <= 0:
+        return [msg("planner-state-no-room", lang)]
+    if plan.fits is False:
+        return [msg("planner-no-room", lang, page=plan.page_size)]
+    return []
+
+
+def run_plan(args: argparse.Namespace, kb: KB) -> int:
+    lang = args.lang
+    _check_ranges(args, lang)
+    chosen = resolve_inputs(args, kb)
+    computed = compute_plan(args, kb, chosen)
+    values = note_values(computed.plan, chosen.model, chosen.hw, lang)
+    lines = figure_lines(chosen, computed, values, lang)
+    lines += note_lines(computed.plan, values, lang)
+    lines += command_lines(kb, chosen, computed.plan, lang)
+    print("\n".join(lines))
+    errors = failure_messages(chosen, computed, lang)
     if errors:
         print("✖ " + " ".join(errors), file=sys.stderr)
         return 1

@@ -116,9 +116,10 @@ process.stdout.write(JSON.stringify(out));
 )
 
 
-def run_node(node: str, program: str, payload: object) -> object:
+def run_node(node: str, program: str, payload: object, stack_kb: int | None = None) -> object:
+    stack = [f"--stack-size={stack_kb}"] if stack_kb else []
     done = subprocess.run(
-        [node, "-e", program],
+        [node, *stack, "-e", program],
         input=json.dumps(payload),
         capture_output=True,
         text=True,
@@ -141,6 +142,15 @@ def test_py_json_gives_up_past_its_nesting_limit(node):
     # 901 arrays deep: the innermost is read at depth 900, the limit; one more is refused
     got = run_node(node, NODE_WHOLE, ["[" * 901 + "]" * 901, "[" * 902 + "]" * 902])
     assert [isinstance(got[0], list), got[1]] == [True, REFUSED]
+
+
+def test_py_json_counts_the_nesting_without_recursing_and_not_inside_strings(node):
+    """100,000 brackets deep is refused before the recursive scanner runs (a small stack is enough);
+    brackets inside a string, escaped quotes included, are text, not nesting."""
+    deep = "[" * 100_000 + "]" * 100_000
+    in_string = '["' + "[" * 2000 + '\\"' + "{" * 2000 + '"]'
+    got = run_node(node, NODE_WHOLE, [deep, in_string], stack_kb=64)
+    assert got == [REFUSED, ["[" * 2000 + '"' + "{" * 2000]]
 
 
 NODE_STEPS = (

@@ -197,8 +197,29 @@
     }
   }
 
+  // The deepest nesting of arrays and objects outside strings, counted without recursion. Text nested more
+  // than JSON_MAX_DEPTH + 1 deep (the scanner reads the outermost value at depth 0) raises in json.loads
+  // whatever else it holds (a RecursionError if it is valid, a decoding error if not), so the recursive
+  // scanner never has to go that deep to say so.
+  function jsonNesting(text) {
+    let depth = 0;
+    let deepest = 0;
+    let quoted = false;
+    for (let i = 0; i < text.length; i += 1) {
+      const ch = text[i];
+      if (quoted) {
+        if (ch === "\\") i += 1;
+        else if (ch === '"') quoted = false;
+      } else if (ch === '"') quoted = true;
+      else if (ch === "[" || ch === "{") deepest = Math.max(deepest, (depth += 1));
+      else if (ch === "]" || ch === "}") depth -= 1;
+    }
+    return deepest;
+  }
+
   // json.loads(text): {value} of what it returns, undefined where it raises
   function pyJson(text) {
+    if (jsonNesting(text) > JSON_MAX_DEPTH + 1) return undefined;
     const scanner = new JsonScanner(text);
     try {
       const result = scanner.scanOnce(0);

@@ -53,7 +53,7 @@ def expected_env_value(kind: str, value: str) -> Text | None:
             return None  # EnvJSON reads a path too
         try:
             json.loads(value)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):  # nested deeper than the engine's json.loads reads
             return message("check-expect-env-json")
     return None
 

@@ -265,7 +265,7 @@ def long_commands(size: int = LONG_COMMAND_CHARS) -> dict[str, str]:
     """Hostile pastes of about ``size`` characters, one per shape that once cost more than linear time or
     stack depth in a checker: thousands of distinct unknown flags (each one a "did you mean" search),
     typos, ambiguous prefixes, variables, launchers in front of launchers, subshells, nested expansions,
-    invocations, values, continuation lines, quotes, placeholders and invisible characters."""
+    invocations, values, continuation lines, quotes, placeholders, invisible characters and nested JSON."""
     server = "python -m sglang.launch_server --model-path m"
 
     def repeated(unit: str, head: str = "", tail: str = "") -> str:
@@ -298,6 +298,9 @@ def long_commands(size: int = LONG_COMMAND_CHARS) -> dict[str, str]:
         "one quoted value": server + " --served-model-name '" + "a" * size + "'",
         "placeholders": repeated(" <x>", server),
         "invisible characters": repeated("\u202e\u200b x\n", server + "\n"),
+        # JSON values parsed as the engine parses them: nested deeper than its json.loads can read
+        "nested JSON in a variable": repeated("[", "SGLANG_HUMMING_ONLINE_QUANT_CONFIG=", " " + server),
+        "nested JSON in a flag": repeated("[", server + " --json-model-override-args '", "'"),
     }
 
 

@@ -211,8 +211,10 @@
         if (ch === "\\") i += 1;
         else if (ch === '"') quoted = false;
       } else if (ch === '"') quoted = true;
-      else if (ch === "[" || ch === "{") deepest = Math.max(deepest, (depth += 1));
-      else if (ch === "]" || ch === "}") depth -= 1;
+      else if (ch === "[" || ch === "{") {
+        depth += 1;
+        deepest = Math.max(deepest, depth);
+      } else if (ch === "]" || ch === "}") depth -= 1;
     }
     return deepest;
   }

@@ -35,6 +35,7 @@ from handbook.kb.loader import KB
 from handbook.production.pack import site_files
 from handbook.render.context import esc
 from handbook.site.config import site_url as configured_site_url
+from handbook.site.stored import folder_digest
 
 if TYPE_CHECKING:  # the site (and its renderers) is only needed to write the pages' files
     from handbook.render.context import esc
@@ -299,7 +300,8 @@ def exports(site: Site, site_url: str | None, repo: Path = REPO_ROOT) -> dict[st
             ensure_ascii=False,
         )
 
-    variant = json.dumps([site_url, configured_site_url()])
+    # the pages' text too: under mkdocs serve an edited page keeps the store's key (only a KB edit reloads it)
+    variant = json.dumps([site_url, configured_site_url(), folder_digest(site.docs_dir)])
     texts = json.loads(computed() if site.store is None else site.store.text("exports", computed, variant))
     texts[KB_JSON] = with_source_state(texts[KB_JSON], *source_state(repo))
     # the committed copy (kb/schema/, kept fresh by `python -m handbook schema --check`): generating it

@@ -133,6 +133,18 @@ def test_the_planner_refuses_where_the_engine_does(record):
     assert p.refused and p.max_tokens == 0 and p.fits is False
 
 
+@pytest.mark.parametrize("record", by_status("refuses-arguments"), ids=label)
+def test_the_planner_says_so_where_the_engine_refuses_the_arguments(record):
+    """DeepSeek-V4's hook asserts --kv-cache-dtype is fp8_e4m3 or bfloat16: `bf16` stops launch_server."""
+    assert record["engine"]["where"].endswith(":_deepseek_v4_kv_cache_dtype")
+    assert "kv-dtype-refused" in planned(record).notes
+
+
+def test_no_plan_the_engine_accepts_carries_the_refusal_note():
+    accepted = [r for r in RECORDS if r["status"] in ("exact", "does-not-fit")]
+    assert [label(r) for r in accepted if "kv-dtype-refused" in planned(r).notes] == []
+
+
 @pytest.mark.parametrize("record", by_status("needs-field"), ids=label)
 def test_where_the_kb_lacks_a_field_the_planner_says_upper_bound_and_it_holds(record):
     p, engine = planned(record), record.get("engine", {})

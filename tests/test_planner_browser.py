@@ -155,11 +155,12 @@ def test_unpublished_fields_say_so(page, site_url):
     assert figures["weights"] == ("本 KB 没有（params.total_b）", "")
     assert figures["max-tokens"] == ("本 KB 没有（params.total_b）", "")
     assert figures["kv-token-gpu"] == ("89,856 B (87.8 KiB)", "89856")
-    # DeepSeek-V4-Pro's config.json has no kv_lora_rank (its pool is its own): the KV is not in this KB
+    # DeepSeek-V4-Pro's pool is its own (no kv_lora_rank): its compressed KV per token is computed all the
+    # same, 30 layers × 585 B / 4 + 31 layers × 1,728 B / 256 (V4 rows in 256-token pages), on any accelerator
     open_planner(page, site_url, "en", "?model=deepseek-v4-pro&gpu=gb200")
     figures = shown(page)
     assert figures["gpu"] == ("not in this KB (memory_gb)", "")
-    assert figures["kv-token"] == ("not in this KB (kv_lora_rank)", "")
+    assert figures["kv-token"][1] == str(30 * 585 / 4 + 31 * 1728 / 256)
 
 
 def test_invalid_link_values_fall_back_with_a_visible_note(page, site_url):

@@ -254,7 +254,7 @@
   }
 
   function dsv4StateBytes(data, model, maxRunningRequests) {
-    const n128 = (dsv4RatioLayers(model) || {})[K.DSV4_C128_RATIO] || 0;
+    const n128 = dsv4RatioLayers(model)?.[K.DSV4_C128_RATIO] || 0;
     if (!n128) return 0;
     const ring = K.DSV4_C128_RING;
     let rows = (maxRunningRequests + 1) * ring + ring + 1;

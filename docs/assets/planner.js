@@ -498,10 +498,12 @@
   function planEngine(asked) {
     const platform = platformOf(asked.hw);
     const chosen = backend(asked.data, asked.model, platform, asked.tp, asked.kv);
-    const page = asked.page_size === null ? chosen.page_size : asked.page_size;
-    const notes = asked.page_size === null && page > 1 ? ["page-size"] : [];
+    let page = asked.page_size === null ? chosen.page_size : asked.page_size;
+    let notes = asked.page_size === null && page > 1 ? ["page-size"] : [];
     let [ratio, running] = [null, null];
     if (isDsv4(asked.model) && platform !== null) {
+      // its override sets the page size whatever --page-size says
+      [page, notes] = [chosen.page_size, ["page-size"]];
       if (!asked.swa_full_tokens_ratio_given) ratio = K.DSV4_SWA_FULL_TOKENS_RATIO;
       if (asked.max_running_requests === null) running = K.DSV4_MAX_RUNNING_REQUESTS;
     }
@@ -612,9 +614,6 @@
   // Step 7: one token's bytes on one GPU: attention rows in the engine's layout, the indexers, the SWA share.
   function dsv4CellPerGpu(asked, engine) {
     const model = asked.model;
-    if (engine.page_size % K.DSV4_C128_RATIO) {
-      return { kv_bytes_per_token: null, rows: null, indexer: null, swa: null, per_token: null, fixed: 0, notes: ["page-size-refused"], bounds: [], missing: null };
-    }
     const cell = dsv4Cell(asked.data, model, engine.page_size, swaRatio(asked, engine));
     if (cell === null) {
       const missing = ["compress_ratios", "num_hidden_layers", "head_dim", "index_head_dim"].filter((f) => model.config[f] === null);
@@ -1014,7 +1013,6 @@
       c128_layers: ratioLayers[K.DSV4_C128_RATIO] ?? "",
       window: c.sliding_window || "",
       dsv4_running: K.DSV4_MAX_RUNNING_REQUESTS,
-      dsv4_page_unit: K.DSV4_C128_RATIO,
       accepted: K.DSV4_KV_CACHE_DTYPES.filter((v) => v !== "auto").join(", "),
       page: p.page_size,
       backend: p.attention_backend || "",

@@ -369,7 +369,6 @@ NOTE_CODES = (
     "heads-indivisible",  # TP does not divide the attention heads: SGLang asserts it does
     "kv-heads-indivisible",  # TP and the KV heads do not divide one another: SGLang asserts one does
     "kv-dtype-refused",  # the model's hook refuses this --kv-cache-dtype value (DeepSeek-V4: bf16)
-    "page-size-refused",  # DeepSeek-V4's pool asserts a page size that is a multiple of 128
     "context-over-native",  # longer than the model's native context
     "capped",  # --max-total-tokens is below what the memory would hold
     "multi-node",  # the TP group is larger than one server of this accelerator
@@ -574,6 +573,8 @@ def plan_engine(asked: PlanInputs) -> EngineChoice:
     notes = ("page-size",) if asked.page_size is None and page > 1 else ()
     ratio = running = None
     if sizing.is_dsv4(asked.model) and platform is not None:
+        # its override sets the page size whatever --page-size says (model_overrides/deepseek_v4.py:52-63)
+        page, notes = chosen.page_size, ("page-size",)
         if not asked.swa_full_tokens_ratio_given:
             ratio = sizing.DSV4_SWA_FULL_TOKENS_RATIO
         if asked.max_running_requests is None:
@@ -735,10 +736,6 @@ def dsv4_cell_per_gpu(asked: PlanInputs, engine: EngineChoice) -> CellPerGpu:
     ratio × one SWA slot on top, and the ratio-128 compress state taken first for max_running_requests + 1
     request slots. The latent is one KV head, whole on every rank."""
     model = asked.model
-    if engine.page_size % sizing.DSV4_C128_RATIO:
-        # a page holds whole ratio-128 slots: the engine asserts it (pool_configurator.py:1641-1643)
-        none = dict.fromkeys(("kv_bytes_per_token", "rows", "indexer", "swa", "per_token"))
-        return CellPerGpu(**none, notes=("page-size-refused",))
     cell = sizing.dsv4_cell(model, engine.page_size, swa_ratio(asked, engine))
     if cell is None:
         fields = ("compress_ratios", "num_hidden_layers", "head_dim", "index_head_dim")

@@ -237,10 +237,6 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "DeepSeek-V4 用自己的压缩 KV 池：{c4_layers} 层按 4:1 压缩（另存 C4 索引器的 FP8 键），{c128_layers} 层按 128:1 压缩，每层另在 SWA 池里保留最近 {window} 个 token（SWA 池的 token 数为全池的 {ratio} 倍）；每卡存整份 512 宽的 KV 头。128:1 层的压缩状态按请求槽（max_running_requests + 1，未指定时 SGLang 设为 {dsv4_running}）先从预算中划出，已计入。",
         "DeepSeek-V4 has a compressed KV pool of its own: {c4_layers} layers compressed 4:1 (with the C4 indexer's FP8 keys), {c128_layers} layers 128:1, and every layer keeps its last {window} tokens in the SWA pool ({ratio} × the full pool's tokens); each GPU holds the whole 512-wide KV head. The 128:1 layers' compress state is taken from the budget first, per request slot (max_running_requests + 1; SGLang sets {dsv4_running} when none is given), counted.",
     ),
-    "planner-note-page-size-refused": (
-        "DeepSeek-V4 的 KV 池要求页大小是 {dsv4_page_unit} 的整数倍，页大小 {page} 会让 SGLang 拒绝启动，所以这里没有 token 数。",
-        "DeepSeek-V4's KV pool needs a page size that is a multiple of {dsv4_page_unit}; with page size {page} SGLang refuses to start, so there is no token figure here.",
-    ),
     "planner-note-kv-dtype-refused": (
         "SGLang 0.5.23 对 DeepSeek-V4 只接受 --kv-cache-dtype 为 {accepted} 之一，这个 KV 精度的取值会让它拒绝启动；池的大小与取值无关（V4 布局），按同样的字节计算。",
         "SGLang 0.5.23 accepts only {accepted} as --kv-cache-dtype for DeepSeek-V4 and refuses to start with this KV dtype's value; the pool does not depend on it (the V4 layout), so its size is the same.",

@@ -617,7 +617,8 @@
     const cell = dsv4Cell(asked.data, model, engine.page_size, swaRatio(asked, engine));
     if (cell === null) {
       const missing = ["compress_ratios", "num_hidden_layers", "head_dim", "index_head_dim"].filter((f) => model.config[f] === null);
-      return { kv_bytes_per_token: null, rows: null, indexer: null, swa: null, per_token: null, fixed: 0, notes: [], bounds: [], missing };
+      const none = { kv_bytes_per_token: null, rows: null, indexer: null, swa: null, per_token: null, fixed: 0 };
+      return { ...none, notes: [], bounds: [], missing: missing.length ? missing : ["kv_source_layer_ids"] };
     }
     const fixed = dsv4StateBytes(asked.data, model, runningGiven(asked, engine));
     return { kv_bytes_per_token: cell.kv, rows: cell.kv, indexer: cell.indexer, swa: cell.swa, per_token: cell.per_token, fixed, notes: ["dsv4-pool"], bounds: [], missing: null };

@@ -739,8 +739,10 @@ def dsv4_cell_per_gpu(asked: PlanInputs, engine: EngineChoice) -> CellPerGpu:
     cell = sizing.dsv4_cell(model, engine.page_size, swa_ratio(asked, engine))
     if cell is None:
         fields = ("compress_ratios", "num_hidden_layers", "head_dim", "index_head_dim")
+        missing = tuple(f for f in fields if getattr(model.config, f) is None)
         none = dict.fromkeys(("kv_bytes_per_token", "rows", "indexer", "swa", "per_token"))
-        return CellPerGpu(**none, missing=tuple(f for f in fields if getattr(model.config, f) is None))
+        # all published: ratios 1 and 2 own storage by kv_source_layer_ids (collect_sources_by_ratio:94-116)
+        return CellPerGpu(**none, missing=missing or ("kv_source_layer_ids",))
     # per worker (no DP attention): as given, else the hook's 256 (plan_engine)
     fixed = sizing.dsv4_state_bytes(model, running_given(asked, engine))
     return CellPerGpu(

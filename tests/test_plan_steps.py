@@ -462,10 +462,15 @@ def test_cell_dsv4_without_its_ratios_is_not_in_this_kb():
     assert (step.missing, step.per_token) == (("kv_source_layer_ids",), None)
 
 
-@pytest.mark.parametrize(("kv", "refused"), [("bf16", True), ("fp8", False), ("fp8_e5m2", True)])
-def test_placement_notes_the_kv_dtype_dsv4_refuses(kv, refused):
-    # the hook accepts fp8_e4m3 and bfloat16 only; the KB's BF16 KV is spelled bf16
+@pytest.mark.parametrize(
+    ("kv", "flag", "refused"),
+    [("bf16", "bfloat16", False), ("fp8", "fp8_e4m3", False), ("fp8_e5m2", "fp8_e5m2", True)],
+)
+def test_placement_notes_the_kv_dtype_dsv4_refuses(kv, flag, refused):
+    # the hook accepts fp8_e4m3 and bfloat16 only: BF16 is written bfloat16 for it, FP8 E5M2 has no spelling
     a = asked("deepseek-v4-pro", "h200", "fp4", kv, tp=8)
+    assert sizing.kv_cache_dtype_flag(a.model, a.kv) == flag
+    assert sizing.kv_cache_dtype_flag(KB.models["llama-3.1-8b"], a.kv) == a.kv.engine_kv_value
     assert ("kv-dtype-refused" in memory.plan_placement(a)) is refused
     assert "kv-dtype-refused" not in memory.plan_placement(asked(kv=kv))  # other models: no such check
 

@@ -262,8 +262,15 @@
     return rows * 2 * model.config.head_dim * dsv4StateDtypeBytes(data) * n128;
   }
 
+  // --kv-cache-dtype's value, spelled as the model's hook accepts it (sizing.kv_cache_dtype_flag)
+  function kvCacheDtypeFlag(model, kv) {
+    const value = kv.engine_kv_value;
+    if (isDsv4(model) && value !== null) return K.DSV4_KV_SPELLINGS[value] ?? value;
+    return value;
+  }
+
   function refusesKvDtype(model, kv) {
-    return isDsv4(model) && !K.DSV4_KV_CACHE_DTYPES.includes(kv.engine_kv_value);
+    return isDsv4(model) && !K.DSV4_KV_CACHE_DTYPES.includes(kvCacheDtypeFlag(model, kv));
   }
 
   function stateBytesPerRequest(data, model, linearLayers, tp, ssmDtype) {
@@ -434,6 +441,7 @@
   }
 
   function hasSlidingWindow(model) {
+    if (isDsv4(model)) return true;
     return "sliding_attention" in model.config.layer_types_count && model.hybrid_swa !== false;
   }
 
@@ -508,6 +516,11 @@
       if (asked.max_running_requests === null) running = K.DSV4_MAX_RUNNING_REQUESTS;
     }
     return { platform, backend: chosen, page_size: page, swa_full_tokens_ratio: ratio, max_running_requests: running, notes, bounds: [...chosen.unknown], missing: null };
+  }
+
+  // the ratio the engine resolves with no --swa-full-tokens-ratio (memory.default_swa_ratio)
+  function defaultSwaRatio(data, model, platform) {
+    return isDsv4(model) && platform !== null ? K.DSV4_SWA_FULL_TOKENS_RATIO : data.engine_defaults.swa_full_tokens_ratio;
   }
 
   function swaRatio(asked, engine) {
@@ -932,12 +945,12 @@
     ];
     if (p.ep > 1) flags.push(["--ep-size", String(p.ep)]);
     if (p.mem_fraction_given !== null) flags.push(["--mem-fraction-static", number(p.mem_fraction_given)]);
-    flags.push(["--kv-cache-dtype", kv.engine_kv_value]);
+    flags.push(["--kv-cache-dtype", kvCacheDtypeFlag(model, kv)]);
     if (p.context_native === null || p.context !== p.context_native) flags.push(["--context-length", String(p.context)]);
     if (p.page_size_given) flags.push(["--page-size", String(p.page_size)]);
     if (p.max_total_tokens !== null) flags.push(["--max-total-tokens", String(p.max_total_tokens)]);
     if (p.max_running_requests_given !== null) flags.push(["--max-running-requests", String(p.max_running_requests_given)]);
-    if (hasSlidingWindow(model) && p.swa_full_tokens_ratio !== data.engine_defaults.swa_full_tokens_ratio) {
+    if (hasSlidingWindow(model) && p.swa_full_tokens_ratio !== defaultSwaRatio(data, model, p.platform)) {
       flags.push(["--swa-full-tokens-ratio", number(p.swa_full_tokens_ratio)]);
     }
     // what kb/rules.yaml requires of this model's commands (launch.rule_flags)
@@ -1312,7 +1325,9 @@
       const hw = byId(d.hardware, s.gpu);
       const weights = byId(d.dtypes, s.weights);
       const kv = byId(d.dtypes, s.kv);
-      const options = { mem_fraction_static: s.mem, swa_full_tokens_ratio: s.swaRatio, free_gib: s.free };
+      // the field's engine fallback reads as not given, so that a model's own ratio (DeepSeek-V4) applies
+      const ratio = s.swaRatio === d.engine_defaults.swa_full_tokens_ratio ? null : s.swaRatio;
+      const options = { mem_fraction_static: s.mem, swa_full_tokens_ratio: ratio, free_gib: s.free };
       let auto = null;
       let tp = s.tp;
       if (tp === "auto") {
@@ -1357,7 +1372,8 @@
       page.placeholder = result.plan.page_size_given ? "" : String(result.plan.page_size);
       this.field("max-total-tokens").value = optional(s.maxTokens);
       this.field("max-running-requests").value = optional(s.running);
-      this.field("swa-full-tokens-ratio").value = String(s.swaRatio);
+      const asDefault = s.swaRatio === this.data.engine_defaults.swa_full_tokens_ratio;
+      this.field("swa-full-tokens-ratio").value = String(asDefault ? result.plan.swa_full_tokens_ratio : s.swaRatio);
       this.field("swa-full-tokens-ratio").disabled = !hasSlidingWindow(result.model);
     }
 

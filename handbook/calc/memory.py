@@ -321,8 +321,19 @@ def has_linear_attention(model: Model) -> bool:
 
 def has_sliding_window(model: Model) -> bool:
     """Whether the engine gives the model's sliding-window layers a pool of their own (as ``layer_split``
-    counts them; unknown architecture: assumed, the larger pool, with the architecture bound)."""
+    counts them; unknown architecture: assumed, the larger pool, with the architecture bound). DeepSeek-V4
+    keeps a window on every layer in its SWA pool."""
+    if sizing.is_dsv4(model):
+        return True
     return "sliding_attention" in model.config.layer_types_count and sizing.is_hybrid_swa(model) is not False
+
+
+def default_swa_ratio(model: Model, platform: str | None) -> float:
+    """The --swa-full-tokens-ratio the engine resolves when none is given: DeepSeek-V4's override on the
+    platforms the planner models (plan_engine), else the engine's fallback."""
+    if sizing.is_dsv4(model) and platform is not None:
+        return sizing.DSV4_SWA_FULL_TOKENS_RATIO
+    return sizing.engine_defaults().swa_full_tokens_ratio
 
 
 def native_context(model: Model) -> int | None:
@@ -368,7 +379,7 @@ NOTE_CODES = (
     "page-size",  # the engine sets the page size for this backend
     "heads-indivisible",  # TP does not divide the attention heads: SGLang asserts it does
     "kv-heads-indivisible",  # TP and the KV heads do not divide one another: SGLang asserts one does
-    "kv-dtype-refused",  # the model's hook refuses this --kv-cache-dtype value (DeepSeek-V4: bf16)
+    "kv-dtype-refused",  # the model's hook refuses this KV dtype in any spelling (DeepSeek-V4: fp8_e5m2)
     "context-over-native",  # longer than the model's native context
     "capped",  # --max-total-tokens is below what the memory would hold
     "multi-node",  # the TP group is larger than one server of this accelerator

@@ -633,6 +633,9 @@ DSV4_SWA_FULL_TOKENS_RATIO = 0.1
 # ("auto" becomes fp8_e4m3); any other, bf16 included, fails its assertion and launch_server stops. The pool
 # does not depend on it: the V4 layout is the same bytes either way (_get_paged_kv_bytes_per_token:1353-1370).
 DSV4_KV_CACHE_DTYPES = ("auto", "fp8_e4m3", "bfloat16")
+# the spelling of the same dtype that the hook accepts (mem_cache/kv_cache_dtype.py:74 reads bf16 and bfloat16
+# alike): the planner's command writes it for DeepSeek-V4
+DSV4_KV_SPELLINGS = {"bf16": "bfloat16"}
 DSV4_MAX_RUNNING_REQUESTS = 256
 # kernels/ops/attention/dsv4/kv_layout.py:KVLayout: (bytes per token = data + scales, the page stride's
 # alignment); v4: 448 FP8 nope + 64 BF16 rope + 8 scale bytes, pages padded to 576 B (page_bytes:103-105)
@@ -734,6 +737,15 @@ def dsv4_state_bytes(model: Model, max_running_requests: int) -> int:
     return rows * 2 * model.config.head_dim * dsv4_state_dtype_bytes() * n128
 
 
+def kv_cache_dtype_flag(model: Model, kv: Dtype) -> str | None:
+    """--kv-cache-dtype's value for the KV dtype, spelled as the model's hook accepts it (DeepSeek-V4:
+    bfloat16 for bf16)."""
+    value = kv.engine_kv_value
+    if is_dsv4(model) and value is not None:
+        return DSV4_KV_SPELLINGS.get(value, value)
+    return value
+
+
 def refuses_kv_dtype(model: Model, kv: Dtype) -> bool:
-    """Whether the engine refuses the KV dtype's --kv-cache-dtype value for the model (DeepSeek-V4)."""
-    return is_dsv4(model) and kv.engine_kv_value not in DSV4_KV_CACHE_DTYPES
+    """Whether the engine refuses the KV dtype for the model in any spelling (DeepSeek-V4: fp8_e5m2)."""
+    return is_dsv4(model) and kv_cache_dtype_flag(model, kv) not in DSV4_KV_CACHE_DTYPES

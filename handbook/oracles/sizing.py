@@ -206,7 +206,7 @@ def make_case(kb: Any, model_id: str, hw_id: str, tp: int, kv: str, variant: str
         "hw": hw_id,
         "tp": tp,
         "kv": kv,
-        "kv_engine": kb.dtypes[kv].engine_kv_value,
+        "kv_engine": sizing.kv_cache_dtype_flag(model, kb.dtypes[kv]),  # as the planner's command spells it
         "context": memory.resolve_context(model, None),
         "weights_dtype": weights_dtype,
         "weights_per_gpu_bytes": weights_per_gpu,

@@ -914,7 +914,7 @@ def plan_requests(asked: PlanInputs, engine: EngineChoice, cell: CellPerGpu, bud
     if budget.refused:
         tokens = 0
     else:
-        # what the request-slot pools leave (DeepSeek-V4: pool_configurator.py:calculate_pool_sizes:1638-1671)
+        # what the request-slot pools leave (DeepSeek-V4: pool_configurator.py:calculate_pool_sizes:1638-1701)
         available = max(int(budget.kv_pool_gib * GIB) - cell.fixed, 0)
         tokens = kv_pool_tokens(available, cell.per_token, page, asked.max_total_tokens)
         if tokens < kv_pool_tokens(available, cell.per_token, page):

@@ -280,7 +280,7 @@ def is_dsa(model: Model) -> bool:
 
 def is_dsv4(model: Model) -> bool:
     """DeepSeek-V4's compressed attention: the architecture the engine gives its own pool
-    (pool_configurator.py:create_memory_pool_configurator:1715-1719, is_deepseek_v4 and hybrid SWA) and
+    (pool_configurator.py:create_memory_pool_configurator:1715-1725, is_deepseek_v4 and hybrid SWA) and
     whose override sets the dsv4 backend (arg_groups/model_overrides/deepseek_v4.py:18)."""
     return architecture(model) in DSV4_ARCHITECTURES
 
@@ -620,7 +620,7 @@ def max_running_requests(tokens: int, context: int, given: int | None, slots: in
 
 
 # ---------------------------------------------------------------------------------------------- DeepSeek-V4
-# DeepSeek-V4's pool (model_executor/pool_configurator.py:DSV4PoolConfigurator:1067-1711), with no
+# DeepSeek-V4's pool (model_executor/pool_configurator.py:DSV4PoolConfigurator:1067-1713), with no
 # --swa-full-tokens-ratio, --max-running-requests, speculative decoding, HiSparse, PP or unified-KV switch
 # given: the override sets the SWA ratio 0.1 (model_overrides/deepseek_v4.py:45-50; it counts as the
 # operator's, so the SWA pool is sized by ratio, not by the request cap: pool_configurator.py:1049-1055,
@@ -691,7 +691,7 @@ def dsv4_indexer_bytes(index_head_dim: int) -> int:
 
 def dsv4_cell(model: Model, page_size: int, swa_ratio: float) -> Dsv4Cell | None:
     """DSV4PoolConfigurator's bytes per full-pool token (_get_bytes_per_full_token:1437-1446: ratio × one SWA
-    slot + each ratio's compressed bytes × its layers, _compressed_bytes_per_full_token:1390-1405) and per SWA
+    slot + each ratio's compressed bytes × its layers, _compressed_bytes_per_full_token:1390-1404) and per SWA
     slot (_get_bytes_per_swa_token:1372-1388: the window's row on every layer, plus the C4 compress state,
     2 × 2 × (head + indexer) widths in the state dtype, ring / page of it per slot). None: not in this KB."""
     layers = dsv4_ratio_layers(model)
@@ -725,7 +725,7 @@ def dsv4_state_dtype_bytes() -> int:
 
 def dsv4_state_bytes(model: Model, max_running_requests: int) -> int:
     """The ratio-128 compress state, sized by request slots and taken before the tokens
-    (_get_c128_state_fixed_bytes:1509-1531): (slots × ring + ring + 1) rows rounded up to the ratio, each
+    (_get_c128_state_fixed_bytes:1509-1528): (slots × ring + ring + 1) rows rounded up to the ratio, each
     2 × head_dim in the state dtype, per ratio-128 layer; slots = max_running_requests + 1
     (_get_num_req_slots:1504-1507)."""
     n128 = (dsv4_ratio_layers(model) or {}).get(DSV4_C128_RATIO, 0)

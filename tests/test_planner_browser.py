@@ -155,12 +155,15 @@ def test_unpublished_fields_say_so(page, site_url):
     assert figures["weights"] == ("本 KB 没有（params.total_b）", "")
     assert figures["max-tokens"] == ("本 KB 没有（params.total_b）", "")
     assert figures["kv-token-gpu"] == ("89,856 B (87.8 KiB)", "89856")
-    # DeepSeek-V4-Pro's pool is its own (no kv_lora_rank): its compressed KV per token is computed all the
-    # same, 30 layers × 585 B / 4 + 31 layers × 1,728 B / 256 (V4 rows in 256-token pages), on any accelerator
-    open_planner(page, site_url, "en", "?model=deepseek-v4-pro&gpu=gb200")
+    # DeepSeek-V4-Pro's config.json has no kv_lora_rank (its pool is its own): the KV is not in this KB
+    open_planner(page, site_url, "en", "?model=deepseek-v4-pro&gpu=ascend")
     figures = shown(page)
     assert figures["gpu"] == ("not in this KB (memory_gb)", "")
-    assert figures["kv-token"][1] == str(30 * 585 / 4 + 31 * 1728 / 256)
+    assert figures["kv-token"] == ("not in this KB (kv_lora_rank)", "")
+    # on an accelerator whose engine path the planner models, its own pool is sized: 30 layers × 585 B / 4
+    # + 31 layers × 1,728 B / 256 of compressed KV per token (V4 rows in 256-token pages)
+    open_planner(page, site_url, "en", "?model=deepseek-v4-pro&gpu=gb200")
+    assert shown(page)["kv-token"][1] == str(30 * 585 / 4 + 31 * 1728 / 256)
 
 
 def test_deepseek_v4_opens_with_its_own_swa_ratio_and_a_command_it_accepts(page, site_url):

@@ -60,6 +60,18 @@ def test_a_fraction_above_the_engine_default_warns_and_one_outside_0_1_is_judged
     assert "the advice is this site's" in whole[0].message.en  # the handbook's, not the engine's
 
 
+def test_the_planners_deepseek_v4_command_is_sized_with_bf16_spelled_bfloat16():
+    """The planner's command for DeepSeek-V4-Pro writes --kv-cache-dtype bfloat16 (the V4 hook refuses bf16):
+    the doctor reads it as the BF16 KV dtype and sizes it like the planner."""
+    v4 = KB.models["deepseek-v4-pro"]
+    plan = memory.plan(v4, KB.hardware["h200"], KB.dtypes["fp4"], KB.dtypes["bf16"], 8)
+    text = "python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V4-Pro --tp-size 8"
+    for kv in ("bfloat16", "bf16"):
+        findings = check_command(f"{text} --kv-cache-dtype {kv}", SNAPSHOT, KB, gpu="h200")
+        sized = [f for f in findings if f.code == "sizing.plan"]
+        assert len(sized) == 1 and f"{plan.max_tokens:,}" in sized[0].message.en
+
+
 @pytest.mark.parametrize(
     ("text", "why"),
     [

@@ -126,6 +126,8 @@ def sizing_cases() -> list[str]:
         f"{server}Qwen/Qwen3.5-397B-A17B-FP8 --tp-size 3 --ep-size 2",
         f"{server}Qwen/Qwen3.5-397B-A17B-FP8 --mem-fraction-static 1.5",
         f"{server}Qwen/Qwen3.5-397B-A17B-FP8 --kv-cache-dtype fp4_e2m1",
+        # the planner's DeepSeek-V4 command spells BF16 KV bfloat16
+        f"{server}deepseek-ai/DeepSeek-V4-Pro --tp-size 8 --kv-cache-dtype bfloat16",
         f"{server}${{M}} --tp-size 8",
         f"{server}m --tp-size 2",
     ]

@@ -401,6 +401,81 @@ def test_cell_qsa_adds_its_compressed_keys_and_a_missing_field_gives_nothing():
     assert (missing.rows, missing.per_token, missing.kv_bytes_per_token) == (None, None, None)
 
 
+# DeepSeek-V4-Pro (config.json): 61 layers, 30 compressed 4:1 and 31 compressed 128:1; one 512-wide KV head;
+# a 128-wide indexer key. The V4 layout stores 584 B a token in pages padded to 576 B: a 256-token page is
+# 260 × 576 B (585 B a slot), a ratio-4 page of 64 slots 65 × 576 B (585 B), a ratio-128 page of 2 slots
+# 3 × 576 B (864 B a slot). The C4 indexer: 128 B of FP8 keys + 4 B scale. The float32 C4 compress state:
+# 2 × 2 × (512 + 128) × 4 B a row, 8 rows a ring per 256-token SWA page.
+DSV4_ROWS = 30 * 585 / 4 + 31 * 864 / 128  # 4,596.75
+DSV4_INDEXER = 30 * 132 / 4  # 990
+DSV4_SWA = 61 * 585 + 8 / 256 * (2 * 2 * 512 * 4 + 2 * 2 * 128 * 4) * 30  # 35,685 + 9,600
+
+
+def dsv4_state(running: int) -> int:
+    """The ratio-128 compress state: (slots × 128 + 129) rows rounded up to 128, 2 × 512 float32 a row, 31
+    layers; slots = max_running_requests + 1."""
+    rows = -(-((running + 1) * 128 + 128 + 1) // 128) * 128
+    return rows * 2 * 512 * 4 * 31
+
+
+@pytest.mark.parametrize("hw", ["h200", "b200", "mi355x"])
+@pytest.mark.parametrize("tp", [1, 8])
+def test_cell_dsv4_is_its_compressed_rows_indexer_and_window(hw, tp):
+    a = asked("deepseek-v4-pro", hw, "fp4", "fp8", tp=tp)
+    engine = memory.plan_engine(a)
+    assert (engine.page_size, engine.backend.attention, engine.notes) == (256, "dsv4", ("page-size",))
+    assert (engine.swa_full_tokens_ratio, engine.max_running_requests) == (0.1, 256)
+    step = memory.plan_cell(a, engine)
+    assert (step.rows, step.indexer, step.swa) == (DSV4_ROWS, DSV4_INDEXER, DSV4_SWA)
+    assert (step.rows, step.indexer, step.swa) == (4596.75, 990, 45285)
+    assert step.per_token == 0.1 * DSV4_SWA + DSV4_ROWS + DSV4_INDEXER == 10115.25  # the engine's figure
+    assert (step.fixed, step.notes, step.missing) == (dsv4_state(256), ("dsv4-pool",), None)
+    assert step.fixed == 33152 * 4096 * 31
+
+
+@pytest.mark.parametrize(
+    ("options", "ratio", "running"),
+    [
+        ({}, 0.1, 256),  # the override's ratio and the hook's requests
+        ({"swa_full_tokens_ratio": 0.2}, 0.2, 256),  # a given ratio is kept
+        ({"max_running_requests": 64}, 0.1, 64),  # fewer request slots: a smaller state
+        ({"max_running_requests": 1}, 0.1, 1),
+        ({"page_size": 64}, 0.1, 256),  # the override sets page 256 whatever --page-size says
+    ],
+)
+def test_engine_dsv4_keeps_its_defaults_unless_given(options, ratio, running):
+    a = asked("deepseek-v4-pro", "h200", "fp4", "fp8", tp=8, **options)
+    engine = memory.plan_engine(a)
+    assert engine.page_size == 256
+    step = memory.plan_cell(a, engine)
+    assert step.per_token == ratio * DSV4_SWA + DSV4_ROWS + DSV4_INDEXER
+    assert step.fixed == dsv4_state(running)
+
+
+def test_cell_dsv4_without_its_ratios_is_not_in_this_kb():
+    a = asked(with_config("deepseek-v4-pro", compress_ratios=None), "h200", "fp4", "fp8", tp=8)
+    step = memory.plan_cell(a, memory.plan_engine(a))
+    assert (step.missing, step.per_token, step.fixed) == (("compress_ratios",), None, 0)
+    # a ratio the planner does not model (1 and 2 follow kv_source_layer_ids): not a figure either
+    ratios = [2] * 61
+    b = asked(with_config("deepseek-v4-pro", compress_ratios=ratios), "h200", "fp4", "fp8", tp=8)
+    step = memory.plan_cell(b, memory.plan_engine(b))
+    assert (step.missing, step.per_token) == (("kv_source_layer_ids",), None)
+
+
+@pytest.mark.parametrize(
+    ("kv", "flag", "refused"),
+    [("bf16", "bfloat16", False), ("fp8", "fp8_e4m3", False), ("fp8_e5m2", "fp8_e5m2", True)],
+)
+def test_placement_notes_the_kv_dtype_dsv4_refuses(kv, flag, refused):
+    # the hook accepts fp8_e4m3 and bfloat16 only: BF16 is written bfloat16 for it, FP8 E5M2 has no spelling
+    a = asked("deepseek-v4-pro", "h200", "fp4", kv, tp=8)
+    assert sizing.kv_cache_dtype_flag(a.model, a.kv) == flag
+    assert sizing.kv_cache_dtype_flag(KB.models["llama-3.1-8b"], a.kv) == a.kv.engine_kv_value
+    assert ("kv-dtype-refused" in memory.plan_placement(a)) is refused
+    assert "kv-dtype-refused" not in memory.plan_placement(asked(kv=kv))  # other models: no such check
+
+
 # ------------------------------------------------------------------------------------------- 8 state
 # Qwen3.8 Flash Next: 36 linear layers; key heads 16 × 128, value heads 48 × 128, conv kernel 4
 def qwen_state(tp: int, ssm_bytes: int) -> int:
@@ -519,6 +594,16 @@ def pool_of(gib: float | None, refused: bool = False, slots: int | None = None) 
 def requests(gib=1.0, per_token=MIB, page=1, refused=False, slots=None, swa=0, **options):
     a = asked(**({"context": 1024} | options))
     return memory.plan_requests(a, engine_choice(page), cell_of(per_token, swa), pool_of(gib, refused, slots))
+
+
+def test_requests_take_the_request_slot_pools_first():
+    cell = dataclasses.replace(cell_of(MIB), fixed=MIB)
+    step = memory.plan_requests(asked(context=1024), engine_choice(), cell, pool_of(1.0))
+    assert step.max_tokens == 1023  # 1 GiB less 1 MiB of fixed pools, 1 MiB a token
+    everything = dataclasses.replace(cell_of(MIB), fixed=GIB + 1)
+    assert (
+        memory.plan_requests(asked(context=1024), engine_choice(), everything, pool_of(1.0)).max_tokens == 0
+    )
 
 
 @pytest.mark.parametrize(
@@ -709,6 +794,61 @@ def test_a_step_renamed_or_moved_in_planner_js_is_found():
         "const state = planState(asked);\n    const cell = planCell(asked, engine);",
     )
     assert js_steps(swapped)[1] != js_steps(text)[1]
+
+
+DSV4_JS = """
+globalThis.window = globalThis;
+globalThis.document = { readyState: "complete", currentScript: null, querySelectorAll: () => [] };
+globalThis.window.location = { href: "file:///assets/planner.js" };
+require("./docs/assets/numbers.js");
+require("./docs/assets/planner.js");
+const P = globalThis.HandbookPlanner;
+const { data, cases } = JSON.parse(require("fs").readFileSync(0, "utf8"));
+const find = (list, id) => list.find((x) => x.id === id);
+const out = cases.map((c) => {
+  const asked = P.steps.planInputs(data, find(data.models, "deepseek-v4-pro"), find(data.hardware, c.hw),
+    find(data.dtypes, "fp4"), find(data.dtypes, c.kv), c.opts);
+  const engine = P.steps.planEngine(asked);
+  const cell = P.steps.planCell(asked, engine);
+  return [engine.page_size, engine.swa_full_tokens_ratio, engine.max_running_requests, cell.rows, cell.indexer,
+    cell.swa, cell.per_token, cell.fixed, cell.notes, P.steps.planPlacement(asked)];
+});
+process.stdout.write(JSON.stringify(out));
+"""
+
+
+def test_planner_js_sizes_the_dsv4_pool_the_same(node):
+    cases = [
+        {"hw": "h200", "kv": "fp8", "opts": {"tp": 8}},
+        {"hw": "mi355x", "kv": "bf16", "opts": {"tp": 1}},
+        {
+            "hw": "b200",
+            "kv": "fp8",
+            "opts": {"tp": 4, "swa_full_tokens_ratio": 0.2, "max_running_requests": 64},
+        },
+        {"hw": "h200", "kv": "fp8", "opts": {"tp": 8, "page_size": 64}},
+    ]
+    want = []
+    for c in cases:
+        a = asked("deepseek-v4-pro", c["hw"], "fp4", c["kv"], **c["opts"])
+        engine = memory.plan_engine(a)
+        cell = memory.plan_cell(a, engine)
+        want.append(
+            [engine.page_size, engine.swa_full_tokens_ratio, engine.max_running_requests, cell.rows,
+             cell.indexer, cell.swa, cell.per_token, cell.fixed, list(cell.notes),
+             list(memory.plan_placement(a))]
+        )  # fmt: skip
+    done = subprocess.run(
+        [node, "-e", DSV4_JS],
+        input=json.dumps({"data": planner_data.planner_data(KB), "cases": cases}),
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=ROOT,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == want
+    assert want[0][6] == 10115.25 and want[2][6] == 0.2 * DSV4_SWA + DSV4_ROWS + DSV4_INDEXER
 
 
 # The boundaries of steps 9, 10 and 12 again, through planner.js's own steps (node)

@@ -164,6 +164,26 @@ def test_unpublished_fields_say_so(page, site_url):
     figures = shown(page)
     assert figures["gpu"] == ("not in this KB (memory_gb)", "")
     assert figures["kv-token"] == ("not in this KB (kv_lora_rank)", "")
+    # on an accelerator whose engine path the planner models, its own pool is sized: 30 layers × 585 B / 4
+    # + 31 layers × 1,728 B / 256 of compressed KV per token (V4 rows in 256-token pages)
+    open_planner(page, site_url, "en", "?model=deepseek-v4-pro&gpu=gb200")
+    assert shown(page)["kv-token"][1] == str(30 * 585 / 4 + 31 * 1728 / 256)
+
+
+def test_deepseek_v4_opens_with_its_own_swa_ratio_and_a_command_it_accepts(page, site_url):
+    """The field's engine fallback (0.8) is not sent as a choice: DeepSeek-V4's override (0.1) sizes the page,
+    the field shows it, and the command spells BF16 KV as the V4 hook accepts it, with no ratio flag."""
+    errors = open_planner(page, site_url, "en", "?model=deepseek-v4-pro&gpu=h200&tp=8")
+    v4, h200 = KB.models["deepseek-v4-pro"], KB.hardware["h200"]
+    # the page opens on the context every model serves (131,072); the pool does not depend on it
+    plan = memory.plan(v4, h200, KB.dtypes["fp4"], KB.dtypes["bf16"], 8, context=131_072)
+    assert (plan.swa_full_tokens_ratio, plan.max_tokens, plan.swa_tokens) == (0.1, 3_066_368, 306_432)
+    assert shown(page) == expected_figures(plan, "en")
+    assert page.input_value("#planner-swa-full-tokens-ratio") == "0.1"
+    command = page.text_content(".planner-command code")
+    assert command == suggested_command(KB, plan)
+    assert "--kv-cache-dtype bfloat16" in command and "--swa-full-tokens-ratio" not in command
+    assert errors == []
 
 
 def test_invalid_link_values_fall_back_with_a_visible_note(page, site_url):

@@ -64,6 +64,8 @@ def test_export_shape():
         "mamba_conv_dtype": "bfloat16",
         "use_aiter": False,
         "aiter_honors_explicit_fraction": False,
+        "dsv4_kv_layout": "v4",
+        "dsv4_compress_state_dtype": "float32",
     }
     assert data["tp_choices"] == [1, 2, 4, 8, 16, 32, 64]
     assert [d["id"] for d in data["dtypes"]] == list(KB.dtypes)
@@ -99,6 +101,7 @@ def test_export_shape():
         "intermediate_size": 2880,
         "vocab_size": 201088,
         "tie_word_embeddings": False,
+        "sliding_window": 128,
         "layer_types_count": {"full_attention": 18, "sliding_attention": 18},
     }
     assert {key: value for key, value in oss.items() if key != "config"} == {
@@ -122,6 +125,9 @@ def test_export_shape():
         "rule_flags": [],
     }
     assert models["qwen3.8-flash-next"]["config"]["indexer_compress_ratio"] == 4
+    # DeepSeek-V4-Pro's compression ratio per layer, as its config.json lists them (61 layers + 1 MTP)
+    ratios = models["deepseek-v4-pro"]["config"]["compress_ratios"]
+    assert ratios == [128, 128, *[4, 128] * 29, 4, 0]
     assert models["qwen3.5-397b-a17b"]["rule_flags"] == [
         {"flag": "--max-running-requests", "value": "64", "when": "single-gpu"}
     ]

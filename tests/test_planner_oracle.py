@@ -133,6 +133,15 @@ def test_the_planner_refuses_where_the_engine_does(record):
     assert p.refused and p.max_tokens == 0 and p.fits is False
 
 
+def test_the_engine_accepts_every_kv_dtype_as_the_planner_spells_it():
+    """DeepSeek-V4's hook asserts --kv-cache-dtype is fp8_e4m3 or bfloat16 (`bf16` stops launch_server): the
+    golden cases run with the planner's spelling, so none is refused and no plan notes a refusal."""
+    assert by_status("refuses-arguments") == []
+    v4_bf16 = [r for r in RECORDS if (r["inputs"]["model"], r["inputs"]["kv"]) == ("deepseek-v4-pro", "bf16")]
+    assert v4_bf16 and {r["inputs"]["kv_engine"] for r in v4_bf16} == {"bfloat16"}
+    assert [label(r) for r in RECORDS if "kv-dtype-refused" in planned(r).notes] == []
+
+
 @pytest.mark.parametrize("record", by_status("needs-field"), ids=label)
 def test_where_the_kb_lacks_a_field_the_planner_says_upper_bound_and_it_holds(record):
     p, engine = planned(record), record.get("engine", {})

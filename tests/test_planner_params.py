@@ -77,6 +77,8 @@ SNAPSHOT_VALUES = {
     "mamba_conv_dtype": "bfloat16",
     "use_aiter": False,
     "aiter_honors_explicit_fraction": False,
+    "dsv4_kv_layout": "v4",
+    "dsv4_compress_state_dtype": "float32",
 }
 
 

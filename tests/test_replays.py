@@ -166,12 +166,12 @@ def test_the_three_corrected_commands_are_settled(data):
     assert (qwen_source["accepted"], qwen_source["raised"]) == (False, "AssertionError")
     assert qwen_source["at"] == "sglang/srt/arg_groups/speculative_hook.py:1162 (_handle_eagle_family)"
     assert _variant(data, "qwen3.8-flash-next-fp8-b300-tep4", "published")["accepted"]
-    deepseek = data["recipes"]["deepseek-v4-pro-mi355x-pd-decode"]
-    assert deepseek["status"] == "not-replayable"  # on the stand-in model: the check is model-independent
-    assert deepseek["stand_in"]["source"]["at"] == (
+    # on DeepSeek-V4-Pro itself since the KB names its architecture (before, on a stand-in model)
+    assert data["recipes"]["deepseek-v4-pro-mi355x-pd-decode"]["status"] == "replayed"
+    assert _variant(data, "deepseek-v4-pro-mi355x-pd-decode", "source")["at"] == (
         "sglang/srt/arg_groups/parallel_hook.py:326 (handle_data_parallelism)"
     )
-    assert deepseek["stand_in"]["published"]["accepted"]
+    assert _variant(data, "deepseek-v4-pro-mi355x-pd-decode", "published")["accepted"]
     kimi = data["recipes"]["kimi-k3.1-pro-b300-dcp8-full"]["stand_in"]
     assert (kimi["source"]["raised"], kimi["source"]["at"]) == (
         "TypeError",
@@ -249,5 +249,6 @@ def test_the_overview_counts_every_recipe(kb):
     ctx = RenderContext(kb=kb, lang="en", page="compatibility.md")
     table = engine_replays(ctx)
     assert len(re.findall(r'<tr id="replay-', table)) == 24
-    # Llama-3.1-8B's two PD commands are replayable since the KB names its architecture
-    assert "17 commands replayed" in _plain(table) and "7 not replayable" in _plain(table)
+    # Llama-3.1-8B's two PD commands are replayable since the KB names its architecture, and so are
+    # DeepSeek-V4-Pro's two MI355X PD commands
+    assert "19 commands replayed" in _plain(table) and "5 not replayable" in _plain(table)

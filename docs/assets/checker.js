@@ -2608,7 +2608,9 @@
       if (Object.values(values).some((v) => v !== null && v > LARGEST)) return [note("sizing-too-large", { gpu: hw.name, limit: thousands(LARGEST) })];
       if (fraction !== null && !(fraction > 0 && fraction < 1)) return [];
       if ((values.pp_size || 1) > 1) return [note("sizing-pipeline", { gpu: hw.name })];
-      const kv = kvGiven !== "auto" ? pd.dtypes.find((d) => d.engine_kv_value === kvGiven) : byId(pd.dtypes, pd.defaults.kv_dtype);
+      // bf16 and bfloat16 are one dtype to the engine; DeepSeek-V4's commands spell it bfloat16
+      const spelled = (d) => d.engine_kv_value === kvGiven || pd.tables.DSV4_KV_SPELLINGS[d.engine_kv_value] === kvGiven;
+      const kv = kvGiven !== "auto" ? pd.dtypes.find(spelled) : byId(pd.dtypes, pd.defaults.kv_dtype);
       if (kv === undefined) return [note("sizing-kv-unknown", { gpu: hw.name, kv: kvGiven })];
       const tp = values.tp_size || 1;
       const ep = values.ep_size || 1;

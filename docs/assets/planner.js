@@ -111,6 +111,10 @@
     return model.kv_formula === "mla" && model.config.index_topk !== null && (arch === null || K.DSA_ARCHITECTURES.includes(arch));
   }
 
+  function isDsv4(model) {
+    return K.DSV4_ARCHITECTURES.includes(architecture(model));
+  }
+
   function isQsa(model) {
     return model.config.indexer_n_heads !== null;
   }
@@ -133,6 +137,7 @@
       const page = platform !== "cdna" || data.engine_defaults.use_aiter ? K.DSA_PAGE_SIZE : 1;
       return made("dsa", page, raw);
     }
+    if (isDsv4(model)) return made(K.DSV4_BACKEND, K.DSV4_PAGE_SIZE);
     if (K.QWEN4_EXP.includes(arch) && isQsa(model)) return made(K.QSA_BACKENDS[platform], K.QSA_PAGE_SIZE);
     if (platform === "cdna") {
       if (!mla) return made(K.ATTENTION_BACKENDS.rocm, 1);
@@ -192,6 +197,76 @@
     const c = model.config;
     if (c.indexer_kv_heads === null || c.indexer_head_dim === null || c.indexer_compress_ratio === null) return null;
     return Math.floor((c.indexer_kv_heads * c.indexer_head_dim * 2) / c.indexer_compress_ratio) * fullLayers;
+  }
+
+  // ------------------------------------------------------------------------------------------ DeepSeek-V4
+  // handbook/calc/sizing.py's DeepSeek-V4 section: the compressed pool of DSV4PoolConfigurator.
+  function dsv4RatioLayers(model) {
+    const c = model.config;
+    if (c.compress_ratios === null || c.num_hidden_layers === null) return null;
+    const stage = c.compress_ratios.slice(0, c.num_hidden_layers);
+    if (stage.length < c.num_hidden_layers || stage.some((r) => r !== 0 && !K.DSV4_RATIOS.includes(r))) return null;
+    const layers = {};
+    for (const ratio of K.DSV4_RATIOS) layers[ratio] = stage.filter((r) => r === ratio).length;
+    return layers;
+  }
+
+  function dsv4PagedBytes(data, pageSize, ratio = 0) {
+    const [row, align] = K.DSV4_KV_LAYOUTS[data.engine_defaults.dsv4_kv_layout];
+    const page = ratio ? Math.floor(pageSize / ratio) : pageSize;
+    return (Math.ceil((page * row) / align) * align) / page;
+  }
+
+  function dsv4IndexerBytes(indexHeadDim) {
+    return indexHeadDim + Math.floor(indexHeadDim / K.DSA_QUANT_BLOCK) * K.DSA_SCALE_BYTES;
+  }
+
+  function dsv4StateDtypeBytes(data) {
+    return K.DTYPE_BYTES[K.DSV4_STATE_DTYPES[data.engine_defaults.dsv4_compress_state_dtype.trim().toLowerCase()]];
+  }
+
+  function dsv4Cell(data, model, pageSize, swaRatio) {
+    const layers = dsv4RatioLayers(model);
+    const c = model.config;
+    if (layers === null || c.head_dim === null || c.index_head_dim === null) return null;
+    const [n4, n128] = [layers[K.DSV4_C4_RATIO], layers[K.DSV4_C128_RATIO]];
+    const state = dsv4StateDtypeBytes(data);
+    const index = dsv4IndexerBytes(c.index_head_dim);
+    const c4State = 2 * 2 * c.head_dim * state + 2 * 2 * c.index_head_dim * state;
+    const swa = dsv4PagedBytes(data, pageSize) * c.num_hidden_layers + (K.DSV4_C4_RING / pageSize) * c4State * n4;
+    const c4Kv = (1 / K.DSV4_C4_RATIO) * dsv4PagedBytes(data, pageSize, K.DSV4_C4_RATIO);
+    const c128Kv = (1 / K.DSV4_C128_RATIO) * dsv4PagedBytes(data, pageSize, K.DSV4_C128_RATIO);
+    const c4 = c4Kv + (1 / K.DSV4_C4_RATIO) * index;
+    let owned = 0;
+    for (const [perLayer, n] of [[c4, n4], [c128Kv, n128]]) if (n) owned += perLayer * n;
+    return {
+      kv: c4Kv * n4 + c128Kv * n128,
+      indexer: (1 / K.DSV4_C4_RATIO) * index * n4,
+      per_token: swaRatio * swa + owned,
+      swa,
+      c4_layers: n4,
+      c128_layers: n128,
+    };
+  }
+
+  function dsv4StateBytes(data, model, maxRunningRequests) {
+    const n128 = dsv4RatioLayers(model)?.[K.DSV4_C128_RATIO] || 0;
+    if (!n128) return 0;
+    const ring = K.DSV4_C128_RING;
+    let rows = (maxRunningRequests + 1) * ring + ring + 1;
+    rows = Math.ceil(rows / K.DSV4_C128_RATIO) * K.DSV4_C128_RATIO;
+    return rows * 2 * model.config.head_dim * dsv4StateDtypeBytes(data) * n128;
+  }
+
+  // --kv-cache-dtype's value, spelled as the model's hook accepts it (sizing.kv_cache_dtype_flag)
+  function kvCacheDtypeFlag(model, kv) {
+    const value = kv.engine_kv_value;
+    if (isDsv4(model) && value !== null) return K.DSV4_KV_SPELLINGS[value] ?? value;
+    return value;
+  }
+
+  function refusesKvDtype(model, kv) {
+    return isDsv4(model) && !K.DSV4_KV_CACHE_DTYPES.includes(kvCacheDtypeFlag(model, kv));
   }
 
   function stateBytesPerRequest(data, model, linearLayers, tp, ssmDtype) {
@@ -362,6 +437,7 @@
   }
 
   function hasSlidingWindow(model) {
+    if (isDsv4(model)) return true;
     return "sliding_attention" in model.config.layer_types_count && model.hybrid_swa !== false;
   }
 
@@ -417,6 +493,7 @@
       swa_full_tokens_ratio: ratio,
       free_gib: freeGib,
       engine,
+      swa_full_tokens_ratio_given: opts.swa_full_tokens_ratio !== undefined && opts.swa_full_tokens_ratio !== null,
       data,
     };
   }
@@ -425,9 +502,29 @@
   function planEngine(asked) {
     const platform = platformOf(asked.hw);
     const chosen = backend(asked.data, asked.model, platform, asked.tp, asked.kv);
-    const page = asked.page_size === null ? chosen.page_size : asked.page_size;
-    const notes = asked.page_size === null && page > 1 ? ["page-size"] : [];
-    return { platform, backend: chosen, page_size: page, notes, bounds: [...chosen.unknown], missing: null };
+    let page = asked.page_size === null ? chosen.page_size : asked.page_size;
+    let notes = asked.page_size === null && page > 1 ? ["page-size"] : [];
+    let [ratio, running] = [null, null];
+    if (isDsv4(asked.model) && platform !== null) {
+      // its override sets the page size whatever --page-size says
+      [page, notes] = [chosen.page_size, ["page-size"]];
+      if (!asked.swa_full_tokens_ratio_given) ratio = K.DSV4_SWA_FULL_TOKENS_RATIO;
+      if (asked.max_running_requests === null) running = K.DSV4_MAX_RUNNING_REQUESTS;
+    }
+    return { platform, backend: chosen, page_size: page, swa_full_tokens_ratio: ratio, max_running_requests: running, notes, bounds: [...chosen.unknown], missing: null };
+  }
+
+  // the ratio the engine resolves with no --swa-full-tokens-ratio (memory.default_swa_ratio)
+  function defaultSwaRatio(data, model, platform) {
+    return isDsv4(model) && platform !== null ? K.DSV4_SWA_FULL_TOKENS_RATIO : data.engine_defaults.swa_full_tokens_ratio;
+  }
+
+  function swaRatio(asked, engine) {
+    return engine.swa_full_tokens_ratio ?? asked.swa_full_tokens_ratio;
+  }
+
+  function runningGiven(asked, engine) {
+    return engine.max_running_requests ?? asked.max_running_requests;
   }
 
   // Step 3: the accelerator's memory, or the fields that would give it.
@@ -524,15 +621,28 @@
   }
 
   // Step 7: one token's bytes on one GPU: attention rows in the engine's layout, the indexers, the SWA share.
+  function dsv4CellPerGpu(asked, engine) {
+    const model = asked.model;
+    const cell = dsv4Cell(asked.data, model, engine.page_size, swaRatio(asked, engine));
+    if (cell === null) {
+      const missing = ["compress_ratios", "num_hidden_layers", "head_dim", "index_head_dim"].filter((f) => model.config[f] === null);
+      const none = { kv_bytes_per_token: null, rows: null, indexer: null, swa: null, per_token: null, fixed: 0 };
+      return { ...none, notes: [], bounds: [], missing: missing.length ? missing : ["kv_source_layer_ids"] };
+    }
+    const fixed = dsv4StateBytes(asked.data, model, runningGiven(asked, engine));
+    return { kv_bytes_per_token: cell.kv, rows: cell.kv, indexer: cell.indexer, swa: cell.swa, per_token: cell.per_token, fixed, notes: ["dsv4-pool"], bounds: [], missing: null };
+  }
+
   function planCell(asked, engine) {
     const model = asked.model;
     const tp = asked.tp;
+    if (isDsv4(model) && engine.platform !== null) return dsv4CellPerGpu(asked, engine);
     let cell = null;
     try {
       cell = kvCell(model, asked.kv, tp);
     } catch (err) {
       if (!(err instanceof NotPublished)) throw err;
-      const none = { kv_bytes_per_token: null, rows: null, indexer: null, swa: null, per_token: null };
+      const none = { kv_bytes_per_token: null, rows: null, indexer: null, swa: null, per_token: null, fixed: 0 };
       return { ...none, notes: [], bounds: [], missing: err.missing };
     }
     const notes = [];
@@ -553,9 +663,9 @@
       indexer = found;
       notes.push(note);
     }
-    const ratio = asked.swa_full_tokens_ratio;
+    const ratio = swaRatio(asked, engine);
     const perToken = swa ? rows + indexer + ratio * swa : rows + indexer;
-    return { kv_bytes_per_token: cell.bytes_per_token, rows, indexer, swa, per_token: perToken, notes, bounds, missing: null };
+    return { kv_bytes_per_token: cell.bytes_per_token, rows, indexer, swa, per_token: perToken, fixed: 0, notes, bounds, missing: null };
   }
 
   // Step 8: one request's recurrent state on one GPU, for linear-attention layers (an unknown dtype bounds
@@ -623,17 +733,17 @@
     }
     const ctx = asked.context;
     const page = engine.page_size;
-    const given = asked.max_running_requests;
+    const given = runningGiven(asked, engine);
     const notes = [];
     let tokens = 0;
     if (!budget.refused) {
-      const available = Math.trunc(budget.kv_pool_gib * GIB);
+      const available = Math.max(Math.trunc(budget.kv_pool_gib * GIB) - (cell.fixed ?? 0), 0);
       tokens = kvPoolTokens(available, cell.per_token, page, asked.max_total_tokens);
       if (tokens < kvPoolTokens(available, cell.per_token, page)) notes.push("capped");
     }
     let swaTokens = null;
     if (cell.swa) {
-      swaTokens = Math.floor(tokens * asked.swa_full_tokens_ratio);
+      swaTokens = Math.floor(tokens * swaRatio(asked, engine));
       swaTokens -= swaTokens % page;
     }
     const running = tokens ? maxRunningRequests(tokens, ctx, given, budget.slots) : 0;
@@ -648,6 +758,7 @@
     const tp = asked.tp;
     const perNode = asked.hw.gpus_per_node;
     const notes = layoutProblems(asked.model, tp);
+    if (refusesKvDtype(asked.model, asked.kv)) notes.push("kv-dtype-refused");
     if (asked.context_native !== null && asked.context > asked.context_native) notes.push("context-over-native");
     if (perNode === null) {
       if (tp > 1) notes.push("multi-node-unknown");
@@ -793,7 +904,7 @@
       mem_fraction_static: fraction.fraction,
       max_total_tokens: asked.max_total_tokens,
       max_running_requests_given: asked.max_running_requests,
-      swa_full_tokens_ratio: asked.swa_full_tokens_ratio,
+      swa_full_tokens_ratio: swaRatio(asked, engine),
       nominal_gb: asked.hw.memory_gb,
       device_mib: device.device ? device.device.mib : null,
       free_given: asked.free_gib !== null,
@@ -912,12 +1023,12 @@
     ];
     if (p.ep > 1) flags.push(["--ep-size", String(p.ep)]);
     if (p.mem_fraction_given !== null) flags.push(["--mem-fraction-static", number(p.mem_fraction_given)]);
-    flags.push(["--kv-cache-dtype", kv.engine_kv_value]);
+    flags.push(["--kv-cache-dtype", kvCacheDtypeFlag(model, kv)]);
     if (p.context_native === null || p.context !== p.context_native) flags.push(["--context-length", String(p.context)]);
     if (p.page_size_given) flags.push(["--page-size", String(p.page_size)]);
     if (p.max_total_tokens !== null) flags.push(["--max-total-tokens", String(p.max_total_tokens)]);
     if (p.max_running_requests_given !== null) flags.push(["--max-running-requests", String(p.max_running_requests_given)]);
-    if (hasSlidingWindow(model) && p.swa_full_tokens_ratio !== data.engine_defaults.swa_full_tokens_ratio) {
+    if (hasSlidingWindow(model) && p.swa_full_tokens_ratio !== defaultSwaRatio(data, model, p.platform)) {
       flags.push(["--swa-full-tokens-ratio", number(p.swa_full_tokens_ratio)]);
     }
     // what kb/rules.yaml requires of this model's commands (launch.rule_flags)
@@ -1002,6 +1113,7 @@
     const c = model.config;
     const engine = data.engine_defaults;
     const indexerLayers = dsaIndexerLayers(model);
+    const ratioLayers = dsv4RatioLayers(model) || {};
     return {
       tp: p.tp,
       heads: c.num_attention_heads,
@@ -1024,6 +1136,11 @@
       indexer_layers: indexerLayers !== null ? indexerLayers : "",
       row: p.notes.includes("dsa-fp8-layout") ? dsaRow(model, false, 1) : "",
       compress: c.indexer_compress_ratio || "",
+      c4_layers: ratioLayers[K.DSV4_C4_RATIO] ?? "",
+      c128_layers: ratioLayers[K.DSV4_C128_RATIO] ?? "",
+      window: c.sliding_window || "",
+      dsv4_running: K.DSV4_MAX_RUNNING_REQUESTS,
+      accepted: K.DSV4_KV_CACHE_DTYPES.filter((v) => v !== "auto").join(", "),
       page: p.page_size,
       backend: p.attention_backend || "",
       gpu: hw.name,
@@ -1323,7 +1440,9 @@
       const hw = byId(d.hardware, s.gpu);
       const weights = byId(d.dtypes, s.weights);
       const kv = byId(d.dtypes, s.kv);
-      const options = { mem_fraction_static: s.mem, swa_full_tokens_ratio: s.swaRatio, free_gib: s.free };
+      // the field's engine fallback reads as not given, so that a model's own ratio (DeepSeek-V4) applies
+      const ratio = s.swaRatio === d.engine_defaults.swa_full_tokens_ratio ? null : s.swaRatio;
+      const options = { mem_fraction_static: s.mem, swa_full_tokens_ratio: ratio, free_gib: s.free };
       let auto = null;
       let tp = s.tp;
       if (tp === "auto") {
@@ -1368,7 +1487,8 @@
       page.placeholder = result.plan.page_size_given ? "" : String(result.plan.page_size);
       this.field("max-total-tokens").value = optional(s.maxTokens);
       this.field("max-running-requests").value = optional(s.running);
-      this.field("swa-full-tokens-ratio").value = String(s.swaRatio);
+      const asDefault = s.swaRatio === this.data.engine_defaults.swa_full_tokens_ratio;
+      this.field("swa-full-tokens-ratio").value = String(asDefault ? result.plan.swa_full_tokens_ratio : s.swaRatio);
       this.field("swa-full-tokens-ratio").disabled = !hasSlidingWindow(result.model);
     }
 

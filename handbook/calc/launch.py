@@ -12,9 +12,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from handbook.calc.memory import Plan, has_sliding_window
+from handbook.calc import sizing
+from handbook.calc.memory import Plan, default_swa_ratio, has_sliding_window
 from handbook.calc.recipe_text import MODULES
-from handbook.calc.sizing import engine_defaults
 from handbook.kb.common import flags_in
 from handbook.kb.loader import KB
 from handbook.kb.schema import Dtype, Model
@@ -126,7 +126,7 @@ def launch_flags(
     # multimodal models only when none is given); a given one is passed on
     if plan.mem_fraction_given is not None:
         flags.append(("--mem-fraction-static", number(plan.mem_fraction_given)))
-    flags.append(("--kv-cache-dtype", kv.engine_kv_value))
+    flags.append(("--kv-cache-dtype", sizing.kv_cache_dtype_flag(model, kv)))
     if plan.context_native is None or plan.context != plan.context_native:
         flags.append(("--context-length", str(plan.context)))
     if plan.page_size_given:
@@ -135,7 +135,7 @@ def launch_flags(
         flags.append(("--max-total-tokens", str(plan.max_total_tokens)))
     if plan.max_running_requests_given is not None:
         flags.append(("--max-running-requests", str(plan.max_running_requests_given)))
-    if has_sliding_window(model) and plan.swa_full_tokens_ratio != engine_defaults().swa_full_tokens_ratio:
+    if has_sliding_window(model) and plan.swa_full_tokens_ratio != default_swa_ratio(model, plan.platform):
         flags.append(("--swa-full-tokens-ratio", number(plan.swa_full_tokens_ratio)))
     present = {flag for flag, _ in flags}
     for rule in rules:

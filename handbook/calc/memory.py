@@ -324,8 +324,19 @@ def has_linear_attention(model: Model) -> bool:
 
 def has_sliding_window(model: Model) -> bool:
     """Whether the engine gives the model's sliding-window layers a pool of their own (as ``layer_split``
-    counts them; unknown architecture: assumed, the larger pool, with the architecture bound)."""
+    counts them; unknown architecture: assumed, the larger pool, with the architecture bound). DeepSeek-V4
+    keeps a window on every layer in its SWA pool."""
+    if sizing.is_dsv4(model):
+        return True
     return "sliding_attention" in model.config.layer_types_count and sizing.is_hybrid_swa(model) is not False
+
+
+def default_swa_ratio(model: Model, platform: str | None) -> float:
+    """The --swa-full-tokens-ratio the engine resolves when none is given: DeepSeek-V4's override on the
+    platforms the planner models (plan_engine), else the engine's fallback."""
+    if sizing.is_dsv4(model) and platform is not None:
+        return sizing.DSV4_SWA_FULL_TOKENS_RATIO
+    return sizing.engine_defaults().swa_full_tokens_ratio
 
 
 def native_context(model: Model) -> int | None:
@@ -367,9 +378,11 @@ NOTE_CODES = (
     "sparse-indexer",  # DSA indexer cache per token, counted
     "dsa-fp8-layout",  # FP8 KV on a DSA model on Hopper: scales and a BF16 rope per row, counted
     "qsa-indexer",  # Qwen's compressed QSA keys, counted
+    "dsv4-pool",  # DeepSeek-V4's compressed pool: ratio-4/128 layers, the C4 indexer, the window, the state
     "page-size",  # the engine sets the page size for this backend
     "heads-indivisible",  # TP does not divide the attention heads: SGLang asserts it does
     "kv-heads-indivisible",  # TP and the KV heads do not divide one another: SGLang asserts one does
+    "kv-dtype-refused",  # the model's hook refuses this KV dtype in any spelling (DeepSeek-V4: fp8_e5m2)
     "context-over-native",  # longer than the model's native context
     "capped",  # --max-total-tokens is below what the memory would hold
     "multi-node",  # the TP group is larger than one server of this accelerator
@@ -513,6 +526,7 @@ class PlanInputs:
     swa_full_tokens_ratio: float  # as given, else the engine's
     free_gib: float | None
     engine: sizing.EngineDefaults
+    swa_full_tokens_ratio_given: bool = False  # a model override sets its own ratio only where none is given
 
 
 def plan_inputs(
@@ -568,6 +582,7 @@ def plan_inputs(
         swa_full_tokens_ratio=ratio,
         free_gib=free_gib,
         engine=engine,
+        swa_full_tokens_ratio_given=swa_full_tokens_ratio is not None,
     )
 
 
@@ -583,17 +598,47 @@ class EngineChoice(PlanStep):
     platform: sizing.Platform | None
     backend: sizing.Backend
     page_size: int  # the given one, else the backend's
+    # what a model override sets where the user gave none (None: the option as asked)
+    swa_full_tokens_ratio: float | None = None
+    max_running_requests: int | None = None
 
 
 def plan_engine(asked: PlanInputs) -> EngineChoice:
-    """Step 2: what the engine resolves before sizing anything: platform, attention backend, page size."""
+    """Step 2: what the engine resolves before sizing anything: platform, attention backend, page size, and
+    DeepSeek-V4's own defaults (SWA ratio 0.1, max_running_requests 256: see sizing's DeepSeek-V4 section)."""
     platform = sizing.platform_of(asked.hw)
     chosen = sizing.backend(asked.model, platform, asked.tp, asked.kv)
     page = chosen.page_size if asked.page_size is None else asked.page_size
     notes = ("page-size",) if asked.page_size is None and page > 1 else ()
+    ratio = running = None
+    if sizing.is_dsv4(asked.model) and platform is not None:
+        # its override sets the page size whatever --page-size says (model_overrides/deepseek_v4.py:52-63)
+        page, notes = chosen.page_size, ("page-size",)
+        if not asked.swa_full_tokens_ratio_given:
+            ratio = sizing.DSV4_SWA_FULL_TOKENS_RATIO
+        if asked.max_running_requests is None:
+            running = sizing.DSV4_MAX_RUNNING_REQUESTS
     return EngineChoice(
-        platform=platform, backend=chosen, page_size=page, notes=notes, bounds=tuple(chosen.unknown)
+        platform=platform,
+        backend=chosen,
+        page_size=page,
+        notes=notes,
+        bounds=tuple(chosen.unknown),
+        swa_full_tokens_ratio=ratio,
+        max_running_requests=running,
     )
+
+
+def swa_ratio(asked: PlanInputs, engine: EngineChoice) -> float:
+    """--swa-full-tokens-ratio as the engine resolves it: as given, else the model's override, else the
+    engine's fallback."""
+    override = engine.swa_full_tokens_ratio
+    return asked.swa_full_tokens_ratio if override is None else override
+
+
+def running_given(asked: PlanInputs, engine: EngineChoice) -> int | None:
+    """--max-running-requests as the engine resolves it before sizing: as given, else the model's override."""
+    return asked.max_running_requests if engine.max_running_requests is None else engine.max_running_requests
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -722,13 +767,41 @@ class CellPerGpu(PlanStep):
     indexer: int | None  # one GPU's DSA/QSA indexer cache per token (0 without one)
     swa: int | None  # one GPU, sliding-window layers (0 without any)
     per_token: float | None  # what one token of the full pool costs one GPU, all of it
+    fixed: int = 0  # taken from the KV budget before the tokens (DeepSeek-V4's per-slot compress state)
+
+
+def dsv4_cell_per_gpu(asked: PlanInputs, engine: EngineChoice) -> CellPerGpu:
+    """DeepSeek-V4's own pool (sizing.dsv4_cell): the compressed KV and the C4 indexer per full-pool token,
+    ratio × one SWA slot on top, and the ratio-128 compress state taken first for max_running_requests + 1
+    request slots. The latent is one KV head, whole on every rank."""
+    model = asked.model
+    cell = sizing.dsv4_cell(model, engine.page_size, swa_ratio(asked, engine))
+    if cell is None:
+        fields = ("compress_ratios", "num_hidden_layers", "head_dim", "index_head_dim")
+        missing = tuple(f for f in fields if getattr(model.config, f) is None)
+        none = dict.fromkeys(("kv_bytes_per_token", "rows", "indexer", "swa", "per_token"))
+        # all published: ratios 1 and 2 own storage by kv_source_layer_ids (collect_sources_by_ratio:94-116)
+        return CellPerGpu(**none, missing=missing or ("kv_source_layer_ids",))
+    # per worker (no DP attention): as given, else the hook's 256 (plan_engine)
+    fixed = sizing.dsv4_state_bytes(model, running_given(asked, engine))
+    return CellPerGpu(
+        kv_bytes_per_token=cell.kv,
+        rows=cell.kv,
+        indexer=cell.indexer,
+        swa=cell.swa,
+        per_token=cell.per_token,
+        fixed=fixed,
+        notes=("dsv4-pool",),
+    )
 
 
 def plan_cell(asked: PlanInputs, engine: EngineChoice) -> CellPerGpu:
     """Step 7: one token's bytes on one GPU: attention rows in the engine's layout, the indexers, the SWA
     share (hybrid SWA: each full-pool token also pays ratio × the SWA layers, pool_configurator.py:
-    786-803)."""
+    786-803); DeepSeek-V4's own pool (dsv4_cell_per_gpu)."""
     model, tp = asked.model, asked.tp
+    if sizing.is_dsv4(model) and engine.platform is not None:
+        return dsv4_cell_per_gpu(asked, engine)
     try:
         cell = kv_cell(model, asked.kv, attn_tp=tp)
     except NotPublished as exc:
@@ -757,7 +830,7 @@ def plan_cell(asked: PlanInputs, engine: EngineChoice) -> CellPerGpu:
     elif note is not None:
         indexer = found
         notes.append(note)
-    ratio = asked.swa_full_tokens_ratio
+    ratio = swa_ratio(asked, engine)
     return CellPerGpu(
         kv_bytes_per_token=cell.bytes_per_token,
         rows=rows,
@@ -864,18 +937,19 @@ def plan_requests(asked: PlanInputs, engine: EngineChoice, cell: CellPerGpu, bud
     pool's tokens (align_page_size(int(full × ratio)), pool_configurator.py:879-881), the requests."""
     if budget.kv_pool_gib is None or cell.per_token is None:
         return Requests(max_tokens=None, swa_tokens=None, max_requests=None, max_running_requests=None)
-    ctx, page, given = asked.context, engine.page_size, asked.max_running_requests
+    ctx, page, given = asked.context, engine.page_size, running_given(asked, engine)
     notes = []
     if budget.refused:
         tokens = 0
     else:
-        available = int(budget.kv_pool_gib * GIB)
+        # what the request-slot pools leave (DeepSeek-V4: pool_configurator.py:calculate_pool_sizes:1638-1701)
+        available = max(int(budget.kv_pool_gib * GIB) - cell.fixed, 0)
         tokens = kv_pool_tokens(available, cell.per_token, page, asked.max_total_tokens)
         if tokens < kv_pool_tokens(available, cell.per_token, page):
             notes.append("capped")
     swa_tokens = None
     if cell.swa:
-        swa_tokens = math.floor(tokens * asked.swa_full_tokens_ratio)
+        swa_tokens = math.floor(tokens * swa_ratio(asked, engine))
         swa_tokens -= swa_tokens % page
     running = sizing.max_running_requests(tokens, ctx, given, budget.slots) if tokens else 0
     if running < sizing.max_running_requests(tokens, ctx, given, None):
@@ -894,6 +968,8 @@ def plan_placement(asked: PlanInputs) -> tuple[str, ...]:
     a TP group larger than one server."""
     tp, per_node = asked.tp, asked.hw.gpus_per_node
     notes = layout_problems(asked.model, tp)
+    if sizing.refuses_kv_dtype(asked.model, asked.kv):
+        notes.append("kv-dtype-refused")
     if asked.context_native is not None and asked.context > asked.context_native:
         notes.append("context-over-native")
     if per_node is None:
@@ -1151,7 +1227,7 @@ def assemble_plan(
         mem_fraction_static=fraction.fraction,
         max_total_tokens=asked.max_total_tokens,
         max_running_requests_given=asked.max_running_requests,
-        swa_full_tokens_ratio=asked.swa_full_tokens_ratio,
+        swa_full_tokens_ratio=swa_ratio(asked, engine),
         nominal_gb=asked.hw.memory_gb,
         device_mib=device.device.mib if device.device else None,
         free_given=asked.free_gib is not None,

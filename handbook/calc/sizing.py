@@ -38,6 +38,8 @@ class EngineDefaults:
     mamba_conv_dtype: str  # SGLANG_MAMBA_CONV_DTYPE (environ.py:1628): the conv state's dtype
     use_aiter: bool  # SGLANG_USE_AITER (environ.py:949): DSA page size on ROCm
     aiter_honors_explicit_fraction: bool  # SGLANG_AITER_HONOR_EXPLICIT_MEM_FRACTION (environ.py:1071)
+    dsv4_kv_layout: str  # SGLANG_DSV4_KV_LAYOUT (environ.py:1754): DeepSeek-V4's paged KV layout
+    dsv4_compress_state_dtype: str  # SGLANG_DSV4_COMPRESS_STATE_DTYPE (environ.py:1832)
 
 
 # Where each default comes from in the snapshot: (kind, name). Tests tie every field to its entry.
@@ -48,6 +50,8 @@ DEFAULT_SOURCES: dict[str, tuple[Literal["option", "env"], str]] = {
     "mamba_conv_dtype": ("env", "SGLANG_MAMBA_CONV_DTYPE"),
     "use_aiter": ("env", "SGLANG_USE_AITER"),
     "aiter_honors_explicit_fraction": ("env", "SGLANG_AITER_HONOR_EXPLICIT_MEM_FRACTION"),
+    "dsv4_kv_layout": ("env", "SGLANG_DSV4_KV_LAYOUT"),
+    "dsv4_compress_state_dtype": ("env", "SGLANG_DSV4_COMPRESS_STATE_DTYPE"),
 }
 
 
@@ -80,6 +84,8 @@ MAMBA_TRACKING_SLOTS = (
 DSA_QUANT_BLOCK = 128  # mem_cache/memory_pool.py:DSATokenToKVPool.quant_block_size:5279-5282
 DSA_SCALE_BYTES = 4  # one fp32 scale per DSA_QUANT_BLOCK (model_executor/pool_configurator.py:569)
 DTYPE_BYTES = {"float32": 4, "bfloat16": 2, "float16": 2}
+# model_executor/pool_configurator.py:_get_dsv4_compress_state_dtype_sizes:136-145
+DSV4_STATE_DTYPES = {"float32": "float32", "fp32": "float32", "bfloat16": "bfloat16", "bf16": "bfloat16"}
 
 # ---------------------------------------------------------------------------------------------- platform
 Platform = Literal["hopper", "blackwell", "cdna"]
@@ -127,6 +133,9 @@ QWEN3_5_FAMILY = frozenset(
 )
 # arg_groups/model_overrides/qwen4_exp.py:_qwen4_exp_overrides:20-97 (page 64 with the QSA indexer)
 QWEN4_EXP = frozenset({"Qwen4ExpForConditionalGeneration"})
+# configs/model_config.py:is_deepseek_v4:395-400 names the draft classes too; the served model is this one,
+# the class the override (arg_groups/model_overrides/deepseek_v4.py:18) and the hook are registered for
+DSV4_ARCHITECTURES = frozenset({"DeepseekV4ForCausalLM"})
 # arg_groups/model_overrides/gpt_oss.py:_gpt_oss_overrides:24-45 (fa3 on SM90, trtllm_mha on SM100, aiter)
 GPT_OSS = frozenset({"GptOssForCausalLM"})
 # configs/model_config.py:multimodal_model_archs:2391-2473, every architecture the engine treats as
@@ -269,6 +278,13 @@ def is_dsa(model: Model) -> bool:
     )
 
 
+def is_dsv4(model: Model) -> bool:
+    """DeepSeek-V4's compressed attention: the architecture the engine gives its own pool
+    (pool_configurator.py:create_memory_pool_configurator:1715-1725, is_deepseek_v4 and hybrid SWA) and
+    whose override sets the dsv4 backend (arg_groups/model_overrides/deepseek_v4.py:18)."""
+    return architecture(model) in DSV4_ARCHITECTURES
+
+
 def is_qsa(model: Model) -> bool:
     """Qwen compressed QSA: indexer_n_heads set (layers/attention/qsa/config.py:parse_qsa_profile:78-88)."""
     return model.config.indexer_n_heads is not None
@@ -359,6 +375,8 @@ ATTENTION_BACKENDS: dict[str, str] = {
     "sm100_fa4": "fa4",
     "sm100": "trtllm_mha",
 }
+DSV4_BACKEND = "dsv4"
+DSV4_PAGE_SIZE = 256
 DSA_SCALED_KV = "fp8_e4m3"  # the --kv-cache-dtype whose DSA rows Hopper scales (flashmla_kv, below)
 # The QSA override's attention backend on each platform (qwen4_exp.py:_qwen4_exp_overrides:20-97)
 QSA_BACKENDS: dict[str, str] = {"hopper": "fa3", "blackwell": "triton", "cdna": "aiter"}
@@ -391,6 +409,9 @@ def backend(model: Model, platform: Platform | None, tp: int, kv: Dtype) -> Back
     def made(attention: str, page_size: int = 1) -> Backend:  # every backend below keeps DSA's raw rows
         return Backend(attention=attention, page_size=page_size, dsa_raw_layout=True, unknown=tuple(unknown))
 
+    if is_dsv4(model):
+        # model_overrides/deepseek_v4.py:_deepseek_v4_overrides:18-63: the dsv4 backend, page 256 (CUDA, ROCm)
+        return made(DSV4_BACKEND, DSV4_PAGE_SIZE)
     if arch in QWEN4_EXP and is_qsa(model):
         return made(QSA_BACKENDS[platform], QSA_PAGE_SIZE)
     if platform == "cdna":
@@ -602,3 +623,135 @@ def max_running_requests(tokens: int, context: int, given: int | None, slots: in
     if slots is not None:
         requests = min(requests, slots // (MAMBA_REQUEST_RATIO + MAMBA_TRACKING_SLOTS))
     return requests
+
+
+# ---------------------------------------------------------------------------------------------- DeepSeek-V4
+# DeepSeek-V4's pool (model_executor/pool_configurator.py:DSV4PoolConfigurator:1067-1713), with no
+# --swa-full-tokens-ratio, --max-running-requests, speculative decoding, HiSparse, PP or unified-KV switch
+# given: the override sets the SWA ratio 0.1 (model_overrides/deepseek_v4.py:45-50; it counts as the
+# operator's, so the SWA pool is sized by ratio, not by the request cap: pool_configurator.py:1049-1055,
+# 1131-1135, 1328-1332) and the hook max_running_requests 256 (arg_groups/deepseek_v4_hook.py:138-146).
+# The attention backend is flashmla for DeepSeek-V4 on every platform (deepseek_v4_hook.py:
+# _default_dsv4_attention_backend:45-59: flashmla_mega only for model_type deepseek_v41), so every KV row
+# is paged in SGLANG_DSV4_KV_LAYOUT's layout.
+DSV4_SWA_FULL_TOKENS_RATIO = 0.1
+# arg_groups/overrides.py:_deepseek_v4_kv_cache_dtype:892-913: the --kv-cache-dtype values DeepSeek-V4 accepts
+# ("auto" becomes fp8_e4m3); any other, bf16 included, fails its assertion and launch_server stops. The pool
+# does not depend on it: the V4 layout is the same bytes either way (_get_paged_kv_bytes_per_token:1353-1370).
+DSV4_KV_CACHE_DTYPES = ("auto", "fp8_e4m3", "bfloat16")
+# the spelling of the same dtype that the hook accepts (mem_cache/kv_cache_dtype.py:74 reads bf16 and bfloat16
+# alike): the planner's command writes it for DeepSeek-V4
+DSV4_KV_SPELLINGS = {"bf16": "bfloat16"}
+DSV4_MAX_RUNNING_REQUESTS = 256
+# kernels/ops/attention/dsv4/kv_layout.py:KVLayout: (bytes per token = data + scales, the page stride's
+# alignment); v4: 448 FP8 nope + 64 BF16 rope + 8 scale bytes, pages padded to 576 B (page_bytes:103-105)
+DSV4_KV_LAYOUTS = {"v4": (584, 576)}
+# The two compression ratios of DeepSeek-V4's layers that own compressed storage without kv_source_layer_ids
+# (collect_sources_by_ratio:94-116); 0: the sliding window only. Ratio 4 keeps the C4 indexer and a compress
+# state priced per SWA slot; ratio 128 a compress state sized by request slot. Ratios 1 and 2 (DeepSeek-V4.1)
+# follow kv_source_layer_ids, which the KB does not hold.
+DSV4_C4_RATIO, DSV4_C128_RATIO = 4, 128
+DSV4_RATIOS = (DSV4_C4_RATIO, DSV4_C128_RATIO)
+# their compress-state rings without speculative decoding (mem_cache/deepseek_v4_memory_pool.py:
+# get_compress_state_ring_size:60-79): 8 rows and 128 rows a request
+DSV4_C4_RING, DSV4_C128_RING = 8, 128
+
+
+@dataclass(frozen=True, kw_only=True)
+class Dsv4Cell:
+    """One GPU's bytes for DeepSeek-V4's pool; the latent is one 512-wide KV head, whole on every rank."""
+
+    kv: float  # compressed KV per full-pool token (ratio-4 and ratio-128 layers)
+    indexer: float  # the C4 indexer's keys per full-pool token
+    per_token: float  # what one full-pool token costs: the above, plus ratio × one SWA slot
+    swa: float  # one SWA slot: the window's row on every layer, the C4 compress state priced per slot
+    c4_layers: int
+    c128_layers: int
+
+
+def dsv4_ratio_layers(model: Model) -> dict[int, int] | None:
+    """Backbone layers by compression ratio (the first num_hidden_layers entries, the stage of a PP-1 run:
+    pool_configurator.py:1116-1118); None: the ratios are not in the KB, or one the planner does not model."""
+    c = model.config
+    if c.compress_ratios is None or c.num_hidden_layers is None:
+        return None
+    stage = c.compress_ratios[: c.num_hidden_layers]
+    if len(stage) < c.num_hidden_layers or any(r not in (0, *DSV4_RATIOS) for r in stage):
+        return None
+    return {ratio: stage.count(ratio) for ratio in DSV4_RATIOS}
+
+
+def dsv4_paged_bytes(page_size: int, ratio: int = 0) -> float:
+    """_get_paged_kv_bytes_per_token:1353-1370: a layer's bytes per slot in its pages (the compressed caches
+    page at page_size // ratio slots)."""
+    row, align = DSV4_KV_LAYOUTS[engine_defaults().dsv4_kv_layout]
+    page = page_size // ratio if ratio else page_size
+    return -(-page * row // align) * align / page
+
+
+def dsv4_indexer_bytes(index_head_dim: int) -> int:
+    """deepseek_v4_memory_pool.py:get_dsv4_indexer_bytes_per_token:53-57: FP8 keys and one fp32 scale per 128
+    (the FP4 indexer is off by default, --enable-deepseek-v4-fp4-indexer)."""
+    return index_head_dim + index_head_dim // DSA_QUANT_BLOCK * DSA_SCALE_BYTES
+
+
+def dsv4_cell(model: Model, page_size: int, swa_ratio: float) -> Dsv4Cell | None:
+    """DSV4PoolConfigurator's bytes per full-pool token (_get_bytes_per_full_token:1437-1446: ratio × one SWA
+    slot + each ratio's compressed bytes × its layers, _compressed_bytes_per_full_token:1390-1404) and per SWA
+    slot (_get_bytes_per_swa_token:1372-1388: the window's row on every layer, plus the C4 compress state,
+    2 × 2 × (head + indexer) widths in the state dtype, ring / page of it per slot). None: not in this KB."""
+    layers = dsv4_ratio_layers(model)
+    c = model.config
+    if layers is None or c.head_dim is None or c.index_head_dim is None:
+        return None
+    n4, n128 = layers[DSV4_C4_RATIO], layers[DSV4_C128_RATIO]
+    state = dsv4_state_dtype_bytes()
+    index = dsv4_indexer_bytes(c.index_head_dim)
+    c4_state = 2 * 2 * c.head_dim * state + 2 * 2 * c.index_head_dim * state
+    swa = dsv4_paged_bytes(page_size) * c.num_hidden_layers + DSV4_C4_RING / page_size * c4_state * n4
+    c4_kv = 1 / DSV4_C4_RATIO * dsv4_paged_bytes(page_size, DSV4_C4_RATIO)
+    c128_kv = 1 / DSV4_C128_RATIO * dsv4_paged_bytes(page_size, DSV4_C128_RATIO)
+    c4 = c4_kv + 1 / DSV4_C4_RATIO * index
+    owned = sum(per_layer * n for per_layer, n in ((c4, n4), (c128_kv, n128)) if n)
+    return Dsv4Cell(
+        kv=c4_kv * n4 + c128_kv * n128,
+        indexer=1 / DSV4_C4_RATIO * index * n4,
+        per_token=swa_ratio * swa + owned,
+        swa=swa,
+        c4_layers=n4,
+        c128_layers=n128,
+    )
+
+
+def dsv4_state_dtype_bytes() -> int:
+    """The compress state's element bytes (pool_configurator.py:
+    _get_dsv4_compress_state_dtype_sizes:136-145)."""
+    return DTYPE_BYTES[DSV4_STATE_DTYPES[engine_defaults().dsv4_compress_state_dtype.strip().lower()]]
+
+
+def dsv4_state_bytes(model: Model, max_running_requests: int) -> int:
+    """The ratio-128 compress state, sized by request slots and taken before the tokens
+    (_get_c128_state_fixed_bytes:1509-1528): (slots × ring + ring + 1) rows rounded up to the ratio, each
+    2 × head_dim in the state dtype, per ratio-128 layer; slots = max_running_requests + 1
+    (_get_num_req_slots:1504-1507)."""
+    n128 = (dsv4_ratio_layers(model) or {}).get(DSV4_C128_RATIO, 0)
+    if not n128:
+        return 0
+    ring = DSV4_C128_RING
+    rows = (max_running_requests + 1) * ring + ring + 1
+    rows = -(-rows // DSV4_C128_RATIO) * DSV4_C128_RATIO
+    return rows * 2 * model.config.head_dim * dsv4_state_dtype_bytes() * n128
+
+
+def kv_cache_dtype_flag(model: Model, kv: Dtype) -> str | None:
+    """--kv-cache-dtype's value for the KV dtype, spelled as the model's hook accepts it (DeepSeek-V4:
+    bfloat16 for bf16)."""
+    value = kv.engine_kv_value
+    if is_dsv4(model) and value is not None:
+        return DSV4_KV_SPELLINGS.get(value, value)
+    return value
+
+
+def refuses_kv_dtype(model: Model, kv: Dtype) -> bool:
+    """Whether the engine refuses the KV dtype for the model in any spelling (DeepSeek-V4: fp8_e5m2)."""
+    return is_dsv4(model) and kv_cache_dtype_flag(model, kv) not in DSV4_KV_CACHE_DTYPES

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from handbook.calc import memory
+from handbook.calc import memory, sizing
 from handbook.calc.planner_data import kv_dtypes
 from handbook.checker.argv import UNKNOWN, ParsedArgs
 from handbook.checker.findings import Finding
@@ -97,6 +97,9 @@ def sizing_findings(args: ParsedArgs, kb: KB, gpu: str, line: int) -> list[Findi
     if (values["pp_size"] or 1) > 1:
         return [Finding("note", "sizing.unsized", message("sizing-pipeline", gpu=hw.name), line, link=LINK)]
     by_value = {d.engine_kv_value: d for d in kb.dtypes.values() if d.engine_kv_value}
+    # the engine reads bf16 and bfloat16 as one dtype (mem_cache/kv_cache_dtype.py:74); DeepSeek-V4's commands
+    # must spell it bfloat16 (sizing.DSV4_KV_SPELLINGS)
+    by_value |= {alias: by_value[v] for v, alias in sizing.DSV4_KV_SPELLINGS.items() if v in by_value}
     kv = by_value.get(kv_given) if kv_given != "auto" else kb.dtypes[kv_dtypes(kb)[0]]
     if kv is None:
         said = message("sizing-kv-unknown", gpu=hw.name, kv=kv_given)

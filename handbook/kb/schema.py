@@ -297,6 +297,10 @@ class ModelConfig(Closed):
     index_n_heads: Heads | None = None
     index_topk_freq: Interval | None = None
     index_skip_topk_offset: Interval | None = None
+    # DeepSeek-V4's compressed attention: each layer's KV compression ratio, in config.json's order (the MTP
+    # layers' entries follow the backbone's). 0: the sliding window only; 4 and 128: a compressed KV (4: with
+    # its indexer) besides it (mem_cache/deepseek_v4_memory_pool.py:collect_sources_by_ratio:94-116).
+    compress_ratios: list[Literal[0, 1, 2, 4, 128]] | None = None
     # Linear attention (Gated DeltaNet): the recurrent state's shape (configs/qwen3_next.py:287-313)
     linear_num_key_heads: Heads | None = None
     linear_num_value_heads: Heads | None = None

@@ -27,7 +27,9 @@ Inputs that are not the engine's to compute come from the package: the resident 
 device-reported memory, the planner's upper bound for it (the vendor's GB read as GiB). A case whose
 inputs need a field the KB lacks is run with the engine's own default for it where the engine has one and
 is recorded as ``needs-field`` with what it needed; its figures are then not golden, only what the
-planner's upper bound must not fall below.
+planner's upper bound must not fall below. A case whose arguments a model hook refuses (an assertion in
+the argument resolution, where launch_server stops) is recorded as ``refuses-arguments`` with the engine's
+message.
 
 Every record carries ``digest``: the SHA-256 of its inputs (the config.json written, the case). The unit
 tests rebuild the inputs from the current KB without the engine and compare (``digest_of``), so a golden
@@ -204,7 +206,7 @@ def make_case(kb: Any, model_id: str, hw_id: str, tp: int, kv: str, variant: str
         "hw": hw_id,
         "tp": tp,
         "kv": kv,
-        "kv_engine": kb.dtypes[kv].engine_kv_value,
+        "kv_engine": sizing.kv_cache_dtype_flag(model, kb.dtypes[kv]),  # as the planner's command spells it
         "context": memory.resolve_context(model, None),
         "weights_dtype": weights_dtype,
         "weights_per_gpu_bytes": weights_per_gpu,
@@ -392,11 +394,20 @@ class Engine:
                 from sglang.srt.model_executor.model_runner_components.spec_aux_hidden_state import (
                     resolve_spec_aux_hidden_state_config,
                 )
-                from sglang.srt.model_executor.pool_configurator import create_memory_pool_configurator
+                from sglang.srt.model_executor.pool_configurator import (
+                    DSV4PoolConfigurator,
+                    create_memory_pool_configurator,
+                )
                 from sglang.srt.speculative.spec_info import SpeculativeAlgorithm
 
                 server_args = self.prepare_server_args(argv)
-                server_args.resolve_once()
+                try:
+                    server_args.resolve_once()
+                except AssertionError as exc:  # a model hook refusing the arguments: launch_server stops here
+                    frame = traceback.extract_tb(exc.__traceback__)[-1]
+                    out["refuses_arguments"] = f"{type(exc).__name__}: {exc}"[:300]
+                    out["where"] = f"{frame.filename.split('site-packages/')[-1]}:{frame.lineno}:{frame.name}"
+                    return out
                 rc.publish(server_args, role="scheduler", ranks=rc.SpawnRanks(world_rank=0, gpu_id=0))
                 schedule, model_bag = rc.get_schedule(), rc.get_model()
                 view = resolved_view(server_args)
@@ -456,6 +467,12 @@ class Engine:
                 )
                 pool = create_memory_pool_configurator(configurator)
                 out["cell_bytes_per_token"] = getattr(pool, "_cell_size", None)
+                if isinstance(pool, DSV4PoolConfigurator):
+                    # DeepSeek-V4's pool: bytes per full-pool token (compressed KV + indexer), bytes per SWA
+                    # slot, and the SWA slots its request cap reserves up front (None: ratio sizing)
+                    out["cell_bytes_per_token"] = pool.bytes_per_full_token
+                    out["swa_bytes_per_token"] = pool.bytes_per_swa_token
+                    out["swa_cap_tokens"] = pool.swa_cap_tokens
                 if configurator.mambaish_config is not None:
                     out["state_bytes_per_request"] = int(
                         configurator.mambaish_config.mamba2_cache_params.mamba_cache_per_req
@@ -503,6 +520,8 @@ def run_cases(kb: Any, case_list: list[dict], engine: Engine) -> list[dict]:
         engine_out = record["engine"]
         if "error" in engine_out:
             record["status"] = "engine-error"
+        elif "refuses_arguments" in engine_out:
+            record["status"] = "refuses-arguments"
         elif missing:
             record["status"] = "needs-field"
         elif "refuses" in engine_out:

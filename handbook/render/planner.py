@@ -69,9 +69,11 @@ NOTE_KEYS = {
     "sparse-indexer": "planner-note-sparse-indexer",
     "dsa-fp8-layout": "planner-note-dsa-fp8-layout",
     "qsa-indexer": "planner-note-qsa-indexer",
+    "dsv4-pool": "planner-note-dsv4-pool",
     "page-size": "planner-note-page-size",
     "heads-indivisible": "planner-note-heads-indivisible",
     "kv-heads-indivisible": "planner-note-kv-heads-indivisible",
+    "kv-dtype-refused": "planner-note-kv-dtype-refused",
     "context-over-native": "planner-note-context-over-native",
     "capped": "planner-note-capped",
     "multi-node": "planner-note-multi-node",
@@ -170,6 +172,7 @@ def note_values(plan: Plan, model: Model, hw: Hardware, lang: str) -> dict[str, 
     c = model.config
     defaults = sizing.engine_defaults()
     indexer_layers = sizing.dsa_indexer_layers(model)
+    ratio_layers = sizing.dsv4_ratio_layers(model) or {}
     return {
         "tp": plan.tp,
         "heads": c.num_attention_heads,
@@ -192,6 +195,11 @@ def note_values(plan: Plan, model: Model, hw: Hardware, lang: str) -> dict[str, 
         "indexer_layers": indexer_layers if indexer_layers is not None else "",
         "row": sizing.dsa_row(model, False, 1) if "dsa-fp8-layout" in plan.notes else "",
         "compress": c.indexer_compress_ratio or "",
+        "c4_layers": ratio_layers.get(sizing.DSV4_C4_RATIO, ""),
+        "c128_layers": ratio_layers.get(sizing.DSV4_C128_RATIO, ""),
+        "window": c.sliding_window or "",
+        "dsv4_running": sizing.DSV4_MAX_RUNNING_REQUESTS,
+        "accepted": ", ".join(v for v in sizing.DSV4_KV_CACHE_DTYPES if v != "auto"),
         "page": plan.page_size,
         "backend": plan.attention_backend or "",
         "gpu": hw.name,

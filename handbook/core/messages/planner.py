@@ -257,6 +257,14 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "TP {tp} 不能整除 {heads} 个注意力 head，SGLang 会拒绝启动。",
         "TP {tp} does not divide the {heads} attention heads; SGLang refuses to start.",
     ),
+    "planner-note-dsv4-pool": (
+        "DeepSeek-V4 用自己的压缩 KV 池：{c4_layers} 层按 4:1 压缩（另存 C4 索引器的 FP8 键），{c128_layers} 层按 128:1 压缩，每层另在 SWA 池里保留最近 {window} 个 token（SWA 池的 token 数为全池的 {ratio} 倍）；每卡存整份 512 宽的 KV 头。128:1 层的压缩状态按请求槽（max_running_requests + 1，未指定时 SGLang 设为 {dsv4_running}）先从预算中划出，已计入。",
+        "DeepSeek-V4 has a compressed KV pool of its own: {c4_layers} layers compressed 4:1 (with the C4 indexer's FP8 keys), {c128_layers} layers 128:1, and every layer keeps its last {window} tokens in the SWA pool ({ratio} × the full pool's tokens); each GPU holds the whole 512-wide KV head. The 128:1 layers' compress state is taken from the budget first, per request slot (max_running_requests + 1; SGLang sets {dsv4_running} when none is given), counted.",
+    ),
+    "planner-note-kv-dtype-refused": (
+        "SGLang 0.5.23 对 DeepSeek-V4 只接受 --kv-cache-dtype 为 {accepted} 之一，这个 KV 精度的取值会让它拒绝启动；池的大小与取值无关（V4 布局），按同样的字节计算。",
+        "SGLang 0.5.23 accepts only {accepted} as --kv-cache-dtype for DeepSeek-V4 and refuses to start with this KV dtype's value; the pool does not depend on it (the V4 layout), so its size is the same.",
+    ),
     "planner-note-kv-heads-indivisible": (
         "TP {tp} 与 {kv_heads} 个 KV head 互不整除，SGLang 会拒绝启动。",
         "TP {tp} and the {kv_heads} KV heads do not divide one another; SGLang refuses to start.",

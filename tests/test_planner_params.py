@@ -3,6 +3,7 @@ the engine defaults the planner reads from the snapshot rather than typing them.
 
 from __future__ import annotations
 
+import fnmatch
 import json
 
 import pytest
@@ -41,7 +42,8 @@ def test_llamas_formula_is_the_sum_of_its_tensors():
 
 
 def test_models_with_a_published_total_or_no_formula_are_left_alone():
-    assert params.param_count(KB.models["gpt-oss-120b"]) is None  # sliding-window layers: no formula
+    # sliding-window layers on a class no formula is written for
+    assert params.missing_fields(with_architectures("gpt-oss-120b", None)) == ["params.total_b"]
     assert params.missing_fields(KB.models["qwen3.5-397b-a17b"]) == ["params.total_b"]
     # a DSA indexer on a class no formula is written for
     assert params.missing_fields(with_architectures("glm-5", None)) == ["params.total_b"]
@@ -113,6 +115,7 @@ FAMILIES = {
     "deepseek-v3": "mla-moe",
     "glm-5": "mla-moe-dsa",
     "glm-5.3": "mla-moe-dsa",
+    "gpt-oss-120b": "gpt-oss",
     "gemma-3-27b-it": "gemma3-siglip",
     "llama-3.1-8b": "dense-gqa",
     "llama-3.3-70b": "dense-gqa",
@@ -238,3 +241,32 @@ def test_a_formula_missing_a_field_names_it_and_counts_nothing(model_id, change,
     assert params.param_count(model) is None
     with pytest.raises(memory.NotPublished):
         memory.weights(model, KB.dtypes["bf16"])
+
+
+# --------------------------------------------------------------------------- a mixed-precision checkpoint
+GPT_OSS = next(r for r in REFERENCE if r["model"] == "gpt-oss-120b")
+
+
+def test_gpt_oss_splits_into_what_its_quantization_config_quantizes_and_the_rest():
+    """The quantized part is the experts' gate_up and down matrices of transformers' class; the rest is the
+    modules the config lists as unquantized (matched by its patterns) plus the norms and the expert biases,
+    which it does not name: 36 layers × (2 norms of 2,880 + 128 experts × (5,760 + 2,880) biases) and the
+    final norm."""
+    count = params.param_count(KB.models["gpt-oss-120b"])
+    modules = GPT_OSS["by_module"]
+    experts = "model.layers.*.mlp.experts."
+    assert count.quantized == modules[experts + "gate_up_proj"] + modules[experts + "down_proj"]
+    assert count.quantized == 36 * 128 * 3 * 2880 * 2880 == 114_661_785_600
+    patterns = KB.models["gpt-oss-120b"].config.quantization_config.unquantized_modules
+    assert GPT_OSS["quantization_config"]["modules_to_not_convert"] == patterns
+    listed = sum(n for name, n in modules.items() if any(fnmatch.fnmatch(name, f"{p}.*") for p in patterns))
+    unnamed = 36 * (2 * 2880 + 128 * (5760 + 2880)) + 2880
+    assert count.unquantized == listed + unnamed == GPT_OSS["total"] - count.quantized == 2_167_371_072
+
+
+def test_gpt_oss_split_is_what_the_engine_allocates_for_mxfp4():
+    """SGLang's class built with the checkpoint's quantization config: the quantized elements packed two
+    to a uint8 byte with one uint8 E8M0 scale per 32 (mxfp4.py:444-633), everything else bfloat16."""
+    count = params.param_count(KB.models["gpt-oss-120b"])
+    held = GPT_OSS["engine_quantized"]["by_dtype"]
+    assert held == {"bfloat16": count.unquantized, "uint8": count.quantized // 2 + count.quantized // 32}

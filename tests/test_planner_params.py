@@ -270,3 +270,47 @@ def test_gpt_oss_split_is_what_the_engine_allocates_for_mxfp4():
     count = params.param_count(KB.models["gpt-oss-120b"])
     held = GPT_OSS["engine_quantized"]["by_dtype"]
     assert held == {"bfloat16": count.unquantized, "uint8": count.quantized // 2 + count.quantized // 32}
+
+
+def test_gpt_oss_resident_weights_are_its_mxfp4_experts_and_bf16_rest():
+    """114,661,785,600 × (1/2 + 1/32) = 60,914,073,600 bytes of experts and 2,167,371,072 × 2 =
+    4,334,742,144 of BF16: 65,248,815,744 bytes, 5 % above the published 117 B × 4.25 bits
+    (62,156,250,000) the planner used before."""
+    w = memory.weights(KB.models["gpt-oss-120b"], KB.dtypes["mxfp4"])
+    assert (w.basis, w.total_bytes, w.params) == ("mixed", 60_914_073_600 + 4_334_742_144, 116_829_156_672)
+    assert w.formula == "114,661,785,600 × 4.25/8 + 2,167,371,072 × 2"
+    published = KB.models["gpt-oss-120b"].params.total_b * 1e9 * KB.dtypes["mxfp4"].bits / 8
+    assert published == 62_156_250_000
+    plan = memory.plan(
+        KB.models["gpt-oss-120b"], KB.hardware["h100"], KB.dtypes["mxfp4"], KB.dtypes["bf16"], 1
+    )
+    assert "weights-mixed" in plan.notes and plan.weights_per_gpu == 65_248_815_744
+
+
+def test_a_split_needs_the_precision_of_the_configs_method_and_listed_modules():
+    """The same architecture without unquantized modules, or in another precision, has no split: it is
+    sized by the published total at the dtype's bits."""
+    model = KB.models["gpt-oss-120b"]
+    quantization = model.config.quantization_config.model_copy(update={"unquantized_modules": []})
+    plain = model.model_copy(
+        update={"config": model.config.model_copy(update={"quantization_config": quantization})}
+    )
+    assert params.param_count(plain).quantized is None
+    assert memory.weights(plain, KB.dtypes["mxfp4"]).basis == "published"
+    assert memory.mixed_weights(model, KB.dtypes["bf16"]) is None
+
+
+GPT_OSS_BROKEN = [
+    ({"experts": {"routed": None}}, ["experts.routed"]),
+    ({"intermediate_size": None}, ["intermediate_size"]),
+    ({"hidden_size": None, "vocab_size": None}, ["vocab_size", "hidden_size"]),
+]
+
+
+@pytest.mark.parametrize(("change", "missing"), GPT_OSS_BROKEN, ids=["+".join(m) for _, m in GPT_OSS_BROKEN])
+def test_gpt_oss_missing_a_field_names_it_and_falls_back_to_the_published_total(change, missing):
+    model = _changed("gpt-oss-120b", **change)
+    assert params.missing_fields(model) == missing
+    assert params.param_count(model) is None
+    assert memory.mixed_weights(model, KB.dtypes["mxfp4"]) is None
+    assert memory.weights(model, KB.dtypes["mxfp4"]).total_bytes == 117e9 * 4.25 / 8

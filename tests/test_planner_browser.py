@@ -101,13 +101,12 @@ def test_choosing_a_model_and_a_gpu_gives_pythons_numbers(page, site_url):
     oss, h100 = KB.models["gpt-oss-120b"], KB.hardware["h100"]
     mxfp4, bf16 = KB.dtypes["mxfp4"], KB.dtypes["bf16"]
     auto = memory.auto_tp(oss, h100, mxfp4, bf16)
-    assert auto == memory.AutoTp(tp=1, basis="headroom")
+    assert auto == memory.AutoTp(tp=2, basis="headroom")
     plan = memory.plan(oss, h100, mxfp4, bf16, auto.tp)
     assert shown(page) == expected_figures(plan, "en")
-    # (81,559 MiB × 0.835 − 117 GB × 4.25 / 8) // (8 × 128 × 18 × 2 × 1.8), the engine's own sizing
-    assert shown(page)["max-tokens"][0] == "139,455"
+    assert shown(page)["requests"] == ("8", "8")
     assert page.text_content(".planner-command code") == suggested_command(KB, plan)
-    assert "Auto: TP 1 is the smallest power of two" in page.text_content(".planner-status")
+    assert "Auto: TP 2 is the smallest power of two" in page.text_content(".planner-status")
     query = parse_qs(urlparse(page.url).query)
     assert query["model"] == ["gpt-oss-120b"] and query["gpu"] == ["h100"] and query["tp"] == ["auto"]
     assert "mem-fraction-static" not in query  # the engine's default: nothing to pass
@@ -121,11 +120,14 @@ def test_choosing_a_model_and_a_gpu_gives_pythons_numbers(page, site_url):
         "kv": plan.static_bytes - plan.weights_per_gpu,
         "rest": plan.rest_bytes,
     }
-    # two GPUs instead: more room, nine full requests at once
-    page.select_option("#planner-tp", "2")
-    two = memory.plan(oss, h100, mxfp4, bf16, 2)
-    assert shown(page) == expected_figures(two, "en")
-    assert shown(page)["requests"] == ("9", "9")
+    # one GPU instead: the weights fit, but not one full-length request
+    page.select_option("#planner-tp", "1")
+    one = memory.plan(oss, h100, mxfp4, bf16, 1)
+    assert shown(page) == expected_figures(one, "en")
+    # (81,559 MiB × 0.835 − 65,248,815,744 B of MXFP4 experts and BF16 rest) // (8 × 128 × 18 × 2 × 1.8),
+    # the engine's own sizing
+    assert shown(page)["max-tokens"][0] == "92,849"
+    assert shown(page)["requests"] == ("0", "0")
     assert errors == []
 
 
@@ -244,7 +246,7 @@ def test_typed_values_are_validated_and_kept_in_the_link(page, site_url):
         "  --swa-full-tokens-ratio 0.5",
     ]
     notes = page.eval_on_selector_all(".planner-notes li", "els => els.map(e => e.dataset.note)")
-    assert notes == ["default-fraction", "free-assumed", "swa-pool", "capped"]
+    assert notes == ["default-fraction", "free-assumed", "weights-mixed", "swa-pool", "capped"]
     # empty again: the engine's page size comes back
     change(page, "#planner-page-size", "")
     assert "page-size" not in parse_qs(urlparse(page.url).query)

@@ -96,7 +96,7 @@ def test_without_tp_the_smallest_that_fits_is_chosen_and_said(capsys):
     status, out, _ = run(capsys, "--model", "gpt-oss-120b", "--gpu", "h100", "--lang", "en")
     assert status == 0
     assert out.splitlines()[1] == (
-        "Auto: TP 1 is the smallest power of two that holds the weights and, on each GPU, "
+        "Auto: TP 2 is the smallest power of two that holds the weights and, on each GPU, "
         "a KV pool for one 131,072-token request."
     )
 

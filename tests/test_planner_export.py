@@ -109,7 +109,18 @@ def test_export_shape():
         "name": "gpt-oss-120b",
         "kv_formula": "gqa",
         "params_total_b": 117,
-        "param_count": None,  # a published total: no formula needed
+        # the architecture formula, split by its quantization config (handbook.calc.params)
+        "param_count": {
+            "family": "gpt-oss",
+            "total": 116_829_156_672,
+            "formula": (
+                "2 × 201088 × 2880 + 36 × (2880 × 64 × 64 + 2 × 2880 × 8 × 64 + 64 × 64 × 2880 + (64"
+                " + 2 × 8) × 64 + 2880 + 64 + 128 × 2880 + 128 + 128 × 3 × 2880 × 2880 + 128 × (2 × 2880"
+                " + 2880) + 2 × 2880) + 2880"
+            ),
+            "quantized": 36 * 128 * 3 * 2880 * 2880,
+            "quantized_formula": "36 × 128 × 3 × 2880 × 2880",
+        },
         "experts": {"routed": 128, "shared": None},
         "moe": True,
         # the engine's architecture rules, decided in Python: gpt-oss keeps a sliding-window pool
@@ -119,6 +130,14 @@ def test_export_shape():
         "state_dtype": None,
         "dsa_indexer_layers": None,  # no DSA indexer
         "checkpoint_bytes": {"mxfp4": None},
+        # MXFP4 experts + BF16 rest: the browser reads the figure as it is
+        "mixed_weights": {
+            "mxfp4": {
+                "total_bytes": 114_661_785_600 * 4.25 / 8 + 2_167_371_072 * 2,
+                "formula": "114,661,785,600 × 4.25/8 + 2,167,371,072 × 2",
+                "params": 116_829_156_672,
+            }
+        },
         "context_native": 131072,
         "weights_dtypes": ["mxfp4"],
         "model_paths": {"mxfp4": {"path": "openai/gpt-oss-120b", "basis": "checkpoint"}},

@@ -75,7 +75,8 @@ WEIGHTS_GOLDEN: dict[str, dict[str, float] | None] = {
     "deepseek-v4.1-flash": {"fp8": 552e9},
     "glm-5.3": {"fp8": 743e9, "nvfp4": 417.9375e9, "w4a8": 371.5e9, "mxfp4": 394.71875e9},
     "glm-5": {"bf16": 743_911_218_432 * 2},  # no published total: its MLA + MoE + DSA formula
-    "gpt-oss-120b": {"mxfp4": 62.15625e9},
+    # MXFP4 experts + BF16 rest (handbook.calc.params): 114,661,785,600 × 4.25 / 8 + 2,167,371,072 × 2
+    "gpt-oss-120b": {"mxfp4": 60_914_073_600 + 4_334_742_144},
     "kimi-k3.1-pro": {"mxfp4": 1487.5e9},
     "llama-3.1-8b": {"bf16": 8_030_261_248 * 2},
     "llama-3.3-70b": {"bf16": 70_553_706_496 * 2},
@@ -205,11 +206,11 @@ def test_plan_glm53_fp8_on_eight_b200_counts_the_indexer():
 def test_plan_gpt_oss_on_one_h100_pays_for_the_swa_pool():
     p = memory.plan(KB.models["gpt-oss-120b"], KB.hardware["h100"], KB.dtypes["mxfp4"], BF16, tp=1)
     pre = 81_559 / 1024
-    rest = (pre - 117e9 * 4.25 / 8 / GIB) - pre * (1 - 0.835)
+    rest = (pre - 65_248_815_744 / GIB) - pre * (1 - 0.835)  # MXFP4 experts + BF16 rest
     assert p.pool_bytes_per_token == 36_864 + 0.8 * 36_864  # full + ratio × SWA (the engine's 0.8)
-    assert p.max_tokens == int(int(rest * GIB) // (36_864 + 0.8 * 36_864)) == 139_455
-    assert p.swa_tokens == 111_564  # ⌊139,455 × 0.8⌋
-    assert p.max_requests == 1
+    assert p.max_tokens == int(int(rest * GIB) // (36_864 + 0.8 * 36_864)) == 92_849
+    assert p.swa_tokens == 74_279  # ⌊92,849 × 0.8⌋
+    assert p.max_requests == 0  # 92,849 tokens: not one full 131,072-token request
     half = memory.plan(
         KB.models["gpt-oss-120b"],
         KB.hardware["h100"],
@@ -391,8 +392,8 @@ def test_smallest_tp_reproduces_the_hardware_table_and_honours_headroom():
 @pytest.mark.parametrize(
     ("model_id", "hw_id", "dtype_id", "expected"),
     [
-        # 85.5 GB × 0.835 − 62.2 GB leaves room for one 131,072-token request on one H100
-        ("gpt-oss-120b", "h100", "mxfp4", memory.AutoTp(tp=1, basis="headroom")),
+        # 85.5 GB × 0.835 − 65.2 GB leaves 92,849 tokens on one H100, short of one 131,072-token request
+        ("gpt-oss-120b", "h100", "mxfp4", memory.AutoTp(tp=2, basis="headroom")),
         ("deepseek-v4-pro", "h200", "fp4", memory.AutoTp(tp=8, basis="weights-only")),
         ("llama-3.3-70b", "h200", "bf16", memory.AutoTp(tp=2, basis="headroom")),  # 141 GB of BF16 weights
         # 743,911,218,432 × 2 bytes: 186 GB a GPU at TP 8 (more than 141), 93 GB at TP 16

@@ -3,6 +3,7 @@ the engine defaults the planner reads from the snapshot rather than typing them.
 
 from __future__ import annotations
 
+import fnmatch
 import json
 
 import pytest
@@ -41,7 +42,8 @@ def test_llamas_formula_is_the_sum_of_its_tensors():
 
 
 def test_models_with_a_published_total_or_no_formula_are_left_alone():
-    assert params.param_count(KB.models["gpt-oss-120b"]) is None  # sliding-window layers: no formula
+    # sliding-window layers on a class no formula is written for
+    assert params.missing_fields(with_architectures("gpt-oss-120b", None)) == ["params.total_b"]
     assert params.missing_fields(KB.models["qwen3.5-397b-a17b"]) == ["params.total_b"]
     # a DSA indexer on a class no formula is written for
     assert params.missing_fields(with_architectures("glm-5", None)) == ["params.total_b"]
@@ -115,6 +117,7 @@ FAMILIES = {
     "deepseek-v3": "mla-moe",
     "glm-5": "mla-moe-dsa",
     "glm-5.3": "mla-moe-dsa",
+    "gpt-oss-120b": "gpt-oss",
     "gemma-3-27b-it": "gemma3-siglip",
     "llama-3.1-8b": "dense-gqa",
     "llama-3.3-70b": "dense-gqa",
@@ -240,3 +243,76 @@ def test_a_formula_missing_a_field_names_it_and_counts_nothing(model_id, change,
     assert params.param_count(model) is None
     with pytest.raises(memory.NotPublished):
         memory.weights(model, KB.dtypes["bf16"])
+
+
+# --------------------------------------------------------------------------- a mixed-precision checkpoint
+GPT_OSS = next(r for r in REFERENCE if r["model"] == "gpt-oss-120b")
+
+
+def test_gpt_oss_splits_into_what_its_quantization_config_quantizes_and_the_rest():
+    """The quantized part is the experts' gate_up and down matrices of transformers' class; the rest is the
+    modules the config lists as unquantized (matched by its patterns) plus the norms and the expert biases,
+    which it does not name: 36 layers × (2 norms of 2,880 + 128 experts × (5,760 + 2,880) biases) and the
+    final norm."""
+    count = params.param_count(KB.models["gpt-oss-120b"])
+    modules = GPT_OSS["by_module"]
+    experts = "model.layers.*.mlp.experts."
+    assert count.quantized == modules[experts + "gate_up_proj"] + modules[experts + "down_proj"]
+    assert count.quantized == 36 * 128 * 3 * 2880 * 2880 == 114_661_785_600
+    patterns = KB.models["gpt-oss-120b"].config.quantization_config.unquantized_modules
+    assert GPT_OSS["quantization_config"]["modules_to_not_convert"] == patterns
+    listed = sum(n for name, n in modules.items() if any(fnmatch.fnmatch(name, f"{p}.*") for p in patterns))
+    unnamed = 36 * (2 * 2880 + 128 * (5760 + 2880)) + 2880
+    assert count.unquantized == listed + unnamed == GPT_OSS["total"] - count.quantized == 2_167_371_072
+
+
+def test_gpt_oss_split_is_what_the_engine_allocates_for_mxfp4():
+    """SGLang's class built with the checkpoint's quantization config: the quantized elements packed two
+    to a uint8 byte with one uint8 E8M0 scale per 32 (mxfp4.py:444-633), everything else bfloat16."""
+    count = params.param_count(KB.models["gpt-oss-120b"])
+    held = GPT_OSS["engine_quantized"]["by_dtype"]
+    assert held == {"bfloat16": count.unquantized, "uint8": count.quantized // 2 + count.quantized // 32}
+
+
+def test_gpt_oss_resident_weights_are_its_mxfp4_experts_and_bf16_rest():
+    """114,661,785,600 × (1/2 + 1/32) = 60,914,073,600 bytes of experts and 2,167,371,072 × 2 =
+    4,334,742,144 of BF16: 65,248,815,744 bytes, 5 % above the published 117 B × 4.25 bits
+    (62,156,250,000) the planner used before."""
+    w = memory.weights(KB.models["gpt-oss-120b"], KB.dtypes["mxfp4"])
+    assert (w.basis, w.total_bytes, w.params) == ("mixed", 60_914_073_600 + 4_334_742_144, 116_829_156_672)
+    assert w.formula == "114,661,785,600 × 4.25/8 + 2,167,371,072 × 2"
+    published = KB.models["gpt-oss-120b"].params.total_b * 1e9 * KB.dtypes["mxfp4"].bits / 8
+    assert published == 62_156_250_000
+    plan = memory.plan(
+        KB.models["gpt-oss-120b"], KB.hardware["h100"], KB.dtypes["mxfp4"], KB.dtypes["bf16"], 1
+    )
+    assert "weights-mixed" in plan.notes and plan.weights_per_gpu == 65_248_815_744
+
+
+def test_a_split_needs_the_precision_of_the_configs_method_and_listed_modules():
+    """The same architecture without unquantized modules, or in another precision, has no split: it is
+    sized by the published total at the dtype's bits."""
+    model = KB.models["gpt-oss-120b"]
+    quantization = model.config.quantization_config.model_copy(update={"unquantized_modules": []})
+    plain = model.model_copy(
+        update={"config": model.config.model_copy(update={"quantization_config": quantization})}
+    )
+    assert params.param_count(plain).quantized is None
+    assert memory.weights(plain, KB.dtypes["mxfp4"]).basis == "published"
+    assert memory.mixed_weights(model, KB.dtypes["bf16"]) is None
+
+
+GPT_OSS_BROKEN = [
+    ({"experts": {"routed": None}}, ["experts.routed"]),
+    ({"intermediate_size": None}, ["intermediate_size"]),
+    ({"hidden_size": None, "vocab_size": None}, ["vocab_size", "hidden_size"]),
+]
+
+
+@pytest.mark.parametrize(("change", "missing"), GPT_OSS_BROKEN, ids=["+".join(m) for _, m in GPT_OSS_BROKEN])
+def test_gpt_oss_missing_a_field_names_it_and_falls_back_to_the_published_total(change, missing):
+    model = _changed("gpt-oss-120b", **change)
+    assert params.missing_fields(model) == missing
+    assert params.param_count(model) is None
+    assert memory.mixed_weights(model, KB.dtypes["mxfp4"]) is None
+    assert memory.weights(model, KB.dtypes["mxfp4"]).total_bytes == 117e9 * 4.25 / 8

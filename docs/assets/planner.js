@@ -390,6 +390,8 @@
   function weights(model, dtype) {
     const held = model.checkpoint_bytes[dtype.id];
     if (held !== null && held !== undefined) return { total_bytes: held, basis: "checkpoint", formula: null, params: null };
+    const mixed = model.mixed_weights[dtype.id];
+    if (mixed !== null && mixed !== undefined) return { total_bytes: mixed.total_bytes, basis: "mixed", formula: mixed.formula, params: mixed.params };
     if (model.params_total_b !== null) {
       return { total_bytes: (model.params_total_b * 1e9 * dtype.bits) / 8, basis: "published", formula: null, params: null };
     }
@@ -616,7 +618,7 @@
       if (!(err instanceof NotPublished)) throw err;
       return { weights: null, per_gpu: null, notes, bounds: [], missing: err.missing };
     }
-    if (w.basis === "formula") notes.push("weights-formula");
+    if (w.basis === "formula" || w.basis === "mixed") notes.push(`weights-${w.basis}`);
     return { weights: w, per_gpu: weightShare(w.total_bytes, asked.tp, asked.ep), notes, bounds: [], missing: null };
   }
 

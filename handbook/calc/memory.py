@@ -196,8 +196,8 @@ def kv_cell(model: Model, kv_dtype: Dtype, attn_tp: int = 1) -> KvCell:
 @dataclass(frozen=True, kw_only=True)
 class Weights:
     total_bytes: float
-    basis: Literal["published", "formula", "checkpoint"]
-    formula: str | None  # the parameter count's sum, when it is computed
+    basis: Literal["published", "formula", "checkpoint", "mixed"]
+    formula: str | None  # the parameter count's sum, when it is computed (mixed: the bytes' sum)
     params: int | None  # the parameter count, when it is computed
 
 
@@ -214,13 +214,50 @@ def checkpoint_bytes(model: Model, dtype: Dtype) -> int | None:
     return None
 
 
+# The width of what a mixed-precision checkpoint leaves unquantized, as the engine holds it: bfloat16, the
+# dtype the engine sets for an MXFP4 checkpoint (arg_groups/model_overrides/gpt_oss.py:56-63), the only
+# split method (params.SPLIT_METHODS).
+UNQUANTIZED_DTYPE = "bfloat16"
+
+
+def mixed_weights(model: Model, dtype: Dtype) -> Weights | None:
+    """A mixed-precision checkpoint's bytes from the architecture and its quantization config: the elements
+    the config quantizes at the precision's bits (block scales included), the rest at the engine's
+    unquantized width (``UNQUANTIZED_DTYPE``). None: not this precision's quantization, or no split.
+
+    The layout the engine allocates (MXFP4 on Hopper: layers/quantization/mxfp4.py:444-633, packed uint8
+    with one uint8 scale per 32 elements, bfloat16 biases; tests/golden/params.json's engine_quantized).
+    Not counted: what the MoE backend re-lays out after loading (on Hopper the triton_kernels path pads
+    each scale row from 90 to 92 bytes and widens the expert biases to float32, mxfp4.py:220-227,
+    1045-1053; FlashInfer's MXFP4 path on Blackwell and aiter's on CDNA pad hidden and intermediate,
+    layers/moe/fused_moe_triton/layer.py:452-457, mxfp4.py:476-531)."""
+    quantization = model.config.quantization_config
+    precision = next((p for p in model.precisions if p.dtype == dtype.id), None)
+    # the KB's method ids spell the engine's quant_method with hyphens (kb/dtypes.yaml quantizations)
+    method = precision.quantization if precision is not None else None
+    if quantization is None or method is None or method.replace("-", "_") != quantization.quant_method:
+        return None
+    count = params.param_count(model)
+    if count is None or count.quantized is None:
+        return None
+    width = sizing.DTYPE_BYTES[UNQUANTIZED_DTYPE]
+    total = count.quantized * dtype.bits / 8 + count.unquantized * width
+    bits = f"{dtype.bits:g}"
+    formula = f"{count.quantized:,} × {bits}/8 + {count.unquantized:,} × {width}"
+    return Weights(total_bytes=total, basis="mixed", formula=formula, params=count.total)
+
+
 def weights(model: Model, dtype: Dtype) -> Weights:
-    """The checkpoint's own bytes where the KB has them (``checkpoint_bytes``), else parameters × storage
-    bits (block scales included where the dtype's bits count them), the parameter count being the
+    """The checkpoint's own bytes where the KB has them (``checkpoint_bytes``), else a mixed-precision
+    checkpoint's from the architecture and its quantization config (``mixed_weights``), else parameters ×
+    storage bits (block scales included where the dtype's bits count them), the parameter count being the
     published one, else the architecture formula (handbook.calc.params)."""
     held = checkpoint_bytes(model, dtype)
     if held is not None:
         return Weights(total_bytes=float(held), basis="checkpoint", formula=None, params=None)
+    mixed = mixed_weights(model, dtype)
+    if mixed is not None:
+        return mixed
     if model.params.total_b is not None:
         return Weights(
             total_bytes=model.params.total_b * 1e9 * dtype.bits / 8,
@@ -368,6 +405,7 @@ NOTE_CODES = (
     "free-assumed",  # free memory before loading = the device-reported memory
     "memory-bound",  # the device-reported memory is not published: the vendor's GB read as GiB
     "weights-formula",  # the parameter count follows from the architecture fields
+    "weights-mixed",  # quantized and unquantized parts, from the architecture and the quantization config
     "ple-offload",  # Qwen4-Exp on CUDA keeps its n-gram embedding off the GPU by default
     "kv-heads-replicated",  # attention TP > KV heads: each GPU keeps one KV head
     "mla-replicated",  # the MLA latent is held whole on every attention-TP rank
@@ -447,7 +485,7 @@ class Plan:
     rest_bytes: float | None  # free × (1 − fraction): activations and CUDA graph buffers
     mm_reserve_bytes: float  # the multimodal reservation (0 for text models)
     weights_bytes: float | None  # the whole model
-    weights_basis: str | None  # "published" | "formula"
+    weights_basis: str | None  # "published" | "formula" | "checkpoint" | "mixed"
     weights_formula: str | None
     weights_params: int | None  # the formula's parameter count, when it is computed
     weights_per_gpu: float | None
@@ -753,8 +791,8 @@ def plan_weights(asked: PlanInputs) -> WeightsPerGpu:
         w = weights(asked.model, asked.weights_dtype)
     except NotPublished as exc:
         return WeightsPerGpu(weights=None, per_gpu=None, missing=tuple(exc.missing), notes=tuple(notes))
-    if w.basis == "formula":
-        notes.append("weights-formula")
+    if w.basis in ("formula", "mixed"):
+        notes.append(f"weights-{w.basis}")
     return WeightsPerGpu(
         weights=w, per_gpu=weight_share(w.total_bytes, asked.tp, asked.ep), notes=tuple(notes)
     )

@@ -78,6 +78,24 @@ calc/sizing.dsa_indexer_layers) the indexer (layers/attention/dsa/dsa_indexer.py
 index_heads × index_dim, wk hidden × index_dim, weights_proj hidden × index_heads, and k_norm, a LayerNorm
 with weight and bias (2 × index_dim; an RMSNorm only where config.json sets index_k_norm_type "rms", which
 the KB records for no model, so a model setting it is not covered).
+
+gpt-oss (models/gpt_oss.py: GptOssForCausalLM:755-775, GptOssModel:643-682, GptOssDecoderLayer:520-591),
+per layer
+    attention (GptOssAttention:368-440): A with the q, k, v biases (attention_bias, the config class's
+    default true: transformers gpt_oss/configuration_gpt_oss.py:76), o_proj's bias (hidden) and the sinks
+    (one per head, :429)
+    the router (GptOssSparseMoeBlock:257-263, TinyGemmLinear bias=True): routed × hidden + routed
+    routed experts (:241-253, with_bias=True): gate_up 2 × intermediate × hidden and down hidden ×
+    intermediate, i.e. 3 × hidden × intermediate each, and their biases 2 × intermediate + hidden
+    two RMSNorms: 2 × hidden (:579, :589)
+plus embeddings, the LM head (untied, :768) and the final norm (:682).
+The quantization config splits it (``ParamCount.quantized``): the engine's MXFP4 method quantizes only the
+fused-MoE layers (layers/quantization/mxfp4.py:356-381: a linear layer gets UnquantizedLinearMethod or no
+method), and within them only the experts' weight matrices: w13 and w2 are packed uint8 with one uint8
+E8M0 scale per 32 elements, the biases bfloat16 (mxfp4.py:444-633, create_weights). Everything else, the
+modules the config lists as unquantized (attention, router, embeddings, LM head) and the norms, sinks and
+expert biases it does not name, is held in the engine's dtype, bfloat16 for an MXFP4 checkpoint
+(arg_groups/model_overrides/gpt_oss.py:56-63).
 """
 
 from __future__ import annotations
@@ -168,18 +186,29 @@ ARCHITECTURE_FAMILIES: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] =
     "Gemma3ForConditionalGeneration": ("gemma3-siglip", DENSE_FIELDS, SIGLIP_FIELDS),
     "Qwen2_5_VLForConditionalGeneration": ("qwen2.5-vl", DENSE_FIELDS, QWEN_VL_VISION_FIELDS),
     "GlmMoeDsaForCausalLM": ("mla-moe-dsa", MLA_MOE_FIELDS + ("index_n_heads", "index_head_dim"), ()),
+    "GptOssForCausalLM": ("gpt-oss", DENSE_FIELDS, ()),
 }
+# the quantization methods whose quantized tensors a family's formula can name: family → methods
+SPLIT_METHODS = {"gpt-oss": frozenset({"mxfp4"})}
 # families that read the routed expert count (experts.routed)
-EXPERT_FAMILIES = frozenset({"gqa-moe", "mixtral-moe", "hybrid-gdn-moe"})
+EXPERT_FAMILIES = frozenset({"gqa-moe", "mixtral-moe", "hybrid-gdn-moe", "gpt-oss"})
 
 
 @dataclass(frozen=True, kw_only=True)
 class ParamCount:
     # "dense-gqa" | "gqa-moe" | "mla-moe" | "mla-moe-dsa" | "mixtral-moe" | "hybrid-gdn-moe" | "gemma3-siglip"
-    # | "qwen2.5-vl"
+    # | "qwen2.5-vl" | "gpt-oss"
     family: str
     total: int
     formula: str  # the sum as numbers, for the reader
+    # the elements the model's quantization config quantizes (the rest stays unquantized), where the config
+    # lists unquantized modules and the family names the tensors its method quantizes; None: no split
+    quantized: int | None = None
+    quantized_formula: str | None = None
+
+    @property
+    def unquantized(self) -> int | None:
+        return None if self.quantized is None else self.total - self.quantized
 
 
 def formula_family(model: Model) -> tuple[str, tuple[str, ...]] | None:
@@ -246,6 +275,8 @@ def param_count(model: Model) -> ParamCount | None:
         total, text = _mla_moe(model)
     elif name == "hybrid-gdn-moe":
         total, text = _hybrid_gdn_moe(model)
+    elif name == "gpt-oss":
+        total, text = _gpt_oss(model)
     else:
         total, text = _gqa(model, name)
     if name == "mla-moe-dsa":
@@ -257,7 +288,23 @@ def param_count(model: Model) -> ParamCount | None:
     if name == "qwen2.5-vl":
         tower, tower_text = _qwen_vl_vision(model)
         total, text = total + tower, f"{text} + V, V = {tower_text}"
-    return ParamCount(family=name, total=total, formula=text)
+    split = _quantized(model, name)
+    if split is None:
+        return ParamCount(family=name, total=total, formula=text)
+    return ParamCount(family=name, total=total, formula=text, quantized=split[0], quantized_formula=split[1])
+
+
+def _quantized(model: Model, family: str) -> tuple[int, str] | None:
+    """The elements the quantization config quantizes, where it lists unquantized modules (a mixed-precision
+    checkpoint) and the family names what its method quantizes (the module's docstring)."""
+    quantization = model.config.quantization_config
+    if quantization is None or not quantization.unquantized_modules:
+        return None
+    if quantization.quant_method not in SPLIT_METHODS.get(family, ()):
+        return None
+    c = model.config
+    n, routed, h, inter = c.num_hidden_layers, model.experts.routed, c.hidden_size, c.intermediate_size
+    return n * routed * 3 * h * inter, f"{n} × {routed} × 3 × {h} × {inter}"
 
 
 def _attention(model: Model, *, bias: bool, qk_norm: bool, output_gate: bool = False) -> tuple[int, str]:
@@ -295,6 +342,23 @@ def _gqa(model: Model, family: str) -> tuple[int, str]:
     total = heads * v * h + n * (attention + mlp + norms * h) + h
     text = f"{heads} × {v} × {h} + {n} × ({attention_text} + {mlp_text} + {norms} × {h}) + {h}"
     return total, text
+
+
+def _gpt_oss(model: Model) -> tuple[int, str]:
+    """gpt-oss (the module's docstring)."""
+    c = model.config
+    v, h, n, inter = c.vocab_size, c.hidden_size, c.num_hidden_layers, c.intermediate_size
+    heads = 1 if c.tie_word_embeddings else 2
+    q, routed = c.num_attention_heads, model.experts.routed
+    attention, attention_text = _attention(model, bias=True, qk_norm=False)
+    layer = (
+        attention + h + q + routed * h + routed + routed * 3 * h * inter + routed * (2 * inter + h) + 2 * h
+    )
+    text = (
+        f"{heads} × {v} × {h} + {n} × ({attention_text} + {h} + {q} + {routed} × {h} + {routed}"
+        f" + {routed} × 3 × {h} × {inter} + {routed} × (2 × {inter} + {h}) + 2 × {h}) + {h}"
+    )
+    return heads * v * h + n * layer + h, text
 
 
 def _hybrid_gdn_moe(model: Model) -> tuple[int, str]:

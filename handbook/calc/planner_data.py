@@ -17,7 +17,7 @@ from handbook.calc.launch import model_path, rule_flags
 from handbook.core.files import write_text
 from handbook.core.formatting import json_safe
 from handbook.kb.loader import KB
-from handbook.kb.schema import Model
+from handbook.kb.schema import Dtype, Model
 
 SCHEMA_VERSION = 3
 # Where the build writes it, under the site root: both language builds share assets/, beside planner.js.
@@ -150,6 +150,13 @@ def _param_count(model: Model) -> dict[str, Any] | None:
     return None if count is None else dataclasses.asdict(count)
 
 
+def _mixed_weights(model: Model, dtype: Dtype) -> dict[str, Any] | None:
+    found = memory.mixed_weights(model, dtype)
+    if found is None:
+        return None
+    return {"total_bytes": found.total_bytes, "formula": found.formula, "params": found.params}
+
+
 def _model(kb: KB, model: Model) -> dict[str, Any]:
     config: dict[str, Any] = {name: getattr(model.config, name) for name in CONFIG_FIELDS}
     config["layer_types_count"] = dict(sorted(model.config.layer_types_count.items()))
@@ -184,6 +191,9 @@ def _model(kb: KB, model: Model) -> dict[str, Any]:
         "checkpoint_bytes": {
             d: memory.checkpoint_bytes(model, kb.dtypes[d]) for d in weight_dtypes(kb, model)
         },
+        # a mixed-precision checkpoint's weights, from the architecture and its quantization config
+        # (memory.mixed_weights), by precision: computed here, read as they are by the browser
+        "mixed_weights": {d: _mixed_weights(model, kb.dtypes[d]) for d in weight_dtypes(kb, model)},
         "weights_dtypes": weight_dtypes(kb, model),
         "model_paths": paths,
         "rule_flags": [{"flag": r.flag, "value": r.value, "when": r.when} for r in rule_flags(kb, model)],

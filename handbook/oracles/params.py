@@ -17,6 +17,12 @@ and SGLang loads them only for speculative decoding (models/deepseek_nextn.py, m
 Then it builds SGLang's own class for the same file (``EngineCount``): what the engine holds resident, which
 differs from the checkpoint's count where the engine pads a tensor (Qwen2.5-VL's vision MLP), by dtype.
 
+A mixed-precision model (its KB quantization config lists unquantized modules: gpt-oss) is counted twice more:
+transformers' tensors by module (``by_module``: the names with each layer's index written ``*``, which the
+config's unquantized-module patterns match), and the engine's class built with the checkpoint's
+quantization config (``engine_quantized``), as its loader builds it (model_loader/loader.py:837-840), so that
+its quantized tensors are held packed, with their scales, by dtype.
+
 Each record: the model, the transformers class built, its total and its total by top-level component (the
 parameter names' first part below ``model``), the engine's class, total and total by dtype (or why it could
 not be built), with the digest of the config.json read so that a changed KB entry or file fails the unit
@@ -34,6 +40,7 @@ import contextlib
 import hashlib
 import json
 import os
+import re
 import sys
 import tempfile
 import warnings
@@ -81,6 +88,23 @@ def config_for(kb: Any, model_id: str) -> dict:
     return config
 
 
+# config.json's key for the modules a method leaves unquantized (transformers' Mxfp4Config for MXFP4)
+UNQUANTIZED_FIELD = {"mxfp4": "modules_to_not_convert"}
+
+
+def quantized_config(kb: Any, model_id: str) -> dict | None:
+    """The config.json with its quantization config as the checkpoint writes it, for a KB model whose
+    quantization config lists unquantized modules (None: any other)."""
+    if model_id not in kb.models or model_id in sizing_oracle.RAW_CONFIGS:
+        return None
+    quantization = kb.models[model_id].config.quantization_config
+    if quantization is None or not quantization.unquantized_modules:
+        return None
+    key = UNQUANTIZED_FIELD[quantization.quant_method]
+    block = {"quant_method": quantization.quant_method, key: list(quantization.unquantized_modules)}
+    return {**config_for(kb, model_id), "quantization_config": block}
+
+
 def digest_of(config: dict) -> str:
     return hashlib.sha256(json.dumps(config, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
@@ -105,8 +129,9 @@ def checkpoint_tensors(model: Any) -> list[tuple[str, Any]]:
     return tensors
 
 
-def count(config: dict) -> dict:
-    """Build the config's class on the meta device and count what it holds."""
+def count(config: dict, *, by_module: bool = False) -> dict:
+    """Build the config's class on the meta device and count what it holds (``by_module``: also by tensor
+    name, each layer's index written ``*``)."""
     import torch
     import transformers
 
@@ -117,16 +142,22 @@ def count(config: dict) -> dict:
         warnings.simplefilter("ignore")
         model = cls._from_config(hf_config)
     by_component: dict[str, int] = {}
+    modules: dict[str, int] = {}
     total = 0
     for name, tensor in checkpoint_tensors(model):
         total += tensor.numel()
         key = component(name)
         by_component[key] = by_component.get(key, 0) + tensor.numel()
-    return {
+        pattern = re.sub(r"\.\d+\.", ".*.", name)
+        modules[pattern] = modules.get(pattern, 0) + tensor.numel()
+    counted = {
         "class": f"transformers.{cls.__name__}",
         "total": total,
         "by_component": dict(sorted(by_component.items())),
     }
+    if by_module:
+        counted["by_module"] = dict(sorted(modules.items()))
+    return counted
 
 
 class EngineCount:
@@ -158,6 +189,11 @@ class EngineCount:
         for architecture in ModelRegistry.get_supported_archs():  # each model's module, imported now
             with contextlib.suppress(Exception):
                 ModelRegistry._try_load_model_cls(architecture)
+        from sglang.srt.layers.quantization import QUANTIZATION_METHODS
+        from sglang.srt.layers.quantization.mxfp4 import Mxfp4Config
+
+        # registered by the import on CUDA (layers/quantization/__init__.py:99-105), not on this CPU
+        QUANTIZATION_METHODS.setdefault("mxfp4", Mxfp4Config)
         self.engine = sizing_oracle.Engine()
         self.torch = torch
         constructors = _device_constructors()
@@ -172,7 +208,8 @@ class EngineCount:
         self.all_meta = AllMeta
         self.distributed = False
 
-    def count(self, kb: Any, model_id: str, config: dict) -> dict:
+    def count(self, kb: Any, model_id: str, config: dict, *, quantized: bool = False) -> dict:
+        """``quantized``: built with the config's quantization config, as the loader builds it."""
         torch = self.torch
         case = sizing_oracle.make_case(kb, model_id, "h100", 1, "bf16", "engine-default")
         saved = torch.cuda.Stream, torch.cuda.current_device
@@ -187,7 +224,7 @@ class EngineCount:
                 from sglang.srt.configs.load_config import LoadConfig
                 from sglang.srt.configs.model_config import ModelConfig
                 from sglang.srt.distributed import parallel_state
-                from sglang.srt.model_loader.loader import _initialize_model
+                from sglang.srt.model_loader.loader import _get_quantization_config, _initialize_model
                 from sglang.srt.model_loader.utils import set_default_torch_dtype
 
                 argv = ["--model-path", tmp, "--device", "cuda", "--tp-size", "1", "--trust-remote-code"]
@@ -210,8 +247,9 @@ class EngineCount:
                 torch.cuda.current_device = lambda: 0
                 for module in probes:
                     module.get_device = lambda *args, **kwargs: "cuda"
+                quant_config = _get_quantization_config(model_config, LoadConfig()) if quantized else None
                 with set_default_torch_dtype(model_config.dtype), self.all_meta():
-                    model = _initialize_model(model_config, LoadConfig(), None)
+                    model = _initialize_model(model_config, LoadConfig(), quant_config)
             except Exception as exc:  # a class that cannot be built on the CPU: said so, not counted
                 return {"error": f"{type(exc).__name__}: {str(exc)[:200]}"}
             finally:
@@ -253,8 +291,12 @@ def main(argv: list[str] | None = None) -> int:
     for model_id in args.model or counted_models(kb, extras):
         config = config_for(kb, model_id)
         record = {"model": model_id, "architecture": config["architectures"][0], "digest": digest_of(config)}
-        record.update(count(config))
+        mixed = quantized_config(kb, model_id)
+        record.update(count(config, by_module=mixed is not None))
         record["engine"] = engine.count(kb, model_id, config)
+        if mixed is not None:
+            record["quantization_config"] = mixed["quantization_config"]
+            record["engine_quantized"] = engine.count(kb, model_id, mixed, quantized=True)
         records.append(record)
         resident = record["engine"].get("total", record["engine"].get("error"))
         print(f"{model_id}: {record['total']:,} ({record['class']}); engine: {resident}", file=sys.stderr)

@@ -23,13 +23,13 @@ model runner does to size the KV pool:
    budget, the state pool, the cell, the token pool and max_running_requests.
 
 Inputs that are not the engine's to compute come from the package: the resident weights per GPU
-(``handbook.calc.memory.weights``: the published count, or the architecture formula) and, where the KB has no
-device-reported memory, the planner's upper bound for it (the vendor's GB read as GiB). A case whose
-inputs need a field the KB lacks is run with the engine's own default for it where the engine has one and
-is recorded as ``needs-field`` with what it needed; its figures are then not golden, only what the
-planner's upper bound must not fall below. A case whose arguments a model hook refuses (an assertion in
-the argument resolution, where launch_server stops) is recorded as ``refuses-arguments`` with the engine's
-message.
+(``handbook.calc.memory.weights``: the published count, a mixed-precision checkpoint's split, or the
+architecture formula) and, where the KB has no device-reported memory, the planner's upper bound for it (the
+vendor's GB read as GiB). A case whose inputs need a field the KB lacks is run with the engine's own default
+for it where the engine has one and is recorded as ``needs-field`` with what it needed; its figures are then
+not golden, only what the planner's upper bound must not fall below. A case whose arguments a model hook
+refuses (an assertion in the argument resolution, where launch_server stops) is recorded as
+``refuses-arguments`` with the engine's message.
 
 Every record carries ``digest``: the SHA-256 of its inputs (the config.json written, the case). The unit
 tests rebuild the inputs from the current KB without the engine and compare (``digest_of``), so a golden

@@ -59,6 +59,7 @@ NOTE_KEYS = {
     "free-assumed": "planner-note-free-assumed",
     "memory-bound": "planner-note-memory-bound",
     "weights-formula": "planner-note-weights-formula",
+    "weights-mixed": "planner-note-weights-mixed",
     "ple-offload": "planner-note-ple-offload",
     "kv-heads-replicated": "planner-note-kv-heads-replicated",
     "mla-replicated": "planner-note-mla-replicated",

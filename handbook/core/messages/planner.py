@@ -209,6 +209,10 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "本 KB 没有参数量，按架构字段计算：{formula} = {params}。",
         "The parameter count is not in this KB; it follows from the architecture fields: {formula} = {params}.",
     ),
+    "planner-note-weights-mixed": (
+        "权重按架构和量化配置计算：量化配置量化的专家矩阵按 MXFP4 计（每个元素半字节，另加每 32 个元素一个 E8M0 缩放字节），其余（它不量化的模块，以及 norm、sink 和专家偏置）按引擎加载的 BF16 计：{formula} 字节；没有计入 MoE 后端加载后对专家的重排和填充。",
+        "The weights follow from the architecture and the quantization config: the experts' matrices it quantizes count as MXFP4 (half a byte per element plus one E8M0 scale byte per 32), the rest (the modules it leaves unquantized, and the norms, sinks and expert biases) as the BF16 the engine loads them in: {formula} bytes; what the MoE backend re-lays out or pads after loading is not counted.",
+    ),
     "planner-note-ple-offload": (
         "CUDA 上 SGLang 默认把 Qwen4 架构的 N-gram embedding 留在显存之外（--ple-offload-embedding）；这里的权重仍按全部参数计，实际的 KV 池更大。",
         "On CUDA SGLang keeps the Qwen4 architecture's N-gram embedding off the GPU by default (--ple-offload-embedding); the weights here still count every parameter, so the real KV pool is larger.",

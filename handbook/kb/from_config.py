@@ -192,7 +192,47 @@ def model_from_config(
     role: str = "reference",
     checkpoint: str | None = None,
 ) -> Imported:
-    """The model entry the files give (raises ``ConfigError`` when they cannot make one)."""
+    """The model entry the files give (raises ``ConfigError`` when they cannot make one), in steps: the
+    classes, the config block (copied, derived, absent keys), what the KV cell lacks, the experts, the
+    precision, the entry."""
+    archs = _architectures(config)
+    text = config.get("text_config") if isinstance(config.get("text_config"), dict) else config
+    merged = {**config, **text} if text is not config else config
+    cfg, derived = _config_block(config, text, merged, source, archs)
+    mla = cfg.get("kv_lora_rank") is not None
+    formula = "mla" if mla else "gqa"
+    unknown_text, plan_unknown = _kv_unknowns(cfg, formula)
+    precisions = _precisions(cfg, merged, index, checkpoint, source)
+    if not precisions or "checkpoint_bytes" not in precisions[0]:
+        plan_unknown.append("the checkpoint's bytes (--index model.safetensors.index.json)")
+    families, stated = _families(merged, mla, cfg.get("layer_types_count", {}))
+    data: dict[str, Any] = {
+        "id": mid,
+        "name": name or mid,
+        "vendor": vendor or (checkpoint.split("/", 1)[0] if checkpoint and "/" in checkpoint else mid),
+        "role": role,
+        "params": {
+            "total_b": None,
+            "active_b": None,
+            "stated": {
+                "zh": "config.json 不含参数量；权重按 checkpoint 的字节数或架构公式计算",
+                "en": "config.json holds no parameter count; the weights come from the checkpoint's bytes or "
+                "the architecture formula",
+            },
+            "source": source,
+        },
+        "experts": _experts(merged, source),
+        "context": None,
+        "attention": {"kv_formula": formula, "stated": stated, "families": families, "source": source},
+        "config": cfg,
+    }
+    if unknown_text:
+        data["unknown"] = unknown_text
+    data["precisions"] = precisions
+    return Imported(data=data, derived=derived, unknown=plan_unknown)
+
+
+def _architectures(config: dict[str, Any]) -> list[str]:
     archs = config.get("architectures")
     if not isinstance(archs, list) or not archs:
         raise ConfigError(
@@ -201,13 +241,16 @@ def model_from_config(
                 'engine loads the checkpoint by, e.g. ["LlamaForCausalLM"]'
             ]
         )
-    text = config.get("text_config") if isinstance(config.get("text_config"), dict) else config
-    merged = {**config, **text} if text is not config else config
-    derived: list[str] = []
-    unknown_text: dict[str, dict[str, str]] = {}
-    plan_unknown: list[str] = []
+    return list(archs)
 
-    cfg: dict[str, Any] = {"source": source, "architectures": list(archs)}
+
+def _config_block(
+    config: dict[str, Any], text: dict[str, Any], merged: dict[str, Any], source: str, archs: list[str]
+) -> tuple[dict[str, Any], list[str]]:
+    """The entry's config: the keys copied as the file has them, what the engine derives when one is missing
+    (said in the returned list), the quantization and vision configs, and the keys recorded as absent."""
+    derived: list[str] = []
+    cfg: dict[str, Any] = {"source": source, "architectures": archs}
     if config.get("model_type"):
         cfg["model_type"] = config["model_type"]
     dtype = merged.get("dtype") or merged.get("torch_dtype")
@@ -217,14 +260,8 @@ def model_from_config(
         if merged.get(key) is not None:
             cfg[key] = merged[key]
     derived += _class_defaults(text, cfg)
-    mla = cfg.get("kv_lora_rank") is not None
-    if not mla:
-        if cfg.get("num_key_value_heads") is None and cfg.get("num_attention_heads") is not None:
-            cfg["num_key_value_heads"] = cfg["num_attention_heads"]
-            derived.append("num_key_value_heads = num_attention_heads (no num_key_value_heads: MHA)")
-        if cfg.get("head_dim") is None and cfg.get("hidden_size") and cfg.get("num_attention_heads"):
-            cfg["head_dim"] = cfg["hidden_size"] // cfg["num_attention_heads"]
-            derived.append(f"head_dim = hidden_size // num_attention_heads = {cfg['head_dim']}")
+    if cfg.get("kv_lora_rank") is None:
+        derived += _derived_attention(cfg)
     counts = _layer_counts(merged.get("layer_types"))
     if counts:
         cfg["layer_types_count"] = counts
@@ -242,6 +279,25 @@ def model_from_config(
             k: vision[k] for k in s.VisionConfig.model_fields if vision.get(k) is not None
         }
         derived += _class_defaults(vision, cfg["vision_config"])
+    derived += _absent_keys(cfg, merged, counts)
+    return cfg, derived
+
+
+def _derived_attention(cfg: dict[str, Any]) -> list[str]:
+    """A GQA/MHA file's KV heads and head_dim where it has none, as the engine derives them."""
+    derived = []
+    if cfg.get("num_key_value_heads") is None and cfg.get("num_attention_heads") is not None:
+        cfg["num_key_value_heads"] = cfg["num_attention_heads"]
+        derived.append("num_key_value_heads = num_attention_heads (no num_key_value_heads: MHA)")
+    if cfg.get("head_dim") is None and cfg.get("hidden_size") and cfg.get("num_attention_heads"):
+        cfg["head_dim"] = cfg["hidden_size"] // cfg["num_attention_heads"]
+        derived.append(f"head_dim = hidden_size // num_attention_heads = {cfg['head_dim']}")
+    return derived
+
+
+def _absent_keys(cfg: dict[str, Any], merged: dict[str, Any], counts: dict[str, int]) -> list[str]:
+    """Keys the whole file lacks whose engine default the planner takes as exact (ModelConfig.absent)."""
+    derived = []
     linear = bool(LINEAR_TYPES & set(counts)) or cfg.get("linear_num_value_heads") is not None
     if linear and cfg.get("mamba_ssm_dtype") is None:
         cfg["absent"] = ["mamba_ssm_dtype"]
@@ -252,8 +308,14 @@ def model_from_config(
         dsa_absent = [k for k in ("index_topk_freq", "index_skip_topk_offset") if cfg.get(k) is None]
         cfg["absent"] = [*cfg.get("absent", []), *dsa_absent]
         derived += [f"{k} absent from the file: the engine's default" for k in dsa_absent]
+    return derived
 
-    formula = "mla" if mla else "gqa"
+
+def _kv_unknowns(cfg: dict[str, Any], formula: str) -> tuple[dict[str, dict[str, str]], list[str]]:
+    """The KV cell's fields the file lacks (each with its reason), and what the planner cannot size."""
+    counts = cfg.get("layer_types_count", {})
+    unknown_text: dict[str, dict[str, str]] = {}
+    plan_unknown: list[str] = []
     for field in s.KV_FIELDS[formula]:
         if cfg.get(field) is None and not (field == "num_hidden_layers" and "full_attention" in counts):
             reason = f"not in this KB (config.{field}): the config.json imported has no {field}"
@@ -264,21 +326,31 @@ def model_from_config(
             plan_unknown.append(f"config.{field} (the KV cell)")
     if cfg.get("max_position_embeddings") is None:
         plan_unknown.append("config.max_position_embeddings (the engine's derived context)")
+    return unknown_text, plan_unknown
 
+
+def _experts(merged: dict[str, Any], source: str) -> dict[str, Any] | None:
     routed = _first(merged, ROUTED_KEYS)
-    experts = None
-    if routed:
-        experts = {
-            "routed": routed,
-            "per_token": _first(merged, PER_TOKEN_KEYS),
-            "source": source,
-        }
-        shared = _first(merged, SHARED_KEYS)
-        if shared is not None:
-            experts["shared"] = shared
+    if not routed:
+        return None
+    experts = {"routed": routed, "per_token": _first(merged, PER_TOKEN_KEYS), "source": source}
+    shared = _first(merged, SHARED_KEYS)
+    if shared is not None:
+        experts["shared"] = shared
+    return experts
 
-    families, stated = _families(merged, mla, counts)
-    precisions = []
+
+def _precisions(
+    cfg: dict[str, Any],
+    merged: dict[str, Any],
+    index: dict[str, Any] | None,
+    checkpoint: str | None,
+    source: str,
+) -> list[dict[str, Any]]:
+    """The checkpoint's one precision: its quantization method's dtype, or its unquantized dtype, with the
+    index's total bytes where one is given."""
+    quant = cfg.get("quantization_config")
+    dtype = merged.get("dtype") or merged.get("torch_dtype")
     weights_dtype = QUANT_DTYPES.get(quant["quant_method"]) if quant else UNQUANTIZED_DTYPES.get(dtype or "")
     if quant and weights_dtype is None:
         raise ConfigError(
@@ -287,55 +359,30 @@ def model_from_config(
                 f"the KB has a weights dtype for: {', '.join(sorted(QUANT_DTYPES))}"
             ]
         )
-    if weights_dtype:
-        precision: dict[str, Any] = {"dtype": weights_dtype, "checkpoint": checkpoint}
+    if not weights_dtype:
         if index is not None:
-            metadata = index.get("metadata")
-            total = metadata.get("total_size") if isinstance(metadata, dict) else None
-            if not isinstance(total, int) or isinstance(total, bool) or total < 1:
-                raise ConfigError(
-                    [
-                        f"--index: metadata.total_size: got {json.dumps(total)}, expected the checkpoint's "
-                        "size in bytes (a safetensors index names it there)"
-                    ]
-                )
-            precision["checkpoint_bytes"] = total
-        precision["source"] = source
-        precisions.append(precision)
-    elif index is not None:
-        raise ConfigError(
-            [
-                f"--index: got an index for a checkpoint of dtype {json.dumps(dtype)} without a quantization "
-                "config, expected bfloat16 weights or a quantization_config to say what the bytes hold"
-            ]
-        )
-    if not precisions or "checkpoint_bytes" not in precisions[0]:
-        plan_unknown.append("the checkpoint's bytes (--index model.safetensors.index.json)")
-
-    data: dict[str, Any] = {
-        "id": mid,
-        "name": name or mid,
-        "vendor": vendor or (checkpoint.split("/", 1)[0] if checkpoint and "/" in checkpoint else mid),
-        "role": role,
-        "params": {
-            "total_b": None,
-            "active_b": None,
-            "stated": {
-                "zh": "config.json 不含参数量；权重按 checkpoint 的字节数或架构公式计算",
-                "en": "config.json holds no parameter count; the weights come from the checkpoint's bytes or "
-                "the architecture formula",
-            },
-            "source": source,
-        },
-        "experts": experts,
-        "context": None,
-        "attention": {"kv_formula": formula, "stated": stated, "families": families, "source": source},
-        "config": cfg,
-    }
-    if unknown_text:
-        data["unknown"] = unknown_text
-    data["precisions"] = precisions
-    return Imported(data=data, derived=derived, unknown=plan_unknown)
+            raise ConfigError(
+                [
+                    f"--index: got an index for a checkpoint of dtype {json.dumps(dtype)} without a "
+                    "quantization config, expected bfloat16 weights or a quantization_config to say what the "
+                    "bytes hold"
+                ]
+            )
+        return []
+    precision: dict[str, Any] = {"dtype": weights_dtype, "checkpoint": checkpoint}
+    if index is not None:
+        metadata = index.get("metadata")
+        total = metadata.get("total_size") if isinstance(metadata, dict) else None
+        if not isinstance(total, int) or isinstance(total, bool) or total < 1:
+            raise ConfigError(
+                [
+                    f"--index: metadata.total_size: got {json.dumps(total)}, expected the checkpoint's "
+                    "size in bytes (a safetensors index names it there)"
+                ]
+            )
+        precision["checkpoint_bytes"] = total
+    precision["source"] = source
+    return [precision]
 
 
 def source_entry(sid: str, repo: str, revision: str | None, day: date, what: str) -> dict[str, Any]:

@@ -356,7 +356,8 @@ class Engine:
                 setattr(obj, name, value)
 
     def run(self, case: dict, config: dict) -> dict:
-        torch, rc, kcc = self.torch, self.rc, self.kcc
+        """One case, as launch_server and the model runner size it: the arguments resolved, the pool's
+        configurator built, the pool sized (each step records what it learns in the returned dict)."""
         out: dict[str, Any] = {}
         env_before = dict(os.environ)  # resolution hooks set environment variables; undo them per case
         weights_gib = (case["weights_per_gpu_bytes"] or 0.0) / GIB
@@ -365,135 +366,152 @@ class Engine:
         handler = logging.StreamHandler(io.StringIO())
         with tempfile.TemporaryDirectory(prefix="sizing-model-") as tmp, self.emulate(case, after_gib):
             (Path(tmp) / "config.json").write_text(json.dumps(config), encoding="utf-8")
-            argv = [
-                "--model-path",
-                tmp,
-                "--device",
-                "cuda",
-                "--tp-size",
-                str(case["tp"]),
-                "--kv-cache-dtype",
-                case["kv_engine"],
-                "--context-length",
-                str(case["context"]),
-                "--trust-remote-code",
-            ]
-            if case["mem_fraction_static"] is not None:
-                argv += ["--mem-fraction-static", str(case["mem_fraction_static"])]
             root.addHandler(handler)
             try:
-                from sglang.srt.arg_groups.overrides import resolved_view
-                from sglang.srt.configs.model_config import AttentionArch, ModelConfig
-                from sglang.srt.mem_cache.kv_cache_dtype import configure_kv_cache_dtype
-                from sglang.srt.model_executor.model_runner_components.layer_setup import (
-                    resolve_layer_indices,
-                )
-                from sglang.srt.model_executor.model_runner_components.load_model_utils import (
-                    resolve_sliding_window_size,
-                )
-                from sglang.srt.model_executor.model_runner_components.spec_aux_hidden_state import (
-                    resolve_spec_aux_hidden_state_config,
-                )
-                from sglang.srt.model_executor.pool_configurator import (
-                    DSV4PoolConfigurator,
-                    create_memory_pool_configurator,
-                )
-                from sglang.srt.speculative.spec_info import SpeculativeAlgorithm
-
-                server_args = self.prepare_server_args(argv)
-                try:
-                    server_args.resolve_once()
-                except AssertionError as exc:  # a model hook refusing the arguments: launch_server stops here
-                    frame = traceback.extract_tb(exc.__traceback__)[-1]
-                    out["refuses_arguments"] = f"{type(exc).__name__}: {exc}"[:300]
-                    out["where"] = f"{frame.filename.split('site-packages/')[-1]}:{frame.lineno}:{frame.name}"
+                server_args = self.resolved_arguments(case_argv(case, tmp), out)
+                if server_args is None:
                     return out
-                rc.publish(server_args, role="scheduler", ranks=rc.SpawnRanks(world_rank=0, gpu_id=0))
-                schedule, model_bag = rc.get_schedule(), rc.get_model()
-                view = resolved_view(server_args)
-                out["mem_fraction_static"] = schedule.mem_fraction_static
-                out["page_size"] = schedule.page_size
-                out["attention_backend"] = view.attention_backend
-                out["dsa_backends"] = [view.dsa_prefill_backend, view.dsa_decode_backend]
-                model_config = ModelConfig.from_server_args(server_args)
-                model = torch.nn.Module()  # stands for the loaded model: no weights, no PP range
-                layer_info = resolve_layer_indices(
-                    model=model, model_config=model_config, is_draft_worker=False
-                )
-                kv_str, kv_dtype = configure_kv_cache_dtype(
-                    server_args_kv_cache_dtype=model_bag.kv_cache_dtype,
-                    model=model,
-                    model_dtype=model_config.dtype,
-                    is_draft_worker=False,
-                    is_dflash=False,
-                    speculative_draft_attention_backend=None,
-                    speculative_draft_kv_cache_dtype=rc.get_spec().speculative_draft_kv_cache_dtype,
-                )
-                spec = SpeculativeAlgorithm.from_string(rc.get_spec().speculative_algorithm)
-                aux = resolve_spec_aux_hidden_state_config(
-                    server_args=server_args,
-                    model_config=model_config,
-                    spec_algorithm=spec,
-                    is_draft_worker=False,
-                )
-                rc.get_parallel().override_permanently(world_group=types.SimpleNamespace(cpu_group=None))
-                configurator = kcc.KVCacheConfigurator(
-                    device="cuda",
-                    gpu_id=0,
-                    attn_dp_size=rc.get_parallel().attn_dp_size,
-                    pp_size=1,
-                    pp_group=None,
-                    model=model,
-                    model_config=model_config,
-                    server_args=server_args,
-                    kv_cache_dtype=kv_dtype,
-                    kv_cache_dtype_str=kv_str if kv_str is not None else model_bag.kv_cache_dtype,
-                    model_dtype=model_config.dtype,
-                    page_size=schedule.page_size,
-                    sliding_window_size=resolve_sliding_window_size(model, model_config),
-                    spec_algorithm=spec,
-                    is_draft_worker=False,
-                    post_capture_kv_active=False,
-                    spec_aux_config=aux,
-                    draft_parallel_layout=None,
-                    is_hybrid_swa=model_config.is_hybrid_swa,
-                    is_hybrid_swa_compress=model_config.is_hybrid_swa_compress,
-                    use_mla_backend=model_config.attention_arch == AttentionArch.MLA,
-                    layer_info=layer_info,
-                    forward_stream=None,
-                    req_to_token_pool=None,
-                    token_to_kv_pool_allocator=None,
-                    memory_pool_config=None,
-                )
-                pool = create_memory_pool_configurator(configurator)
-                out["cell_bytes_per_token"] = getattr(pool, "_cell_size", None)
-                if isinstance(pool, DSV4PoolConfigurator):
-                    # DeepSeek-V4's pool: bytes per full-pool token (compressed KV + indexer), bytes per SWA
-                    # slot, and the SWA slots its request cap reserves up front (None: ratio sizing)
-                    out["cell_bytes_per_token"] = pool.bytes_per_full_token
-                    out["swa_bytes_per_token"] = pool.bytes_per_swa_token
-                    out["swa_cap_tokens"] = pool.swa_cap_tokens
-                if configurator.mambaish_config is not None:
-                    out["state_bytes_per_request"] = int(
-                        configurator.mambaish_config.mamba2_cache_params.mamba_cache_per_req
-                    )
-                if case["weights_per_gpu_bytes"] is None:
-                    return out
-                try:
-                    sized = configurator._resolve_memory_pool_config(case["free_before_load_gib"])
-                except (RuntimeError, ValueError) as exc:
-                    out["refuses"] = f"{type(exc).__name__}: {exc}"[:300]
-                    return out
-                out["max_total_num_tokens"] = sized.max_total_num_tokens
-                out["max_running_requests"] = sized.max_running_requests
-                out["swa_max_total_num_tokens"] = sized.swa_max_total_num_tokens
-                if configurator.mambaish_config is not None:
-                    out["max_mamba_cache_size"] = rc.get_schedule().max_mamba_cache_size
+                configurator = self.pool_configurator(server_args, out)
+                if case["weights_per_gpu_bytes"] is not None:
+                    self.sized_pool(configurator, case, out)
             finally:
                 root.removeHandler(handler)
                 os.environ.clear()
                 os.environ.update(env_before)
         return out
+
+    def resolved_arguments(self, argv: list[str], out: dict[str, Any]) -> Any:
+        """prepare_server_args + resolve_once, published as the scheduler sees them; None (and why, in
+        ``out``) where a model hook refuses the arguments, as launch_server stops there."""
+        from sglang.srt.arg_groups.overrides import resolved_view
+
+        rc = self.rc
+        server_args = self.prepare_server_args(argv)
+        try:
+            server_args.resolve_once()
+        except AssertionError as exc:  # a model hook refusing the arguments: launch_server stops here
+            frame = traceback.extract_tb(exc.__traceback__)[-1]
+            out["refuses_arguments"] = f"{type(exc).__name__}: {exc}"[:300]
+            out["where"] = f"{frame.filename.split('site-packages/')[-1]}:{frame.lineno}:{frame.name}"
+            return None
+        rc.publish(server_args, role="scheduler", ranks=rc.SpawnRanks(world_rank=0, gpu_id=0))
+        schedule, view = rc.get_schedule(), resolved_view(server_args)
+        out["mem_fraction_static"] = schedule.mem_fraction_static
+        out["page_size"] = schedule.page_size
+        out["attention_backend"] = view.attention_backend
+        out["dsa_backends"] = [view.dsa_prefill_backend, view.dsa_decode_backend]
+        return server_args
+
+    def pool_configurator(self, server_args: Any, out: dict[str, Any]) -> Any:
+        """A real KVCacheConfigurator as ModelRunner builds it (a stand-in module for the loaded model), and
+        the cell and state sizes its pool configurator reports."""
+        from sglang.srt.configs.model_config import AttentionArch, ModelConfig
+        from sglang.srt.mem_cache.kv_cache_dtype import configure_kv_cache_dtype
+        from sglang.srt.model_executor.model_runner_components.layer_setup import resolve_layer_indices
+        from sglang.srt.model_executor.model_runner_components.load_model_utils import (
+            resolve_sliding_window_size,
+        )
+        from sglang.srt.model_executor.model_runner_components.spec_aux_hidden_state import (
+            resolve_spec_aux_hidden_state_config,
+        )
+        from sglang.srt.model_executor.pool_configurator import (
+            DSV4PoolConfigurator,
+            create_memory_pool_configurator,
+        )
+        from sglang.srt.speculative.spec_info import SpeculativeAlgorithm
+
+        torch, rc, kcc = self.torch, self.rc, self.kcc
+        schedule, model_bag = rc.get_schedule(), rc.get_model()
+        model_config = ModelConfig.from_server_args(server_args)
+        model = torch.nn.Module()  # stands for the loaded model: no weights, no PP range
+        layer_info = resolve_layer_indices(model=model, model_config=model_config, is_draft_worker=False)
+        kv_str, kv_dtype = configure_kv_cache_dtype(
+            server_args_kv_cache_dtype=model_bag.kv_cache_dtype,
+            model=model,
+            model_dtype=model_config.dtype,
+            is_draft_worker=False,
+            is_dflash=False,
+            speculative_draft_attention_backend=None,
+            speculative_draft_kv_cache_dtype=rc.get_spec().speculative_draft_kv_cache_dtype,
+        )
+        spec = SpeculativeAlgorithm.from_string(rc.get_spec().speculative_algorithm)
+        aux = resolve_spec_aux_hidden_state_config(
+            server_args=server_args,
+            model_config=model_config,
+            spec_algorithm=spec,
+            is_draft_worker=False,
+        )
+        rc.get_parallel().override_permanently(world_group=types.SimpleNamespace(cpu_group=None))
+        configurator = kcc.KVCacheConfigurator(
+            device="cuda",
+            gpu_id=0,
+            attn_dp_size=rc.get_parallel().attn_dp_size,
+            pp_size=1,
+            pp_group=None,
+            model=model,
+            model_config=model_config,
+            server_args=server_args,
+            kv_cache_dtype=kv_dtype,
+            kv_cache_dtype_str=kv_str if kv_str is not None else model_bag.kv_cache_dtype,
+            model_dtype=model_config.dtype,
+            page_size=schedule.page_size,
+            sliding_window_size=resolve_sliding_window_size(model, model_config),
+            spec_algorithm=spec,
+            is_draft_worker=False,
+            post_capture_kv_active=False,
+            spec_aux_config=aux,
+            draft_parallel_layout=None,
+            is_hybrid_swa=model_config.is_hybrid_swa,
+            is_hybrid_swa_compress=model_config.is_hybrid_swa_compress,
+            use_mla_backend=model_config.attention_arch == AttentionArch.MLA,
+            layer_info=layer_info,
+            forward_stream=None,
+            req_to_token_pool=None,
+            token_to_kv_pool_allocator=None,
+            memory_pool_config=None,
+        )
+        pool = create_memory_pool_configurator(configurator)
+        out["cell_bytes_per_token"] = getattr(pool, "_cell_size", None)
+        if isinstance(pool, DSV4PoolConfigurator):
+            # DeepSeek-V4's pool: bytes per full-pool token (compressed KV + indexer), bytes per SWA slot, and
+            # the SWA slots its request cap reserves up front (None: ratio sizing)
+            out["cell_bytes_per_token"] = pool.bytes_per_full_token
+            out["swa_bytes_per_token"] = pool.bytes_per_swa_token
+            out["swa_cap_tokens"] = pool.swa_cap_tokens
+        if configurator.mambaish_config is not None:
+            out["state_bytes_per_request"] = int(
+                configurator.mambaish_config.mamba2_cache_params.mamba_cache_per_req
+            )
+        return configurator
+
+    def sized_pool(self, configurator: Any, case: dict, out: dict[str, Any]) -> None:
+        """The pool sized from the free memory before loading (the weights resident per the emulation), or
+        the engine's refusal."""
+        try:
+            sized = configurator._resolve_memory_pool_config(case["free_before_load_gib"])
+        except (RuntimeError, ValueError) as exc:
+            out["refuses"] = f"{type(exc).__name__}: {exc}"[:300]
+            return
+        out["max_total_num_tokens"] = sized.max_total_num_tokens
+        out["max_running_requests"] = sized.max_running_requests
+        out["swa_max_total_num_tokens"] = sized.swa_max_total_num_tokens
+        if configurator.mambaish_config is not None:
+            out["max_mamba_cache_size"] = self.rc.get_schedule().max_mamba_cache_size
+
+
+def case_argv(case: dict, model_dir: str) -> list[str]:
+    """launch_server's arguments for one case."""
+    argv = ["--model-path", model_dir, "--device", "cuda", "--tp-size", str(case["tp"])]
+    argv += [
+        "--kv-cache-dtype",
+        case["kv_engine"],
+        "--context-length",
+        str(case["context"]),
+        "--trust-remote-code",
+    ]
+    if case["mem_fraction_static"] is not None:
+        argv += ["--mem-fraction-static", str(case["mem_fraction_static"])]
+    return argv
 
 
 def run_cases(kb: Any, case_list: list[dict], engine: Engine) -> list[dict]:

@@ -14,6 +14,8 @@ from handbook.render.markers import MarkerErrors
 from handbook.site.alternates import without_head_alternates
 from handbook.site.csp import ExternalScripts
 from handbook.site.exports import write_exports
+from handbook.site.render_cache import install as install_render_cache
+from handbook.site.search_cache import SearchEntryCache
 from handbook.site.state import Site, SiteError, load_site
 
 # HANDBOOK_KB points a build at another KB folder (tests build broken copies this way).
@@ -29,6 +31,12 @@ _root: Path | None = None
 @event_priority(-200)  # after the i18n plugin has set the language being built
 def on_pre_build(config, **kwargs):
     global _site
+    install_render_cache(KB_FOLDER.parent / ".cache" / "pages")  # MkDocs' Markdown conversion, by content
+    search = config["plugins"].get("material/search")
+    if search is not None:  # each language's build may have a new index: wrapping one twice is a no-op
+        SearchEntryCache(KB_FOLDER.parent / ".cache" / "search", dict(search.config)).install(
+            search.search_index
+        )
     docs_dir = Path(config["docs_dir"])
     if _site is not None and _site.is_current(KB_FOLDER, docs_dir):
         return  # the other language of this build, or a rebuild with the KB unchanged

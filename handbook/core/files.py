@@ -37,7 +37,13 @@ def write_text(
     ``durable``: flush the file to disk before it takes the name. A built site and the build's caches pass
     False: they are written by the hundred on every build and made again after a crash, and the rename
     still makes each file appear whole or not at all."""
-    data = text.encode("utf-8")
+    write_data(path, text.encode("utf-8"), root=root, new=new, folders=folders, durable=durable)
+
+
+def write_data(
+    path: Path, data: bytes, *, root: Path, new: bool = False, folders: bool = False, durable: bool = True
+) -> None:
+    """``write_text`` for bytes already encoded (a stored export written as it was kept)."""
     with _folder_of(path, root, folders) as (folder, name):
         _check_target(folder, name, path, new)
         staging = f".{name}.{os.getpid()}.{secrets.token_hex(4)}.new"

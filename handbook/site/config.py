@@ -10,7 +10,7 @@ import yaml
 from handbook.core.paths import MKDOCS_YML
 
 
-class _Loader(yaml.SafeLoader):
+class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # libyaml where PyYAML was built with it
     """Plain YAML plus MkDocs' tags: ``!ENV`` is resolved as MkDocs does; ``!!python/…`` is skipped."""
 
 

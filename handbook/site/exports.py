@@ -286,6 +286,7 @@ def exports(site: Site, site_url: str | None, repo: Path = REPO_ROOT) -> dict[st
     the site's store: they depend on the KB, the snapshot, the pages, the code and ``site_url`` alone; the
     checkout's commit is put into kb.json afterwards (a build outside git, or at another commit, reads the
     same stored texts)."""
+    configured = configured_site_url()
 
     def computed() -> str:
         return json.dumps(
@@ -295,13 +296,13 @@ def exports(site: Site, site_url: str | None, repo: Path = REPO_ROOT) -> dict[st
                 LLMS_FULL: llms_full_txt(site, site_url),
                 # the production pack (manifests, alerts, dashboards): its runbook links need an absolute URL
                 # (the build's site_url, else mkdocs.yml's: HANDBOOK_SITE_URL or the local preview)
-                **site_files(site.kb, site.snapshot, _base(site_url) or configured_site_url()),
+                **site_files(site.kb, site.snapshot, _base(site_url) or configured),
             },
             ensure_ascii=False,
         )
 
     # the pages' text too: under mkdocs serve an edited page keeps the store's key (only a KB edit reloads it)
-    variant = json.dumps([site_url, configured_site_url(), folder_digest(site.docs_dir)])
+    variant = json.dumps([site_url, configured, folder_digest(site.docs_dir)])
     texts = json.loads(computed() if site.store is None else site.store.text("exports", computed, variant))
     texts[KB_JSON] = with_source_state(texts[KB_JSON], *source_state(repo))
     # the committed copy (kb/schema/, kept fresh by `python -m handbook schema --check`): generating it

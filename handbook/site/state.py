@@ -15,7 +15,7 @@ from typing import Any
 from handbook.calc.planner_data import PLANNER_DATA_PATH, planner_json
 from handbook.checker.cache import CheckCache
 from handbook.checker.findings import Finding
-from handbook.core.files import write_text
+from handbook.core.files import write_data
 from handbook.core.paths import DOCS_DIR, KB_ROOT
 from handbook.core.text import LANGS
 from handbook.diagrams.catalogue import drawable
@@ -134,24 +134,29 @@ class Site:
         }
 
     def asset_texts(self) -> dict[str, str]:
-        """Each export's text, computed once per content of its inputs (read back from the store while they
-        are unchanged; the list of exports is kept too, so that reading them back needs no KB)."""
+        """Each export's text (``asset_data`` decoded)."""
+        return {rel: data.decode("utf-8") for rel, data in self.asset_data().items()}
+
+    def asset_data(self) -> dict[str, bytes]:
+        """Each export's UTF-8 bytes, computed once per content of its inputs (read back from the store while
+        they are unchanged, as the bytes kept; the list of exports is kept too, so that reading them back
+        needs no KB)."""
         store = self.store
         if store is None:
-            return {rel: compute() for rel, compute in self.assets().items()}
+            return {rel: compute().encode("utf-8") for rel, compute in self.assets().items()}
         names = store.stored(ASSET_NAMES)
         if names is not None:
-            kept = {rel: store.kept(rel) for rel in json.loads(names)}
-            if all(text is not None for text in kept.values()):
+            kept = {rel: store.kept_data(rel) for rel in json.loads(names)}
+            if all(data is not None for data in kept.values()):
                 return kept  # type: ignore[return-value]
-        texts = {rel: store.text(rel, compute) for rel, compute in self.assets().items()}
+        texts = {rel: store.text(rel, compute).encode("utf-8") for rel, compute in self.assets().items()}
         store.keep(ASSET_NAMES, json.dumps(sorted(texts)))
         return texts
 
     def write_assets(self, site_dir: Path) -> None:
         """Files the build adds to the built site's root: the KB exports."""
-        for rel, text in self.asset_texts().items():
-            write_text(site_dir / rel, text, root=site_dir, folders=True, durable=False)
+        for rel, data in self.asset_data().items():
+            write_data(site_dir / rel, data, root=site_dir, folders=True, durable=False)
 
     def preflight(self) -> None:
         """Render every page of both languages before anything is written; report all problems at once."""

@@ -210,8 +210,8 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "The parameter count is not in this KB; it follows from the architecture fields: {formula} = {params}.",
     ),
     "planner-note-weights-mixed": (
-        "权重按架构和量化配置计算：量化配置量化的专家矩阵按 MXFP4 计（每个元素半字节，另加每 32 个元素一个 E8M0 缩放字节），其余（它不量化的模块，以及 norm、sink 和专家偏置）按引擎加载的 BF16 计：{formula} 字节；没有计入 MoE 后端加载后对专家的重排和填充。",
-        "The weights follow from the architecture and the quantization config: the experts' matrices it quantizes count as MXFP4 (half a byte per element plus one E8M0 scale byte per 32), the rest (the modules it leaves unquantized, and the norms, sinks and expert biases) as the BF16 the engine loads them in: {formula} bytes; what the MoE backend re-lays out or pads after loading is not counted.",
+        "权重按架构和量化配置计算：量化配置量化的专家矩阵按 MXFP4 计（每个元素半字节，另加每 32 个元素一个 E8M0 缩放字节），其余（它不量化的模块，以及 norm、sink 和专家偏置）按引擎加载的 BF16 计：{formula} 字节。没有计入 MoE 后端在部分加速卡上对专家维度的填充和重排（Blackwell 上 FlashInfer 的 MXFP4 路径、AMD 上的 aiter、Hopper 上的 triton_kernels）：在这些卡上实际权重更大，KV 池和 token 数比这里给出的小。",
+        "The weights follow from the architecture and the quantization config: the experts' matrices it quantizes count as MXFP4 (half a byte per element plus one E8M0 scale byte per 32), the rest (the modules it leaves unquantized, and the norms, sinks and expert biases) as the BF16 the engine loads them in: {formula} bytes. Not counted: the padding and re-layout of the experts that the MoE backend does on some accelerators (FlashInfer's MXFP4 path on Blackwell, aiter on AMD, triton_kernels on Hopper); there the real weights are larger, and the KV pool and tokens smaller, than shown.",
     ),
     "planner-note-ple-offload": (
         "CUDA 上 SGLang 默认把 Qwen4 架构的 N-gram embedding 留在显存之外（--ple-offload-embedding）；这里的权重仍按全部参数计，实际的 KV 池更大。",

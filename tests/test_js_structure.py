@@ -15,6 +15,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from planner_node import PLANNER_IN_NODE
 
 from handbook.calc import planner_data
 from handbook.checker import export, predicates
@@ -408,13 +409,9 @@ def test_the_browsers_checker_refuses_data_without_a_table_it_reads(node):
     )
 
 
-PLANNER_PLAN = """
-globalThis.window = globalThis;
-globalThis.document = { readyState: "complete", currentScript: null, querySelectorAll: () => [] };
-globalThis.window.location = { href: "file:///assets/planner.js" };
-require("./docs/assets/numbers.js");
-require("./docs/assets/planner.js");
-const P = globalThis.HandbookPlanner;
+PLANNER_PLAN = (
+    PLANNER_IN_NODE
+    + """
 const d = JSON.parse(require("fs").readFileSync(0, "utf8"));
 const by = (list, id) => list.find((x) => x.id === id);
 const model = by(d.models, "deepseek-v3");
@@ -423,6 +420,7 @@ try {
   console.log(p.attention_backend);
 } catch (err) { console.log(err.message); }
 """
+)
 
 
 def test_the_planner_refuses_data_without_a_table_it_reads(node):

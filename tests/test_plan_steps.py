@@ -18,6 +18,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from planner_node import PLANNER_IN_NODE
 
 from handbook.calc import memory, planner_data, sizing
 from handbook.kb.loader import load_kb
@@ -796,13 +797,9 @@ def test_a_step_renamed_or_moved_in_planner_js_is_found():
     assert js_steps(swapped)[1] != js_steps(text)[1]
 
 
-DSV4_JS = """
-globalThis.window = globalThis;
-globalThis.document = { readyState: "complete", currentScript: null, querySelectorAll: () => [] };
-globalThis.window.location = { href: "file:///assets/planner.js" };
-require("./docs/assets/numbers.js");
-require("./docs/assets/planner.js");
-const P = globalThis.HandbookPlanner;
+DSV4_JS = (
+    PLANNER_IN_NODE
+    + """
 const { data, cases } = JSON.parse(require("fs").readFileSync(0, "utf8"));
 const find = (list, id) => list.find((x) => x.id === id);
 const out = cases.map((c) => {
@@ -815,6 +812,7 @@ const out = cases.map((c) => {
 });
 process.stdout.write(JSON.stringify(out));
 """
+)
 
 
 def test_planner_js_sizes_the_dsv4_pool_the_same(node):
@@ -852,13 +850,9 @@ def test_planner_js_sizes_the_dsv4_pool_the_same(node):
 
 
 # The boundaries of steps 9, 10 and 12 again, through planner.js's own steps (node)
-JS_STEPS = """
-globalThis.window = globalThis;
-globalThis.document = { readyState: "complete", currentScript: null, querySelectorAll: () => [] };
-globalThis.window.location = { href: "file:///assets/planner.js" };
-require("./docs/assets/numbers.js");
-require("./docs/assets/planner.js");
-const P = globalThis.HandbookPlanner;
+JS_STEPS = (
+    PLANNER_IN_NODE
+    + """
 const { data, cases } = JSON.parse(require("fs").readFileSync(0, "utf8"));
 const llama = data.models.find((m) => m.id === "llama-3.1-8b");
 const h100 = data.hardware.find((h) => h.id === "h100");
@@ -871,6 +865,7 @@ const out = cases.map((c) => {
 });
 process.stdout.write(JSON.stringify(out));
 """
+)
 
 
 def js_case(step: str, *args, ratio=None, **opts) -> dict:

@@ -1,0 +1,11 @@
+"""planner.js loaded in node as a page loads it (a window with a location and no elements): the opening of
+every node program the planner tests run from the repository's root; ``P`` is its HandbookPlanner."""
+
+PLANNER_IN_NODE = """
+globalThis.window = globalThis;
+globalThis.document = { readyState: "complete", currentScript: null, querySelectorAll: () => [] };
+globalThis.window.location = { href: "file:///assets/planner.js" };
+require("./docs/assets/numbers.js");
+require("./docs/assets/planner.js");
+const P = globalThis.HandbookPlanner;
+"""

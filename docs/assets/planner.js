@@ -688,8 +688,8 @@
     }
     return {
       linear: true,
-      per_request: stateBytesPerRequest(asked.data, model, layers, tp, "float32"),
-      smallest: stateBytesPerRequest(asked.data, model, layers, tp, "bfloat16"),
+      per_request: stateBytesPerRequest(asked.data, model, layers, tp, K.STATE_DTYPE_LARGEST),
+      smallest: stateBytesPerRequest(asked.data, model, layers, tp, K.STATE_DTYPE_SMALLEST),
       notes,
       bounds: ["state-dtype"],
       missing: null,

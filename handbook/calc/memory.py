@@ -906,8 +906,8 @@ def plan_state(asked: PlanInputs) -> StatePerRequest:
         return StatePerRequest(linear=True, per_request=per_request, smallest=None, notes=notes)
     return StatePerRequest(
         linear=True,
-        per_request=sizing.state_bytes_per_request(model, layers, tp, "float32"),
-        smallest=sizing.state_bytes_per_request(model, layers, tp, "bfloat16"),
+        per_request=sizing.state_bytes_per_request(model, layers, tp, sizing.STATE_DTYPE_LARGEST),
+        smallest=sizing.state_bytes_per_request(model, layers, tp, sizing.STATE_DTYPE_SMALLEST),
         notes=notes,
         bounds=("state-dtype",),
     )

@@ -505,13 +505,19 @@ def vision_shape(model: Model) -> tuple[int, int] | None:
     return (vision.hidden_size, vision.num_hidden_layers or VIT_DEFAULT_LAYERS)
 
 
+# A recurrent state's dtype where config.json has none and the file is not known to lack it: the engine's
+# default, float32 (configs/mamba_utils.py:mamba2_state_dtype:47-107), is the largest; a 2-byte one the
+# smallest it accepts. Each bounds one side of the state pool.
+STATE_DTYPE_LARGEST, STATE_DTYPE_SMALLEST = "float32", "bfloat16"
+
+
 def state_dtype(model: Model) -> str | None:
     """The recurrent state's dtype the engine uses: the config's, or its default float32 where the whole
     config.json was read and has none (configs/mamba_utils.py:mamba2_state_dtype:47-107); None: unknown."""
     c = model.config
     if c.mamba_ssm_dtype is not None:
         return c.mamba_ssm_dtype
-    return "float32" if "mamba_ssm_dtype" in c.absent else None
+    return STATE_DTYPE_LARGEST if "mamba_ssm_dtype" in c.absent else None  # the engine's default
 
 
 def vlm_fraction(fraction: float, hidden_size: int | None, layers: int | None) -> float:

@@ -40,7 +40,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from handbook.calc import params, sizing
 from handbook.calc.sizing import GIB, MIB
@@ -583,7 +583,13 @@ def plan_inputs(
     free_gib: float | None = None,
     max_running_requests: int | None = None,
 ) -> PlanInputs:
-    """Step 1: the inputs, or ``ValueError`` for an impossible one."""
+    """Step 1: the inputs, or ``ValueError`` for an impossible one.
+
+    ``mem_fraction_static`` None: the engine's default for this GPU and TP. ``page_size`` None: the engine's
+    for the backend it resolves. ``free_gib``: free memory before loading as SGLang logs it ("Load weight
+    begin. avail mem=… GB", GiB); None: the device-reported memory. ``context`` defaults to the model's
+    native context, else ``DEFAULT_CONTEXT``. Raises ``ValueError`` for impossible inputs.
+    """
     engine = sizing.engine_defaults()
     ratio = engine.swa_full_tokens_ratio if swa_full_tokens_ratio is None else swa_full_tokens_ratio
     if mem_fraction_static is not None and not 0 < mem_fraction_static < 1:
@@ -1172,44 +1178,10 @@ def plan_looseness(
     )
 
 
-def plan(
-    model: Model,
-    hw: Hardware,
-    weights_dtype: Dtype,
-    kv: Dtype,
-    tp: int,
-    *,
-    mem_fraction_static: float | None = None,
-    context: int | None = None,
-    page_size: int | None = None,
-    max_total_tokens: int | None = None,
-    ep: int = 1,
-    swa_full_tokens_ratio: float | None = None,
-    free_gib: float | None = None,
-    max_running_requests: int | None = None,
-) -> Plan:
-    """SGLang's KV-pool sizing for one GPU of a TP group (see the module's docstring for the sources).
-
-    ``mem_fraction_static`` None: the engine's default for this GPU and TP. ``page_size`` None: the engine's
-    for the backend it resolves. ``free_gib``: free memory before loading as SGLang logs it ("Load weight
-    begin. avail mem=… GB", GiB); None: the device-reported memory. ``context`` defaults to the model's
-    native context, else ``DEFAULT_CONTEXT``. Raises ``ValueError`` for impossible inputs.
-    """
-    asked = plan_inputs(
-        model,
-        hw,
-        weights_dtype,
-        kv,
-        tp,
-        mem_fraction_static=mem_fraction_static,
-        context=context,
-        page_size=page_size,
-        max_total_tokens=max_total_tokens,
-        ep=ep,
-        swa_full_tokens_ratio=swa_full_tokens_ratio,
-        free_gib=free_gib,
-        max_running_requests=max_running_requests,
-    )
+def plan(model: Model, hw: Hardware, weights_dtype: Dtype, kv: Dtype, tp: int, **options: Any) -> Plan:
+    """SGLang's KV-pool sizing for one GPU of a TP group (see the module's docstring for the sources), step by
+    step. ``options``: the keywords of ``plan_inputs``, which says what each means and checks them."""
+    asked = plan_inputs(model, hw, weights_dtype, kv, tp, **options)
     engine = plan_engine(asked)
     device = plan_device(asked)
     fraction = plan_fraction(asked, engine, device)

@@ -15,7 +15,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from planner_node import PLANNER_IN_NODE
+from js_twins import PLANNER_IN_NODE
 
 from handbook.calc import planner_data
 from handbook.checker import export, predicates

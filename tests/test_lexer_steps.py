@@ -17,6 +17,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from js_twins import camel
 
 from handbook.checker import export
 from handbook.checker.shell import ShellSyntaxError, Word, _Lexer
@@ -29,11 +30,6 @@ SHELL_PY = ROOT / "handbook" / "checker" / "shell.py"
 
 
 # ------------------------------------------------------------------------------------------- the names
-def camel(name: str) -> str:
-    head, *rest = name.split("_")
-    return head + "".join(part.title() for part in rest)
-
-
 def python_steps(source: str) -> tuple[list[str], list[str]]:
     """_Lexer's methods in the order they are defined, and the ones words_and_separators calls, in the
     order they are written."""

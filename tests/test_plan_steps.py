@@ -18,7 +18,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from planner_node import PLANNER_IN_NODE
+from js_twins import PLANNER_IN_NODE, camel
 
 from handbook.calc import memory, planner_data, sizing
 from handbook.kb.loader import load_kb
@@ -756,11 +756,6 @@ def test_plan_is_its_steps_and_raises_bounds_only_with_a_bound():
 
 
 # ------------------------------------------------------------------------------------------- planner.js
-def camel(name: str) -> str:
-    head, *rest = name.split("_")
-    return head + "".join(part.title() for part in rest)
-
-
 def python_steps() -> tuple[list[str], list[str]]:
     """memory.py's plan steps in the order they are defined, and in the order plan() calls them."""
     tree = ast.parse(MEMORY_PY.read_text(encoding="utf-8"))

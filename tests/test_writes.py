@@ -268,3 +268,21 @@ def test_no_module_but_the_one_writer_writes_a_file():
 def _no_stray_site(tmp_path):
     yield
     shutil.rmtree(tmp_path, ignore_errors=True)
+
+
+def test_a_stored_file_is_linked_into_place_whole_and_never_through_a_link(tmp_path):
+    from handbook.core.files import link_file
+
+    source = tmp_path / "store" / "kept"
+    source.parent.mkdir()
+    source.write_bytes(b"the export\n")
+    site = tmp_path / "site"
+    site.mkdir()
+    link_file(site / "assets" / "x.json", source, root=site, folders=True)
+    assert (site / "assets" / "x.json").read_bytes() == b"the export\n"
+    link_file(site / "assets" / "x.json", source, root=site)  # replaces, leaving no staging file behind
+    assert sorted(p.name for p in (site / "assets").iterdir()) == ["x.json"]
+    (site / "planted").symlink_to(tmp_path / "elsewhere")
+    with pytest.raises(WriteRefused, match="a symbolic link; it is not written through"):
+        link_file(site / "planted", source, root=site)
+    assert not (tmp_path / "elsewhere").exists() and source.read_bytes() == b"the export\n"

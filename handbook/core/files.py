@@ -70,6 +70,26 @@ def write_data(
                 os.unlink(staging, dir_fd=folder)
 
 
+def link_file(path: Path, source: Path, *, root: Path, folders: bool = False) -> None:
+    """``write_data`` of a file already written whole elsewhere (a build's stored export): hard-linked into
+    place under a staging name and renamed over the target, as ``write_data`` does; copied where the
+    filesystem refuses the link. ``source`` is never written to."""
+    try:
+        with _folder_of(path, root, folders) as (folder, name):
+            _check_target(folder, name, path, False)
+            staging = f".{name}.{os.getpid()}.{secrets.token_hex(4)}.new"
+            try:
+                os.link(source, staging, dst_dir_fd=folder, follow_symlinks=False)
+                os.replace(staging, name, src_dir_fd=folder, dst_dir_fd=folder)
+            finally:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(staging, dir_fd=folder)
+        return
+    except OSError:  # another filesystem, or one without hard links
+        pass
+    write_data(path, source.read_bytes(), root=root, folders=folders, durable=False)
+
+
 def remove(path: Path, *, root: Path) -> None:
     """Delete the file ``path`` below ``root`` (a file no longer generated); never a link's target."""
     with _folder_of(path, root, folders=False) as (folder, name):

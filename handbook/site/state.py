@@ -15,7 +15,7 @@ from typing import Any
 from handbook.calc.planner_data import PLANNER_DATA_PATH, planner_json
 from handbook.checker.cache import CheckCache
 from handbook.checker.findings import Finding
-from handbook.core.files import write_data
+from handbook.core.files import link_file, write_data
 from handbook.core.paths import DOCS_DIR, KB_ROOT
 from handbook.core.text import LANGS
 from handbook.diagrams.catalogue import drawable
@@ -134,29 +134,44 @@ class Site:
         }
 
     def asset_texts(self) -> dict[str, str]:
-        """Each export's text (``asset_data`` decoded)."""
-        return {rel: data.decode("utf-8") for rel, data in self.asset_data().items()}
-
-    def asset_data(self) -> dict[str, bytes]:
-        """Each export's UTF-8 bytes, computed once per content of its inputs (read back from the store while
-        they are unchanged, as the bytes kept; the list of exports is kept too, so that reading them back
-        needs no KB)."""
+        """Each export's text, computed once per content of its inputs (kept in the store as it is written to
+        the site, with the list of exports, so that reading them back needs no KB)."""
         store = self.store
         if store is None:
-            return {rel: compute().encode("utf-8") for rel, compute in self.assets().items()}
-        names = store.stored(ASSET_NAMES)
-        if names is not None:
-            kept = {rel: store.kept_data(rel) for rel in json.loads(names)}
-            if all(data is not None for data in kept.values()):
-                return kept  # type: ignore[return-value]
-        texts = {rel: store.text(rel, compute).encode("utf-8") for rel, compute in self.assets().items()}
+            return {rel: compute() for rel, compute in self.assets().items()}
+        kept = self._kept_assets()
+        if kept is not None:
+            return {rel: file.read_text(encoding="utf-8") for rel, file in kept.items()}
+        texts = {}
+        for rel, compute in self.assets().items():
+            texts[rel] = compute()
+            store.keep(rel, texts[rel])
         store.keep(ASSET_NAMES, json.dumps(sorted(texts)))
         return texts
 
+    def _kept_assets(self) -> dict[str, Path] | None:
+        """The store's file of each export, or None where the list or any export is not kept."""
+        names = self.store.stored(ASSET_NAMES) if self.store is not None else None
+        if names is None:
+            return None
+        files = {rel: self.store.file(rel) for rel in json.loads(names)}
+        return None if None in files.values() else files  # type: ignore[return-value]
+
     def write_assets(self, site_dir: Path) -> None:
-        """Files the build adds to the built site's root: the KB exports."""
-        for rel, data in self.asset_data().items():
-            write_data(site_dir / rel, data, root=site_dir, folders=True, durable=False)
+        """Files the build adds to the built site's root: the KB exports (linked from the store where kept:
+        25 MB that need not be read and written again)."""
+        kept = self._kept_assets()
+        if kept is None:
+            texts = self.asset_texts()  # computed, and kept where the store can be written
+            kept = self._kept_assets()
+            if kept is None:  # no store, or one that cannot be written
+                for rel, text in texts.items():
+                    write_data(
+                        site_dir / rel, text.encode("utf-8"), root=site_dir, folders=True, durable=False
+                    )
+                return
+        for rel, file in kept.items():
+            link_file(site_dir / rel, file, root=site_dir, folders=True)
 
     def preflight(self) -> None:
         """Render every page of both languages before anything is written; report all problems at once."""

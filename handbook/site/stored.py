@@ -138,19 +138,16 @@ class BuildStore:
                 if old != file:
                     old.unlink(missing_ok=True)
 
+    def file(self, name: str) -> Path | None:
+        """The file ``keep`` wrote ``name`` to under this key (its bytes are the text kept), or None."""
+        file = self._file(name)
+        return file if file.is_file() else None
+
     def kept(self, name: str, variant: str = "") -> str | None:
         """The text ``text`` kept as ``name`` for ``variant`` under this key, or None."""
-        data = self.kept_data(name, variant)
-        return None if data is None else data.decode("utf-8")
-
-    def kept_data(self, name: str, variant: str = "") -> bytes | None:
-        """``kept`` as the UTF-8 bytes on disk (read and written without decoding: the exports are large)."""
-        tag = _tag(variant).encode()
-        try:
-            data = self._file(name).read_bytes()
-        except OSError:
-            return None
-        return data[len(tag) :] if data.startswith(tag) else None
+        tag = _tag(variant)
+        kept = self.stored(name)
+        return kept[len(tag) :] if kept is not None and kept.startswith(tag) else None
 
     def text(self, name: str, compute: Callable[[], str], variant: str = "") -> str:
         """The text kept as ``name`` under this key; else ``compute()``, kept for the next build.
